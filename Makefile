@@ -1,0 +1,95 @@
+# webdlpack — one Makefile for every part. Part-specific rules live beside
+# their code (wasm/wasm.mk); this file ties them together.
+#
+#   make setup   npm packages (lockfile), Python venv with dev deps, vendored wheels
+#   make build   JS (tsc + bundle), Python wheel, C library (emcc)
+#   make test    every test suite, then one summary line
+#   make demo    the main job: a tensor round trip in headless Chromium
+#   make bench   benchmarks (never timed tests)
+#   make serve   serve the repo on http://127.0.0.1:8765/ (loopback only)
+
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMPS := .stamps
+BUILD := build
+MICROPIP_VERSION := 0.11.1
+PYODIDE_PYTHON := 3.14
+
+.PHONY: setup build js wheel test test-js test-py test-browser demo bench serve clean typecheck
+.DEFAULT_GOAL := build
+
+setup: $(STAMPS)/npm $(STAMPS)/venv $(STAMPS)/vendor
+
+$(STAMPS)/npm: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@mkdir -p $(STAMPS) && touch $@
+
+$(STAMPS)/venv: pyproject.toml
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]'
+	@mkdir -p $(STAMPS) && touch $@
+
+# micropip for Pyodide: a pure-Python wheel from PyPI (Pyodide's npm package does not carry it).
+$(STAMPS)/vendor: $(STAMPS)/venv
+	$(PY) -m pip download -q --no-deps --only-binary=:all: --python-version $(PYODIDE_PYTHON) \
+	  micropip==$(MICROPIP_VERSION) -d $(BUILD)/vendor
+	@mkdir -p $(STAMPS) && touch $@
+
+# ---- JS ---------------------------------------------------------------
+JS_SRC := $(shell find js/src -name '*.ts' 2>/dev/null)
+
+js: js/dist/index.js js/dist/webdlpack.bundle.js
+
+js/dist/index.js: $(JS_SRC) tsconfig.json $(STAMPS)/npm
+	npx tsc -p tsconfig.json
+
+js/dist/webdlpack.bundle.js: $(JS_SRC) $(STAMPS)/npm
+	npx esbuild js/src/index.ts --bundle --format=esm --target=es2022 --sourcemap --log-level=warning \
+	  --outfile=$@
+
+typecheck: $(STAMPS)/npm
+	npx tsc -p tsconfig.json --noEmit
+	npx tsc -p tests/browser/tsconfig.json
+
+# ---- Python wheel (pure Python: standard tooling, works offline) -------
+PY_SRC := $(shell find py -name '*.py' -o -name 'py.typed' 2>/dev/null)
+
+wheel: $(BUILD)/wheel/.built
+
+$(BUILD)/wheel/.built: $(PY_SRC) pyproject.toml $(STAMPS)/venv
+	rm -rf $(BUILD)/wheel && mkdir -p $(BUILD)/wheel
+	$(PY) -m pip wheel -q --no-deps --no-build-isolation . -w $(BUILD)/wheel
+	@touch $@
+
+# ---- C (emscripten) ----------------------------------------------------
+-include wasm/wasm.mk
+
+build: setup js wheel $(WASM_TARGETS)
+
+# ---- Tests ---------------------------------------------------------------
+test: build
+	bash scripts/run-tests.sh
+
+test-js: build
+	bash scripts/run-tests.sh js
+
+test-py: build
+	bash scripts/run-tests.sh py
+
+test-browser: build
+	bash scripts/run-tests.sh browser
+
+# ---- Main job, benchmarks, server ------------------------------------------
+demo: build
+	node scripts/demo.mjs
+
+bench: build
+	node bench/run.mjs
+
+serve: build
+	node scripts/serve.mjs --port $${WEBDLPACK_PORT:-8765}
+
+clean:
+	rm -rf $(BUILD) js/dist wasm/build $(STAMPS)

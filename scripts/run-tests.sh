@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Run the test suites (all, or the ones named), each writing JUnit XML into
+# build/test-results/, then print one summary line. Exit non-zero if any test
+# failed, any suite crashed, or a suite ran no test.
+#   suites: c  js  py  browser
+set -uo pipefail
+cd "$(dirname "$0")/.."
+RESULTS=build/test-results
+mkdir -p "$RESULTS"
+suites=("$@")
+[ ${#suites[@]} -gt 0 ] || suites=(c js py browser)
+status=0
+for suite in "${suites[@]}"; do
+  rm -f "$RESULTS/$suite.xml"
+  echo "=== $suite ==="
+  case "$suite" in
+    c)
+      make --no-print-directory test-c || status=1 ;;
+    js)
+      rm -rf build/tests-js
+      npx tsc -p tests/js/tsconfig.json || status=1
+      node --test --test-reporter=spec --test-reporter-destination=stdout \
+        --test-reporter=junit --test-reporter-destination="$RESULTS/js.xml" \
+        $(find build/tests-js/tests/js -name '*.test.js' | sort) || status=1 ;;
+    py)
+      .venv/bin/python -m pytest tests/py --junitxml="$RESULTS/py.xml" -o junit_family=xunit2 || status=1 ;;
+    browser)
+      npx playwright test || status=1 ;;
+    *)
+      echo "unknown suite: $suite"; status=1 ;;
+  esac
+done
+.venv/bin/python scripts/test_summary.py "$RESULTS" "${suites[@]}" || status=1
+exit $status

@@ -1,0 +1,98 @@
+#!/usr/bin/env node
+/**
+ * A static file server for the repository, bound to loopback only.
+ *
+ * Used by the browser tests (through playwright.config.mjs), the demo and
+ * `make serve`. WebGPU needs a secure context, which http://127.0.0.1 is.
+ * `GET /__health` answers 200 so a runner can wait for the server.
+ *
+ *   node scripts/serve.mjs [--port N] [--root DIR] [--isolated]
+ *
+ * --isolated adds COOP/COEP headers (cross-origin isolation, SharedArrayBuffer).
+ */
+import { createServer } from "node:http";
+import { createReadStream, statSync } from "node:fs";
+import { extname, join, normalize, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const MIME = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".mjs": "text/javascript; charset=utf-8",
+  ".map": "application/json",
+  ".json": "application/json",
+  ".wasm": "application/wasm",
+  ".zip": "application/zip",
+  ".whl": "application/zip",
+  ".so": "application/octet-stream",
+  ".css": "text/css; charset=utf-8",
+  ".png": "image/png",
+  ".svg": "image/svg+xml",
+  ".onnx": "application/octet-stream",
+  ".txt": "text/plain; charset=utf-8",
+  ".md": "text/markdown; charset=utf-8",
+};
+
+/**
+ * Start the server.
+ * @param {{root?: string, port?: number, isolated?: boolean, quiet?: boolean}} [options]
+ * @returns {Promise<{url: string, port: number, close: () => Promise<void>}>}
+ */
+export async function startServer(options = {}) {
+  const root = resolve(options.root ?? join(fileURLToPath(import.meta.url), "..", ".."));
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    if (url.pathname === "/__health") {
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.end("ok");
+      return;
+    }
+    let path = normalize(join(root, decodeURIComponent(url.pathname)));
+    if (path !== root && !path.startsWith(root + sep)) {
+      res.writeHead(403);
+      res.end("forbidden");
+      return;
+    }
+    try {
+      if (statSync(path).isDirectory()) path = join(path, "index.html");
+      const size = statSync(path).size;
+      const headers = {
+        "content-type": MIME[extname(path)] ?? "application/octet-stream",
+        "content-length": String(size),
+        "cache-control": "no-store",
+      };
+      if (options.isolated) {
+        headers["cross-origin-opener-policy"] = "same-origin";
+        headers["cross-origin-embedder-policy"] = "require-corp";
+      }
+      res.writeHead(200, headers);
+      createReadStream(path).pipe(res);
+    } catch {
+      res.writeHead(404, { "content-type": "text/plain" });
+      res.end(`not found: ${url.pathname}`);
+    }
+  });
+  await new Promise((ok, fail) => {
+    server.once("error", fail);
+    server.listen(options.port ?? 0, "127.0.0.1", () => ok(undefined));
+  });
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : 0;
+  const url = `http://127.0.0.1:${port}`;
+  if (!options.quiet) console.log(`webdlpack: serving ${root} at ${url}/ (loopback only)`);
+  return {
+    url,
+    port,
+    close: () => new Promise((ok) => { server.closeAllConnections?.(); server.close(() => ok()); }),
+  };
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const args = process.argv.slice(2);
+  const value = (name) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : undefined; };
+  await startServer({
+    port: Number(value("--port") ?? process.env.WEBDLPACK_PORT ?? 8765),
+    root: value("--root"),
+    isolated: args.includes("--isolated"),
+  });
+}
