@@ -66,7 +66,15 @@ $(BUILD)/wheel/.built: $(PY_SRC) pyproject.toml $(STAMPS)/venv
 # ---- C (emscripten) ----------------------------------------------------
 -include wasm/wasm.mk
 
-build: setup js wheel $(WASM_TARGETS)
+# The wheel and the side module ship next to the JS, so pages load them from the same origin.
+PY_VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
+WHEEL_FILE := webdlpack-$(PY_VERSION)-py3-none-any.whl
+js/dist/python/$(WHEEL_FILE): $(BUILD)/wheel/.built
+	@mkdir -p js/dist/python && cp $(BUILD)/wheel/$(WHEEL_FILE) $@
+js/dist/wasm/libwebdlpack.so: wasm/build/libwebdlpack.so
+	@mkdir -p js/dist/wasm && cp $< $@
+
+build: setup js wheel $(WASM_TARGETS) js/dist/python/$(WHEEL_FILE) js/dist/wasm/libwebdlpack.so
 
 # ---- Tests ---------------------------------------------------------------
 test: build

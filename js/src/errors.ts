@@ -62,8 +62,20 @@ function describe(value: unknown): string {
   }
 }
 
-/** The one error type webdlpack throws. Check `err.code` (a name from {@link ErrorCode}). */
+/** Brand shared by every copy of the library on a page, so `instanceof` works across copies. */
+const BRAND = Symbol.for("webdlpack.error");
+
+/**
+ * The one error type webdlpack throws. Check `err.code` (a name from {@link ErrorCode}).
+ *
+ * `err instanceof WebDLPackError` is true for errors thrown by any copy of
+ * webdlpack on the page (two bundles share one context), through a brand.
+ */
 export class WebDLPackError extends Error {
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+  }
+  readonly [BRAND] = true;
   override readonly name = "WebDLPackError";
   /** Stable code name, e.g. `"OUT_OF_BOUNDS"`. */
   readonly code: ErrorCodeName;

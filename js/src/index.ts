@@ -14,3 +14,4 @@ export * from "./dlpack/index.js";
 export * from "./context/index.js";
 export * from "./tensor.js";
 export * from "./bridge/index.js";
+export * from "./assets.js";

@@ -1,3 +1,60 @@
-"""webdlpack: DLPack tensor exchange for Python in the browser and on CPython."""
+"""webdlpack: DLPack tensor exchange for Python in the browser (Pyodide) and on CPython.
+
+The same ctypes code runs on both hosts: on CPython "wasm memory" is the
+process memory, in Pyodide it is the wasm linear memory JavaScript sees.
+
+Main entry points
+-----------------
+from_dlpack(x, *, device=None, copy=None)
+    Import any ``__dlpack__`` producer (zero-copy).
+Tensor
+    Exports itself with ``__dlpack__`` (``numpy.from_dlpack(t)`` works).
+empty / zeros / from_buffer
+    Make CPU tensors.
+layout()
+    Sizes and offsets of the DLPack structs on this host.
+"""
+
+from ._abi import DLPACK_VERSION, DLDataTypeCode, DLDeviceType, layout
+from ._create import empty, from_buffer, zeros
+from ._device import Device, device
+from ._dtype import DType, dtype
+from ._errors import (
+    ErrorCode,
+    WebDLPackAttributeError,
+    WebDLPackBufferError,
+    WebDLPackError,
+    WebDLPackTypeError,
+    WebDLPackValueError,
+)
+from ._host import HOST_NAME, IS_PYODIDE
+from ._import import from_capsule, from_dlpack
+from ._tensor import Tensor, TensorFlags
 
 __version__ = "0.1.0"
+
+__all__ = [
+    "DLPACK_VERSION",
+    "DLDataTypeCode",
+    "DLDeviceType",
+    "DType",
+    "Device",
+    "ErrorCode",
+    "HOST_NAME",
+    "IS_PYODIDE",
+    "Tensor",
+    "TensorFlags",
+    "WebDLPackAttributeError",
+    "WebDLPackBufferError",
+    "WebDLPackError",
+    "WebDLPackTypeError",
+    "WebDLPackValueError",
+    "device",
+    "dtype",
+    "empty",
+    "from_buffer",
+    "from_capsule",
+    "from_dlpack",
+    "layout",
+    "zeros",
+]

@@ -1,1 +1,4 @@
-export {};
+/** Hand-offs between JS and the other languages on the page: Python (Pyodide) and C (wasm). */
+export * from "./pyodide.js";
+export type { PyodideLike, PyProxyLike } from "./pyodide-types.js";
+export * from "./clib/index.js";

@@ -1,1 +1,13 @@
-export {};
+/**
+ * The DLPack data model and codec: enum values, struct layout, dtypes, the
+ * WasmHost interface, and reading/writing DLPack structs in wasm memory.
+ */
+export * from "./constants.js";
+export * from "./layout.js";
+export * from "./dtype.js";
+export * from "./extent.js";
+export * from "./desc.js";
+export * from "./wasm-host.js";
+export * from "./test-host.js";
+export * from "./codec.js";
+export * from "./strided.js";

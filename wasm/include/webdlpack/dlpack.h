@@ -3,8 +3,9 @@
  *
  * This header is the single source of truth for the tensor-exchange layout.
  * The JS codec (js/src/dlpack/layout.ts) and the Python ctypes mirror
- * (py/webdlpack/_abi.py) copy these sizes and offsets, and a conformance test
- * (tests/layout) fails if any of the three drifts.
+ * (py/webdlpack/_abi.py) copy these sizes and offsets; tests/js/clib-layout.test.ts
+ * compares the JS copy with what emcc computes (build/layout/wasm32.json, made by
+ * wasm/tools/layout_probe.c), and the Python tests compare theirs with the same file.
  *
  * The layout and enum values are facts of the DLPack ABI; the text is ours.
  * On wasm32 pointers are 4 bytes and int64_t is 8-byte aligned, so:

@@ -1,0 +1,129 @@
+/**
+ * Element-type tables between webdlpack (DLPack `DLDataType`), ONNX Runtime
+ * Web (`ort.Tensor.type` strings) and TensorFlow.js (`tf.Tensor.dtype`).
+ *
+ * Rule: a type crosses unchanged only when both sides store it with the same
+ * bytes. Where the widths differ (TF.js `bool` is one int32 per element, DLPack
+ * and ORT `bool` one byte) the adapters convert on the GPU and mark the result
+ * IS_COPIED; where a side has no such type the lookup throws UNSUPPORTED naming
+ * both sides. Bytes are never reinterpreted silently.
+ */
+import { WebDLPackError } from "../errors.js";
+import { DataTypeCode } from "../dlpack/constants.js";
+import { formatDType, type DType } from "../dlpack/dtype.js";
+
+/** ORT's name for each webdlpack dtype name it has with identical bytes. */
+const DLPACK_TO_ORT: Readonly<Record<string, string>> = {
+  float32: "float32",
+  float16: "float16",
+  float64: "float64",
+  int8: "int8",
+  int16: "int16",
+  int32: "int32",
+  int64: "int64",
+  uint8: "uint8",
+  uint16: "uint16",
+  uint32: "uint32",
+  uint64: "uint64",
+  bool: "bool",
+};
+
+const ORT_TO_DLPACK: Readonly<Record<string, DType>> = Object.fromEntries(
+  Object.entries(DLPACK_TO_ORT).map(([dl, ortName]) => [ortName, dlpackOfName(dl)]),
+);
+
+/** The ORT types `ort.Tensor.fromGpuBuffer` accepts (onnxruntime-common `GpuBufferDataTypes`). */
+export const ORT_GPU_BUFFER_TYPES: ReadonlySet<string> = new Set(["float32", "float16", "int32", "int64", "uint32", "uint8", "bool"]);
+
+function dlpackOfName(name: string): DType {
+  const table: Record<string, DType> = {
+    float16: { code: DataTypeCode.kDLFloat, bits: 16, lanes: 1 },
+    float32: { code: DataTypeCode.kDLFloat, bits: 32, lanes: 1 },
+    float64: { code: DataTypeCode.kDLFloat, bits: 64, lanes: 1 },
+    int8: { code: DataTypeCode.kDLInt, bits: 8, lanes: 1 },
+    int16: { code: DataTypeCode.kDLInt, bits: 16, lanes: 1 },
+    int32: { code: DataTypeCode.kDLInt, bits: 32, lanes: 1 },
+    int64: { code: DataTypeCode.kDLInt, bits: 64, lanes: 1 },
+    uint8: { code: DataTypeCode.kDLUInt, bits: 8, lanes: 1 },
+    uint16: { code: DataTypeCode.kDLUInt, bits: 16, lanes: 1 },
+    uint32: { code: DataTypeCode.kDLUInt, bits: 32, lanes: 1 },
+    uint64: { code: DataTypeCode.kDLUInt, bits: 64, lanes: 1 },
+    bool: { code: DataTypeCode.kDLBool, bits: 8, lanes: 1 },
+  };
+  return Object.freeze(table[name]!);
+}
+
+/** A dtype's name for messages, never throwing (an invalid dtype prints its fields). */
+export function dtypeName(dtype: DType): string {
+  try {
+    return formatDType(dtype);
+  } catch {
+    return `{code: ${dtype.code}, bits: ${dtype.bits}, lanes: ${dtype.lanes}}`;
+  }
+}
+
+/**
+ * The ORT type name for a webdlpack dtype (`float32` → `"float32"`, `bool` → `"bool"`).
+ * Throws UNSUPPORTED for types ORT Web lacks (bfloat16, complex, float8, lanes > 1, …).
+ */
+export function ortTypeOf(dtype: DType): string {
+  const name = dtypeName(dtype);
+  const ortName = DLPACK_TO_ORT[name];
+  if (ortName === undefined) {
+    throw new WebDLPackError("UNSUPPORTED", `ONNX Runtime Web has no ${name} (webdlpack dtype ${name} → ort ?)`, {
+      field: "dtype",
+      value: name,
+      expected: `one of ${Object.keys(DLPACK_TO_ORT).join(", ")}`,
+    });
+  }
+  return ortName;
+}
+
+/** The webdlpack dtype for an ORT type name. Throws UNSUPPORTED for `string`, `int4`, `uint4` and unknown names. */
+export function dtypeOfOrt(ortType: string): DType {
+  const dtype = ORT_TO_DLPACK[ortType];
+  if (dtype === undefined) {
+    throw new WebDLPackError("UNSUPPORTED", `webdlpack has no equivalent of ORT type ${JSON.stringify(ortType)} (ort ${ortType} → webdlpack ?)`, {
+      field: "ort.Tensor.type",
+      value: ortType,
+      expected: `one of ${Object.keys(ORT_TO_DLPACK).join(", ")} (int4/uint4 are packed two per byte, strings have no fixed width)`,
+    });
+  }
+  return dtype;
+}
+
+/** How a webdlpack dtype crosses into TF.js. */
+export interface TfjsTypeMapping {
+  /** The TF.js dtype. */
+  readonly tfjs: "float32" | "int32" | "bool";
+  /** True if the bytes must be converted (bool: 1 byte → 4 bytes). */
+  readonly convert: boolean;
+}
+
+/**
+ * The TF.js dtype for a webdlpack dtype: float32 and int32 cross as they are,
+ * bool (1 byte) becomes TF.js bool (one int32 per element) through a GPU
+ * conversion. Everything else throws UNSUPPORTED naming both sides, e.g.
+ * "TF.js has no float16 (webdlpack dtype float16 → tfjs ?)".
+ */
+export function tfjsTypeOf(dtype: DType): TfjsTypeMapping {
+  const name = dtypeName(dtype);
+  if (name === "float32" || name === "int32") return { tfjs: name, convert: false };
+  if (name === "bool") return { tfjs: "bool", convert: true };
+  throw new WebDLPackError("UNSUPPORTED", `TF.js has no ${name} (webdlpack dtype ${name} → tfjs ?)`, {
+    field: "dtype",
+    value: name,
+    expected: "float32, int32 or bool (TF.js tensors hold only these on the GPU; cast first)",
+  });
+}
+
+/** The webdlpack dtype for a TF.js dtype (`bool` → webdlpack bool, 1 byte, after conversion). */
+export function dtypeOfTfjs(tfjsType: string): { dtype: DType; convert: boolean } {
+  if (tfjsType === "float32" || tfjsType === "int32") return { dtype: dlpackOfName(tfjsType), convert: false };
+  if (tfjsType === "bool") return { dtype: dlpackOfName("bool"), convert: true };
+  throw new WebDLPackError("UNSUPPORTED", `webdlpack cannot take a TF.js ${tfjsType} tensor (tfjs ${tfjsType} → webdlpack ?)`, {
+    field: "tf.Tensor.dtype",
+    value: tfjsType,
+    expected: "float32, int32 or bool (complex64 is two tensors in TF.js, string has no fixed width)",
+  });
+}

@@ -1,0 +1,237 @@
+/**
+ * Plain GPUBuffer ↔ webdlpack WebGPU Tensor, plus the two GPU helpers the
+ * framework adapters share: a contiguous copy (with bool width conversion) and a
+ * read back to a TypedArray.
+ */
+import { WebDLPackError } from "../errors.js";
+import { DeviceType } from "../dlpack/constants.js";
+import { itemsize, parseDType, toDType, typedArrayFor, type DType, type TypedArray } from "../dlpack/dtype.js";
+import { getContext, type WebDLPackContext } from "../context/index.js";
+import type { Tensor } from "../tensor.js";
+import { byteExtent, elementCount, isCContiguous, outputBytes, runGpuCopy, tryPlainCopy, type GpuCopyKind } from "./gpu-copy.js";
+import { produceGPUTensor } from "./producer.js";
+
+/** Options of {@link tensorFromGPUBuffer}. */
+export interface FromGPUBufferOptions {
+  /** Element type (a DType or a name such as "float32"). Required: a buffer has no type. */
+  dtype: DType | string;
+  /** Extents. Required: never inferred from `buffer.size` (buffers are often padded). */
+  shape: readonly number[];
+  /** Strides in elements, or null/undefined for C-contiguous. */
+  strides?: readonly number[] | null;
+  /** Bytes from the start of the buffer to the first element (default 0). */
+  byteOffset?: number;
+  /** webdlpack device id the buffer was made on (default 0). It can not be checked: pass the right one. */
+  deviceId?: number;
+  /** true: disposing the Tensor destroys the buffer; false (default): it only forgets it. */
+  owned?: boolean;
+  /** Mark the tensor READ_ONLY. */
+  readOnly?: boolean;
+  /** Mark the tensor IS_COPIED (the buffer is a copy made for the consumer). */
+  isCopied?: boolean;
+  /** Who produced the buffer (shown by `gpuPointerInfo`). */
+  owner?: unknown;
+  /** Called once when the Tensor and every export of it are released (after the pointer is freed). */
+  onRelease?: () => void;
+  /** The context (default `getContext()`). */
+  ctx?: WebDLPackContext;
+}
+
+/** The device-side facts of a WebGPU tensor. */
+export interface GPUTensorLocation {
+  /** The buffer the tensor's pointer names. */
+  buffer: GPUBuffer;
+  /** The device it is on. */
+  device: GPUDevice;
+  /** webdlpack device id. */
+  deviceId: number;
+  /** Bytes from the buffer start to element [0, …]. */
+  byteOffset: number;
+  /** Bytes one element takes. */
+  itemsize: number;
+  /** True if the elements are C-contiguous. */
+  contiguous: boolean;
+}
+
+/** Throw unless `tensor` is a live WebGPU tensor. */
+export function requireGPUTensor(tensor: Tensor, what: string): void {
+  if (tensor === null || typeof tensor !== "object" || typeof (tensor as { dispose?: unknown }).dispose !== "function") {
+    throw new WebDLPackError("INVALID_ARGUMENT", `${what} needs a webdlpack Tensor`, { field: "tensor", value: tensor, expected: "a Tensor" });
+  }
+  if (tensor.device.deviceType !== DeviceType.kDLWebGPU) {
+    throw new WebDLPackError("BAD_DEVICE", `${what} needs a WebGPU tensor`, {
+      field: "tensor.device.deviceType",
+      value: tensor.device.deviceType,
+      expected: `kDLWebGPU (${DeviceType.kDLWebGPU})`,
+    });
+  }
+}
+
+/** Resolve a WebGPU tensor's buffer and device through the context's pointer table. */
+export function locateGPUTensor(tensor: Tensor, ctx: WebDLPackContext = getContext()): GPUTensorLocation {
+  requireGPUTensor(tensor, "locating a GPU tensor");
+  const deviceId = tensor.device.deviceId;
+  return {
+    buffer: ctx.gpuPointerToBuffer(tensor.data),
+    device: ctx.getWebGPUDevice(deviceId),
+    deviceId,
+    byteOffset: tensor.byteOffset,
+    itemsize: itemsize(tensor.dtype),
+    contiguous: tensor.isContiguous && isCContiguous(tensor.shape, tensor.strides),
+  };
+}
+
+/**
+ * Adopt `buffer` as a webdlpack WebGPU Tensor (no copy): the buffer gets a GPU
+ * pointer, and disposing the Tensor (and every export of it) frees that pointer
+ * — destroying the buffer only if `owned`. Shape and dtype come from the
+ * caller, never from `buffer.size`. Every byte the tensor reaches must lie in
+ * the buffer (OUT_OF_BOUNDS otherwise).
+ */
+export function tensorFromGPUBuffer(buffer: GPUBuffer, options: FromGPUBufferOptions): Tensor {
+  const ctx = options.ctx ?? getContext();
+  if (typeof GPUBuffer !== "undefined" && !(buffer instanceof GPUBuffer)) {
+    throw new WebDLPackError("INVALID_ARGUMENT", "expected a GPUBuffer", { field: "buffer", value: buffer, expected: "a GPUBuffer" });
+  }
+  const dtype = toDType(options.dtype, "options.dtype");
+  const shape = options.shape;
+  if (!Array.isArray(shape)) {
+    throw new WebDLPackError("BAD_SHAPE", "shape is required: a buffer's size does not give it", { field: "options.shape", value: shape, expected: "an array of integers" });
+  }
+  for (const [i, d] of shape.entries()) {
+    if (!Number.isSafeInteger(d) || d < 0) {
+      throw new WebDLPackError("BAD_SHAPE", "extents must be integers >= 0", { field: `options.shape[${i}]`, value: d, expected: "an integer >= 0" });
+    }
+  }
+  const byteOffset = options.byteOffset ?? 0;
+  if (!Number.isSafeInteger(byteOffset) || byteOffset < 0) {
+    throw new WebDLPackError("INVALID_ARGUMENT", "byteOffset must be an integer >= 0", { field: "options.byteOffset", value: byteOffset, expected: "an integer >= 0" });
+  }
+  const strides = options.strides ?? null;
+  if (strides !== null && (!Array.isArray(strides) || strides.length !== shape.length || !strides.every((s) => Number.isSafeInteger(s)))) {
+    throw new WebDLPackError("BAD_STRIDES", "strides must be integers, one per dimension", { field: "options.strides", value: strides, expected: `${shape.length} integers` });
+  }
+  const { lo, hi } = byteExtent({ shape, strides, byteOffset, itemsize: itemsize(dtype) });
+  if (elementCount(shape) > 0 && (lo < 0 || hi > buffer.size)) {
+    throw new WebDLPackError("OUT_OF_BOUNDS", "the tensor reaches outside the buffer", {
+      field: "options.shape/strides/byteOffset",
+      value: `bytes [${lo}, ${hi})`,
+      expected: `inside the buffer's ${buffer.size} bytes`,
+    });
+  }
+  const deviceId = options.deviceId ?? 0;
+  ctx.getWebGPUDevice(deviceId); // UNKNOWN_DEVICE / DEVICE_LOST before anything is registered
+  const onRelease = options.onRelease;
+  const pointer = ctx.registerGPUBuffer(buffer, {
+    deviceId,
+    owned: options.owned ?? false,
+    owner: options.owner ?? "webdlpack.adapters.gpu-buffer",
+    ...(onRelease === undefined ? {} : { onRelease: () => onRelease() }),
+  });
+  return produceGPUTensor({
+    pointer,
+    deviceId,
+    dtype,
+    shape,
+    strides,
+    byteOffset,
+    readOnly: options.readOnly ?? false,
+    isCopied: options.isCopied ?? false,
+    release: () => ctx.freeWebGPU(pointer),
+  });
+}
+
+/**
+ * The GPUBuffer of a WebGPU tensor, with where its elements start. No copy.
+ * The buffer stays valid while the tensor is alive; read `byteOffset` and
+ * `contiguous` before handing it to code that assumes a packed tensor at byte 0.
+ */
+export function tensorToGPUBuffer(tensor: Tensor, ctx: WebDLPackContext = getContext()): GPUTensorLocation {
+  return locateGPUTensor(tensor, ctx);
+}
+
+/** Options of {@link copyGPUTensor}. */
+export interface CopyGPUTensorOptions {
+  /** What to do to the elements: plain copy (default), bool 1 → 4 bytes, or 4 → 1 byte. */
+  kind?: GpuCopyKind;
+  /** Allocation usage (default the context's STORAGE | COPY_SRC | COPY_DST). */
+  usage?: number;
+  /** The context (default `getContext()`). */
+  ctx?: WebDLPackContext;
+  /** dtype of the result (default: the source's for "copy", int32 for "bool8-to-u32", bool for "u32-to-bool8"). */
+  dtype?: DType | string;
+}
+
+/**
+ * A C-contiguous copy at byte 0 of a new buffer on the same device, marked
+ * IS_COPIED. Uses `copyBufferToBuffer` when the source is contiguous and
+ * 4-byte aligned, else a compute shader (any strides, negative included, any
+ * byte offset; needs STORAGE usage on the source). Bool width conversions run in
+ * the same shader. The work is submitted before this resolves; nothing is read back.
+ */
+export async function copyGPUTensor(tensor: Tensor, options: CopyGPUTensorOptions = {}): Promise<Tensor> {
+  const ctx = options.ctx ?? getContext();
+  const kind = options.kind ?? "copy";
+  const src = locateGPUTensor(tensor, ctx);
+  const count = elementCount(tensor.shape);
+  const nbytes = outputBytes(kind, count, src.itemsize);
+  const dtype =
+    options.dtype !== undefined ? toDType(options.dtype, "options.dtype") : kind === "copy" ? tensor.dtype : parseDType(kind === "bool8-to-u32" ? "int32" : "bool");
+  const pointer = await ctx.allocWebGPU(Math.max(nbytes, 4), {
+    deviceId: src.deviceId,
+    ...(options.usage === undefined ? {} : { usage: options.usage }),
+    label: `webdlpack.adapters.copy(${kind})`,
+    owner: "webdlpack.adapters",
+  });
+  try {
+    const dst = ctx.gpuPointerToBuffer(pointer);
+    const plain = kind === "copy" && src.contiguous && tryPlainCopy(src.device, src.buffer, src.byteOffset, dst, nbytes);
+    if (!plain) {
+      runGpuCopy(src.device, kind, { buffer: src.buffer, shape: tensor.shape, strides: tensor.strides, byteOffset: src.byteOffset, itemsize: src.itemsize }, dst);
+    }
+  } catch (err) {
+    ctx.freeWebGPU(pointer);
+    throw err;
+  }
+  return produceGPUTensor({ pointer, deviceId: src.deviceId, dtype, shape: tensor.shape, isCopied: true, release: () => ctx.freeWebGPU(pointer) });
+}
+
+/**
+ * Read a tensor's elements into a new TypedArray (C-contiguous, the type
+ * `typedArrayFor(dtype)` names). CPU tensors are copied with `toArray()`; WebGPU
+ * tensors are made contiguous on the GPU if needed, then copied to a MAP_READ
+ * staging buffer and mapped — the one GPU → CPU transfer.
+ */
+export async function readTensor(tensor: Tensor, ctx: WebDLPackContext = getContext()): Promise<TypedArray> {
+  if (tensor.device.deviceType !== DeviceType.kDLWebGPU) return tensor.toArray();
+  const loc = locateGPUTensor(tensor, ctx);
+  const info = typedArrayFor(tensor.dtype, "tensor.dtype");
+  const count = elementCount(tensor.shape);
+  const nbytes = count * loc.itemsize;
+  let source = tensor;
+  let temp: Tensor | null = null;
+  if (!loc.contiguous || loc.byteOffset % 4 !== 0 || nbytes % 4 !== 0 || (loc.buffer.usage & GPUBufferUsage.COPY_SRC) === 0) {
+    temp = await copyGPUTensor(tensor, { ctx });
+    source = temp;
+  }
+  try {
+    const from = locateGPUTensor(source, ctx);
+    const padded = Math.ceil(nbytes / 4) * 4;
+    const staging = from.device.createBuffer({ size: Math.max(padded, 4), usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST, label: "webdlpack.adapters.readback" });
+    try {
+      if (padded > 0) {
+        const encoder = from.device.createCommandEncoder({ label: "webdlpack.adapters.readback" });
+        encoder.copyBufferToBuffer(from.buffer, from.byteOffset, staging, 0, padded);
+        from.device.queue.submit([encoder.finish()]);
+      }
+      await staging.mapAsync(GPUMapMode.READ);
+      const bytes = new Uint8Array(staging.getMappedRange(0, Math.max(padded, 4)).slice(0, nbytes));
+      staging.unmap();
+      return new info.ctor(bytes.buffer, 0, count * info.perElement);
+    } finally {
+      staging.destroy();
+    }
+  } finally {
+    temp?.dispose();
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * webdlpack adapters: ONNX Runtime Web, TensorFlow.js, TypedArray and GPUBuffer
+ * ↔ webdlpack Tensor, all on the context's shared WebGPU device. Published as the
+ * subpath `webdlpack/adapters`; neither framework is a dependency (their objects
+ * are typed structurally, see framework-types.ts).
+ *
+ *   ort.ts             ONNX Runtime Web: session options on the shared device, tensors both ways
+ *   tfjs.ts            TensorFlow.js: a WebGPU backend on the shared device, tensors both ways
+ *   typed-array.ts     TypedArray ↔ CPU Tensor
+ *   gpu-buffer.ts      GPUBuffer ↔ WebGPU Tensor; GPU copy and read back helpers
+ *   dtypes.ts          dtype tables between DLPack, ORT and TF.js
+ *   gpu-copy.ts        the compute shader for strided copies and bool width changes
+ *   producer.ts        adapter tensors as DLPack managed tensors (exactly-once release)
+ *   leases.ts          counted holders of one adopted buffer
+ *   handoff.ts         whether a framework tensor shares bytes or is a copy
+ */
+export {
+  bindOrtToContext, checkOrtDevice, ortSessionOptions, tensorFromOrt, tensorToOrt,
+  type OrtAdapterOptions, type OrtBinding, type TensorToOrtOptions,
+} from "./ort.js";
+export {
+  registerTfjsWebGPUBackend, tensorToTfjs, tensorFromTfjs, tfjsHeldBuffers,
+  type RegisterTfjsOptions, type TensorToTfjsOptions, type TensorFromTfjsOptions,
+} from "./tfjs.js";
+export { tensorFromTypedArray, tensorToTypedArray, type FromTypedArrayOptions, type ToTypedArrayOptions } from "./typed-array.js";
+export {
+  tensorFromGPUBuffer, tensorToGPUBuffer, copyGPUTensor, readTensor, locateGPUTensor,
+  type FromGPUBufferOptions, type GPUTensorLocation, type CopyGPUTensorOptions,
+} from "./gpu-buffer.js";
+export { ortTypeOf, dtypeOfOrt, tfjsTypeOf, dtypeOfTfjs, ORT_GPU_BUFFER_TYPES, type TfjsTypeMapping } from "./dtypes.js";
+export { runGpuCopy, GPU_COPY_MAX_NDIM, type GpuCopyKind, type GpuSource } from "./gpu-copy.js";
+export { liveProducedTensors } from "./producer.js";
+export { handoffInfo, type HandoffInfo } from "./handoff.js";
+export type * from "./framework-types.js";

@@ -1,0 +1,61 @@
+/**
+ * Reference counts for GPU buffers the adapters lend out.
+ *
+ * When a buffer produced by one framework (an ORT output) is used by others (a
+ * webdlpack Tensor, then a TF.js tensor made from it), the producer must keep it
+ * until the last of them lets go: ORT reuses a disposed output's buffer on its
+ * next run, and a consumer still reading it would silently see new data. A
+ * lease counts the holders; the producer's release runs once, when the count
+ * drops to zero.
+ */
+import { WebDLPackError } from "../errors.js";
+
+/** One holder's claim on a lease. Releasing twice is a no-op. */
+export type LeaseRelease = () => void;
+
+/** A counted claim on a GPU buffer; `finalize` runs once when the last holder releases. */
+export class BufferLease {
+  #holders = 0;
+  #finalized = false;
+  readonly #finalize: () => void;
+  /** What the lease is for, for messages (e.g. "ORT output Y"). */
+  readonly label: string;
+
+  /** Make a lease with no holders yet; `finalize` runs when the last holder releases. */
+  constructor(label: string, finalize: () => void) {
+    this.label = label;
+    this.#finalize = finalize;
+  }
+
+  /** Holders right now. */
+  get holders(): number {
+    return this.#holders;
+  }
+
+  /** True once the last holder released and `finalize` ran. */
+  get finalized(): boolean {
+    return this.#finalized;
+  }
+
+  /** Add a holder; returns its release function (idempotent). Throws DISPOSED after finalization. */
+  retain(): LeaseRelease {
+    if (this.#finalized) {
+      throw new WebDLPackError("DISPOSED", `the buffer of ${this.label} was already released by every holder`, {
+        field: "lease",
+        value: this.label,
+        expected: "a lease that still has holders",
+      });
+    }
+    this.#holders++;
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      this.#holders--;
+      if (this.#holders === 0) {
+        this.#finalized = true;
+        this.#finalize();
+      }
+    };
+  }
+}

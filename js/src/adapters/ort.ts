@@ -1,0 +1,310 @@
+/**
+ * ONNX Runtime Web ↔ webdlpack, on the context's shared GPUDevice.
+ *
+ * Conditions (checked with onnxruntime-web 1.30.0, see docs/platform-notes):
+ * - Use the WebGPU build (`onnxruntime-web/webgpu`). The default/`all` builds
+ *   (JSEP) always make their own device; the adapters detect that afterwards
+ *   through `ort.env.webgpu.device` and refuse (BAD_DEVICE) rather than compute
+ *   on buffers of another device.
+ * - ORT ignores `ort.env.webgpu.device` alone: the device must be given in the
+ *   session options, `executionProviders: [{name: "webgpu", device}]` —
+ *   {@link ortSessionOptions} does that.
+ * - Outputs stay on the GPU with `preferredOutputLocation: "gpu-buffer"`; their
+ *   buffers are padded, so shape and dtype come from the ORT tensor, never from
+ *   `buffer.size`.
+ * - Disposing an ORT output lets ORT reuse its buffer on the next run, so an
+ *   adopted output is disposed only when every webdlpack holder released it.
+ */
+import { WebDLPackError } from "../errors.js";
+import { DeviceType } from "../dlpack/constants.js";
+import { itemsize } from "../dlpack/dtype.js";
+import { getContext, type WebDLPackContext } from "../context/index.js";
+import { Tensor } from "../tensor.js";
+import { dtypeName, dtypeOfOrt, ORT_GPU_BUFFER_TYPES, ortTypeOf } from "./dtypes.js";
+import type { OrtExecutionProvider, OrtLike, OrtSessionOptions, OrtTensorLike } from "./framework-types.js";
+import { copyGPUTensor, locateGPUTensor } from "./gpu-buffer.js";
+import { elementCount } from "./gpu-copy.js";
+import { recordHandoff } from "./handoff.js";
+import { BufferLease } from "./leases.js";
+import { produceGPUTensor, retainTensor } from "./producer.js";
+import { tensorToTypedArray } from "./typed-array.js";
+
+/** Options shared by the ORT adapter functions. */
+export interface OrtAdapterOptions {
+  /** The context (default `getContext()`). */
+  ctx?: WebDLPackContext;
+  /** webdlpack device id ORT runs on (default 0). */
+  deviceId?: number;
+}
+
+function deviceLabel(id: number): string {
+  return `webgpu:${id}`;
+}
+
+/**
+ * Throw BAD_DEVICE if ORT already uses a GPUDevice other than the context's
+ * device `deviceId` (seen in `ort.env.webgpu.device`, which ORT sets when it
+ * makes its own device).
+ */
+export function checkOrtDevice(ort: OrtLike, ctx: WebDLPackContext = getContext(), deviceId = 0): GPUDevice {
+  const device = ctx.getWebGPUDevice(deviceId);
+  const webgpuEnv = ort?.env?.webgpu;
+  if (webgpuEnv === undefined || webgpuEnv === null) {
+    throw new WebDLPackError("INVALID_ARGUMENT", "this does not look like the onnxruntime-web namespace (no ort.env.webgpu)", {
+      field: "ort.env.webgpu",
+      value: webgpuEnv,
+      expected: "the module of onnxruntime-web/webgpu",
+    });
+  }
+  const bound = webgpuEnv.device;
+  if (bound !== undefined && bound !== null && bound !== device) {
+    throw new WebDLPackError(
+      "BAD_DEVICE",
+      `ONNX Runtime is already bound to another GPUDevice than webdlpack's ${deviceLabel(deviceId)}; ` +
+        "its buffers cannot be used on this device. Create every ORT session with ortSessionOptions() " +
+        "(and use the onnxruntime-web/webgpu build: the JSEP builds always make their own device)",
+      {
+        field: "ort.env.webgpu.device",
+        value: (bound as GPUDevice).label || "a different GPUDevice",
+        expected: `undefined or the GPUDevice of ${deviceLabel(deviceId)}`,
+      },
+    );
+  }
+  return device;
+}
+
+/** ORT bound to one webdlpack device: session options and tensor conversions for it. */
+export interface OrtBinding {
+  /** The ORT namespace. */
+  readonly ort: OrtLike;
+  /** The context. */
+  readonly ctx: WebDLPackContext;
+  /** webdlpack device id. */
+  readonly deviceId: number;
+  /** The shared GPUDevice. */
+  readonly device: GPUDevice;
+  /** Session options running on the shared device (see {@link ortSessionOptions}). */
+  sessionOptions(extra?: OrtSessionOptions): OrtSessionOptions;
+  /** {@link tensorFromOrt} on this binding's device (checks the binding first). */
+  tensorFromOrt(ortTensor: OrtTensorLike): Tensor;
+  /** {@link tensorToOrt} with this binding's ORT and context. */
+  tensorToOrt(tensor: Tensor, options?: Omit<TensorToOrtOptions, "ctx">): Promise<OrtTensorLike>;
+}
+
+/**
+ * Bind ONNX Runtime Web to the context's device `deviceId` (default 0; call
+ * `ctx.setup()` first). Throws BAD_DEVICE if ORT already uses another device.
+ * Sets `ort.env.webgpu.device` to the shared device so the binding is visible
+ * (ORT itself ignores it; sessions still need {@link OrtBinding.sessionOptions}).
+ */
+export function bindOrtToContext(ort: OrtLike, ctx: WebDLPackContext = getContext(), options: { deviceId?: number } = {}): OrtBinding {
+  const deviceId = options.deviceId ?? 0;
+  const device = checkOrtDevice(ort, ctx, deviceId);
+  if (ort.env.webgpu.device !== device) {
+    try {
+      ort.env.webgpu.device = device;
+    } catch {
+      // A read-only property equal to `device` passed the check; anything else threw above.
+    }
+  }
+  return {
+    ort,
+    ctx,
+    deviceId,
+    device,
+    sessionOptions: (extra?: OrtSessionOptions) => ortSessionOptions(ctx, extra, { deviceId }),
+    tensorFromOrt: (ortTensor: OrtTensorLike) => {
+      checkOrtDevice(ort, ctx, deviceId);
+      return tensorFromOrt(ortTensor, { ctx, deviceId });
+    },
+    tensorToOrt: (tensor: Tensor, opts?: Omit<TensorToOrtOptions, "ctx">) => tensorToOrt(ort, tensor, { ...opts, ctx }),
+  };
+}
+
+/**
+ * ORT session options that run on the context's device: the `webgpu`
+ * execution provider gets `device` (added first if `extra` has none; other
+ * providers are kept after it as fallbacks), and `preferredOutputLocation`
+ * defaults to `"gpu-buffer"` so outputs stay on the GPU. A `webgpu` entry that
+ * names another device is a BAD_DEVICE error.
+ */
+export function ortSessionOptions(ctx: WebDLPackContext = getContext(), extra: OrtSessionOptions = {}, options: { deviceId?: number } = {}): OrtSessionOptions {
+  const deviceId = options.deviceId ?? 0;
+  const device = ctx.getWebGPUDevice(deviceId);
+  const given = extra.executionProviders ?? [];
+  if (!Array.isArray(given)) {
+    throw new WebDLPackError("INVALID_ARGUMENT", "executionProviders must be an array", { field: "extra.executionProviders", value: given, expected: "an array" });
+  }
+  let hasWebGPU = false;
+  const providers: OrtExecutionProvider[] = given.map((ep: OrtExecutionProvider, i: number) => {
+    const name = typeof ep === "string" ? ep : ep?.name;
+    if (name !== "webgpu") return ep;
+    hasWebGPU = true;
+    if (typeof ep !== "string" && ep.device !== undefined && ep.device !== device) {
+      throw new WebDLPackError("BAD_DEVICE", `the webgpu execution provider names another GPUDevice than webdlpack's ${deviceLabel(deviceId)}`, {
+        field: `extra.executionProviders[${i}].device`,
+        value: (ep.device as GPUDevice)?.label || "a different GPUDevice",
+        expected: `the GPUDevice of ${deviceLabel(deviceId)} (or none)`,
+      });
+    }
+    return typeof ep === "string" ? { name: "webgpu", device } : { ...ep, device };
+  });
+  if (!hasWebGPU) providers.unshift({ name: "webgpu", device });
+  return { ...extra, executionProviders: providers, preferredOutputLocation: extra.preferredOutputLocation ?? "gpu-buffer" };
+}
+
+/** One adopted ORT output: its pointer and the count of webdlpack tensors on it. */
+interface AdoptedOutput {
+  lease: BufferLease;
+  pointer: number;
+  deviceId: number;
+}
+
+const adopted = new WeakMap<OrtTensorLike, AdoptedOutput>();
+
+function checkOrtTensor(t: OrtTensorLike): void {
+  if (t === null || typeof t !== "object" || typeof t.type !== "string" || !Array.isArray(t.dims) || typeof t.location !== "string") {
+    throw new WebDLPackError("INVALID_ARGUMENT", "expected an ort.Tensor", { field: "ortTensor", value: t, expected: "an ort.Tensor (type, dims, location)" });
+  }
+}
+
+/**
+ * An ORT tensor as a webdlpack Tensor, without copying.
+ *
+ * - location "gpu-buffer": a WebGPU Tensor on device `deviceId` over the very
+ *   same GPUBuffer. The ORT tensor now belongs to webdlpack: it is disposed
+ *   (its buffer returned to ORT) once this Tensor, every other Tensor made from
+ *   the same ORT tensor, and every zero-copy consumer of them (TF.js tensors,
+ *   DLPack exports) have released it. Do not dispose the ORT tensor yourself.
+ * - location "cpu" / "cpu-pinned": a CPU Tensor over `ortTensor.data` (shared bytes).
+ *
+ * Shape and dtype come from `dims` and `type` (float16 stays float16, bool
+ * stays 1 byte). Throws UNSUPPORTED for other locations and types (string, int4).
+ */
+export function tensorFromOrt(ortTensor: OrtTensorLike, options: OrtAdapterOptions = {}): Tensor {
+  checkOrtTensor(ortTensor);
+  const dtype = dtypeOfOrt(ortTensor.type);
+  const shape = ortTensor.dims;
+  if (ortTensor.location === "cpu" || ortTensor.location === "cpu-pinned") {
+    const data = ortTensor.data;
+    if (!ArrayBuffer.isView(data)) {
+      throw new WebDLPackError("UNSUPPORTED", "this ORT CPU tensor has no TypedArray data", { field: "ortTensor.data", value: typeof data, expected: "a TypedArray" });
+    }
+    return Tensor.fromTypedArray(data, { shape, dtype });
+  }
+  if (ortTensor.location !== "gpu-buffer") {
+    throw new WebDLPackError("UNSUPPORTED", `an ORT tensor on "${ortTensor.location}" cannot become a webdlpack tensor`, {
+      field: "ortTensor.location",
+      value: ortTensor.location,
+      expected: '"gpu-buffer" (session option preferredOutputLocation) or "cpu"',
+    });
+  }
+  const ctx = options.ctx ?? getContext();
+  const deviceId = options.deviceId ?? 0;
+  let entry = adopted.get(ortTensor);
+  if (entry === undefined || entry.lease.finalized) {
+    const buffer = ortTensor.gpuBuffer;
+    if (buffer === undefined || buffer === null) {
+      throw new WebDLPackError("DISPOSED", "this ORT tensor has no GPU buffer (was it disposed?)", { field: "ortTensor.gpuBuffer", value: buffer, expected: "a GPUBuffer" });
+    }
+    const needed = elementCount(shape) * itemsize(dtype);
+    if (buffer.size < needed) {
+      throw new WebDLPackError("OUT_OF_BOUNDS", "the ORT output's buffer is smaller than its dims × dtype", {
+        field: "ortTensor.gpuBuffer.size",
+        value: buffer.size,
+        expected: `>= ${needed} (${shape.join("x")} × ${dtypeName(dtype)})`,
+      });
+    }
+    ctx.getWebGPUDevice(deviceId);
+    const pointer = ctx.registerGPUBuffer(buffer, { deviceId, owned: false, owner: "onnxruntime-web", onRelease: () => ortTensor.dispose() });
+    const lease = new BufferLease(`ORT output ${shape.join("x")} ${ortTensor.type}`, () => {
+      adopted.delete(ortTensor);
+      ctx.freeWebGPU(pointer);
+    });
+    entry = { lease, pointer, deviceId };
+    adopted.set(ortTensor, entry);
+  } else if (entry.deviceId !== deviceId) {
+    throw new WebDLPackError("BAD_DEVICE", "this ORT tensor was already adopted on another device id", { field: "options.deviceId", value: deviceId, expected: `${entry.deviceId}` });
+  }
+  const release = entry.lease.retain();
+  return produceGPUTensor({ pointer: entry.pointer, deviceId, dtype, shape, release });
+}
+
+/** Options of {@link tensorToOrt}. */
+export interface TensorToOrtOptions {
+  /** The context (default `getContext()`). */
+  ctx?: WebDLPackContext;
+  /**
+   * "auto" (default): share the buffer when ORT can read it as it is, else
+   * copy on the GPU. "never": share or throw COPY_REQUIRED. "always": copy.
+   */
+  copy?: "auto" | "never" | "always";
+}
+
+/** Why ORT cannot read this WebGPU tensor in place, or null if it can. */
+function copyReason(tensor: Tensor, buffer: GPUBuffer, byteOffset: number, contiguous: boolean): string | null {
+  if (byteOffset !== 0) return `byte_offset ${byteOffset} != 0 (ort.Tensor.fromGpuBuffer takes no offset)`;
+  if (!contiguous) return `strides ${tensor.strides?.join(",")} are not C-contiguous`;
+  if ((buffer.usage & GPUBufferUsage.STORAGE) === 0) return "the buffer lacks STORAGE usage";
+  return null;
+}
+
+/**
+ * A webdlpack tensor as an ORT tensor.
+ *
+ * - WebGPU tensor → `ort.Tensor.fromGpuBuffer(buffer, {dataType, dims})` on the
+ *   same buffer when it is contiguous at byte 0 with STORAGE usage; the source
+ *   stays alive until the ORT tensor is disposed. Otherwise (byte_offset ≠ 0,
+ *   strides, no STORAGE) a GPU copy is made: {@link handoffInfo} then reports
+ *   `isCopied` and the reason; the copy is freed when the ORT tensor is disposed.
+ *   Types ORT cannot take from a GPU buffer (float64, int8, …) are UNSUPPORTED.
+ * - CPU tensor → `new ort.Tensor(type, view, dims)` over the same bytes when
+ *   contiguous (a copy otherwise). ORT copies CPU inputs into its own heap at
+ *   `run`; a view of wasm memory must be used before that memory can grow.
+ *
+ * Dispose the returned ORT tensor when done (`session.run` does not).
+ */
+export async function tensorToOrt(ort: OrtLike, tensor: Tensor, options: TensorToOrtOptions = {}): Promise<OrtTensorLike> {
+  const ctx = options.ctx ?? getContext();
+  const copy = options.copy ?? "auto";
+  const dataType = ortTypeOf(tensor.dtype);
+  const dims = [...tensor.shape];
+  if (tensor.device.deviceType === DeviceType.kDLCPU) {
+    const contiguous = tensor.isContiguous;
+    if (!contiguous && copy === "never") {
+      throw new WebDLPackError("COPY_REQUIRED", "ORT takes CPU data as one contiguous TypedArray; this tensor is strided", {
+        field: "tensor.strides",
+        value: tensor.strides?.join(","),
+        expected: "C-contiguous strides, or copy: 'auto' | 'always'",
+      });
+    }
+    const data = tensorToTypedArray(tensor, { copy: copy === "always" ? "always" : "auto" });
+    const out = new ort.Tensor(dataType, data, dims);
+    recordHandoff(out, copy === "always" ? "copy: 'always'" : contiguous ? null : "strided CPU tensor");
+    return out;
+  }
+  checkOrtDevice(ort, ctx, tensor.device.deviceId);
+  if (!ORT_GPU_BUFFER_TYPES.has(dataType)) {
+    throw new WebDLPackError("UNSUPPORTED", `ORT cannot take ${dataType} from a GPU buffer (webdlpack dtype ${dtypeName(tensor.dtype)} → ort gpu-buffer ?)`, {
+      field: "tensor.dtype",
+      value: dtypeName(tensor.dtype),
+      expected: [...ORT_GPU_BUFFER_TYPES].join(", "),
+    });
+  }
+  const loc = locateGPUTensor(tensor, ctx);
+  const reason = copy === "always" ? "copy: 'always'" : copyReason(tensor, loc.buffer, loc.byteOffset, loc.contiguous);
+  if (reason === null) {
+    const release = retainTensor(tensor);
+    const out = ort.Tensor.fromGpuBuffer(loc.buffer, { dataType, dims, dispose: release });
+    recordHandoff(out, null);
+    return out;
+  }
+  if (copy === "never") {
+    throw new WebDLPackError("COPY_REQUIRED", `ORT cannot read this tensor in place: ${reason}`, { field: "tensor", value: reason, expected: "a contiguous tensor at byte 0 with STORAGE usage, or copy: 'auto'" });
+  }
+  const copied = await copyGPUTensor(tensor, { ctx });
+  const buffer = ctx.gpuPointerToBuffer(copied.data);
+  const out = ort.Tensor.fromGpuBuffer(buffer, { dataType, dims, dispose: () => copied.dispose() });
+  recordHandoff(out, reason);
+  return out;
+}

@@ -1,0 +1,415 @@
+/**
+ * TensorFlow.js (WebGPU backend) ↔ webdlpack, on the context's shared GPUDevice.
+ *
+ * Conditions (checked with @tensorflow/tfjs-core + tfjs-backend-webgpu 4.22.0):
+ * - TF.js's WebGPU kernels are registered under the backend name "webgpu" only.
+ *   {@link registerTfjsWebGPUBackend} either replaces the "webgpu" backend with
+ *   one built on the shared device, or copies the kernels to a new name.
+ * - `tf.tensor({buffer, zeroCopy: true}, shape, dtype)` reads a foreign buffer
+ *   in place; it needs STORAGE | COPY_SRC usage, the backend's device, and at
+ *   least 4 bytes per element from byte 0 (TF.js takes no offset or strides).
+ * - TF.js records work in a compute pass it has not submitted yet. Before its
+ *   buffer is handed on, that work is submitted (the backend's flush), so the
+ *   consumer's commands queue after it.
+ * - TF.js `bool` is 4 bytes per element, DLPack's 1: converted on the GPU (IS_COPIED).
+ *   TF.js has no float16, int8, … : UNSUPPORTED, never reinterpreted.
+ */
+import { WebDLPackError } from "../errors.js";
+import { DeviceType } from "../dlpack/constants.js";
+import { getContext, type WebDLPackContext } from "../context/index.js";
+import { Tensor } from "../tensor.js";
+import type { DType } from "../dlpack/dtype.js";
+import { dtypeName, dtypeOfTfjs, tfjsTypeOf } from "./dtypes.js";
+import type { TfjsDataId, TfjsLike, TfjsTensorLike, TfjsWebGPUBackendClass, TfjsWebGPUBackendLike } from "./framework-types.js";
+import { copyGPUTensor, locateGPUTensor } from "./gpu-buffer.js";
+import { elementCount, runGpuCopy } from "./gpu-copy.js";
+import { recordHandoff } from "./handoff.js";
+import { BufferLease } from "./leases.js";
+import { produceGPUTensor, retainTensor } from "./producer.js";
+import { tensorToTypedArray } from "./typed-array.js";
+
+/** Options of {@link registerTfjsWebGPUBackend}. */
+export interface RegisterTfjsOptions {
+  /** webdlpack device id (default 0; call `ctx.setup()` first). */
+  deviceId?: number;
+  /** Backend priority for TF.js's automatic choice (default 3, above TF.js's own webgpu). */
+  priority?: number;
+  /** Make it the active backend with `tf.setBackend(name)` (default true). */
+  activate?: boolean;
+}
+
+/** Per backend: release callbacks of foreign buffers, keyed by TF.js data id. */
+const watched = new WeakMap<object, Map<TfjsDataId, () => void>>();
+
+/**
+ * Call `release` once TF.js has let go of `dataId` on `backend` (its last
+ * tensor disposed and its pending GPU work submitted), or when the backend is disposed.
+ */
+function watchRelease(backend: TfjsWebGPUBackendLike, dataId: TfjsDataId, release: () => void): void {
+  let map = watched.get(backend);
+  if (map === undefined) {
+    const originalRelease = backend.releaseResource;
+    const originalDispose = backend.dispose;
+    if (typeof originalRelease !== "function") {
+      throw new WebDLPackError("UNSUPPORTED", "this TF.js WebGPU backend has no releaseResource(); webdlpack cannot know when it stops using a buffer", {
+        field: "backend.releaseResource",
+        value: typeof originalRelease,
+        expected: "@tensorflow/tfjs-backend-webgpu 4.x",
+      });
+    }
+    const releases = new Map<TfjsDataId, () => void>();
+    map = releases;
+    watched.set(backend, releases);
+    backend.releaseResource = function (this: TfjsWebGPUBackendLike, id: TfjsDataId): void {
+      originalRelease.call(this, id);
+      const done = releases.get(id);
+      if (done === undefined) return;
+      const data = backend.tensorMap?.get(id);
+      if (data === undefined || data.resource === null || data.resource === undefined) {
+        releases.delete(id);
+        done();
+      }
+    };
+    backend.dispose = function (this: TfjsWebGPUBackendLike): void {
+      try {
+        originalDispose?.call(this);
+      } finally {
+        const pending = [...releases.values()];
+        releases.clear();
+        for (const done of pending) done();
+      }
+    };
+  }
+  map.set(dataId, release);
+}
+
+/** Number of foreign buffers TF.js backend `backend` still uses through the adapters (for tests). */
+export function tfjsHeldBuffers(backend: object): number {
+  return watched.get(backend)?.size ?? 0;
+}
+
+/**
+ * Register a TF.js WebGPU backend built on the context's device and return it.
+ *
+ * `name` "webgpu" (default) replaces TF.js's own "webgpu" backend (disposing it
+ * if it was made; its tensors become invalid). Any other name gets a copy of
+ * the "webgpu" kernel registrations, so both backends can live side by side.
+ * With `activate` (default) the backend is made current.
+ */
+export async function registerTfjsWebGPUBackend(
+  tf: TfjsLike,
+  WebGPUBackend: TfjsWebGPUBackendClass,
+  ctx: WebDLPackContext = getContext(),
+  name = "webgpu",
+  options: RegisterTfjsOptions = {},
+): Promise<TfjsWebGPUBackendLike> {
+  if (typeof WebGPUBackend !== "function") {
+    throw new WebDLPackError("INVALID_ARGUMENT", "pass the WebGPUBackend class of @tensorflow/tfjs-backend-webgpu", {
+      field: "WebGPUBackend",
+      value: typeof WebGPUBackend,
+      expected: "a class",
+    });
+  }
+  if (typeof name !== "string" || name.length === 0) {
+    throw new WebDLPackError("INVALID_ARGUMENT", "backend name must be a non-empty string", { field: "name", value: name });
+  }
+  const device = ctx.getWebGPUDevice(options.deviceId ?? 0);
+  const adapterInfo = (device as GPUDevice & { adapterInfo?: GPUAdapterInfo }).adapterInfo ?? {};
+  const backend = new WebGPUBackend(device, adapterInfo);
+  if (name !== "webgpu") {
+    const kernels = (tf as { getKernelsForBackend?: (n: string) => unknown[] }).getKernelsForBackend;
+    if (typeof tf.copyRegisteredKernels !== "function") {
+      throw new WebDLPackError("UNSUPPORTED", "this TF.js has no copyRegisteredKernels(); register under the name 'webgpu'", {
+        field: "tf.copyRegisteredKernels",
+        value: typeof tf.copyRegisteredKernels,
+      });
+    }
+    if (typeof kernels !== "function" || kernels(name).length === 0) tf.copyRegisteredKernels("webgpu", name);
+  }
+  if (tf.findBackendFactory(name) != null) tf.removeBackend(name);
+  tf.registerBackend(name, () => backend, options.priority ?? 3);
+  if (options.activate ?? true) {
+    const ok = await tf.setBackend(name);
+    if (!ok) {
+      throw new WebDLPackError("GPU_ERROR", `tf.setBackend("${name}") failed`, { field: "name", value: name });
+    }
+  }
+  return backend;
+}
+
+/** The active TF.js backend if it is a WebGPU backend on `device`, else a BAD_DEVICE error. */
+function activeBackendOn(tf: TfjsLike, device: GPUDevice, deviceId: number): TfjsWebGPUBackendLike {
+  const backend = tf.backend() as TfjsWebGPUBackendLike | null;
+  if (backend === null || typeof backend !== "object" || backend.device !== device) {
+    throw new WebDLPackError("BAD_DEVICE", `the active TF.js backend "${tf.getBackend()}" is not a WebGPU backend on webdlpack's webgpu:${deviceId}`, {
+      field: "tf.getBackend()",
+      value: tf.getBackend(),
+      expected: "a backend made by registerTfjsWebGPUBackend() for this device, active",
+    });
+  }
+  return backend;
+}
+
+/** Options of {@link tensorToTfjs}. */
+export interface TensorToTfjsOptions {
+  /** The context (default `getContext()`). */
+  ctx?: WebDLPackContext;
+  /**
+   * "auto" (default): share the buffer when TF.js can read it as it is, else
+   * copy (or convert) on the GPU. "never": share or throw COPY_REQUIRED. "always": copy.
+   */
+  copy?: "auto" | "never" | "always";
+}
+
+function tfjsCopyReason(buffer: GPUBuffer, byteOffset: number, contiguous: boolean, count: number, convert: boolean, dtype: string): string | null {
+  if (convert) return `${dtype} is 1 byte per element in DLPack, 4 in TF.js`;
+  if (byteOffset !== 0) return `byte_offset ${byteOffset} != 0 (TF.js takes no offset)`;
+  if (!contiguous) return "strides are not C-contiguous";
+  const needed = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC;
+  if ((buffer.usage & needed) !== needed) return "the buffer lacks STORAGE | COPY_SRC usage";
+  if (buffer.size < 4 * count) return `the buffer (${buffer.size} bytes) is smaller than ${4 * count}`;
+  return null;
+}
+
+/**
+ * A webdlpack tensor as a TF.js tensor on the active backend.
+ *
+ * - WebGPU tensor (the active backend must be a WebGPU backend on the same
+ *   device, see {@link registerTfjsWebGPUBackend}): float32/int32, contiguous at
+ *   byte 0 → `tf.tensor({buffer, zeroCopy: true}, shape, dtype)` on the very same
+ *   GPUBuffer; the source stays alive until TF.js releases that data. Otherwise
+ *   (offset, strides, bool 1 → 4 bytes) a GPU copy/conversion; {@link handoffInfo}
+ *   reports `isCopied` and why. Other dtypes: UNSUPPORTED naming both sides.
+ * - CPU tensor → `tf.tensor(copy of the elements, shape, dtype)` (TF.js keeps
+ *   CPU values by reference, so they are always copied).
+ */
+export async function tensorToTfjs(tf: TfjsLike, tensor: Tensor, options: TensorToTfjsOptions = {}): Promise<TfjsTensorLike> {
+  const ctx = options.ctx ?? getContext();
+  const copy = options.copy ?? "auto";
+  const mapping = tfjsTypeOf(tensor.dtype);
+  const shape = [...tensor.shape];
+  if (tensor.device.deviceType === DeviceType.kDLCPU) {
+    if (copy === "never") {
+      throw new WebDLPackError("COPY_REQUIRED", "TF.js keeps CPU values by reference, so webdlpack always copies CPU tensors into it", {
+        field: "options.copy",
+        value: copy,
+        expected: "'auto' or 'always' for a CPU tensor",
+      });
+    }
+    const values = tensorToTypedArray(tensor, { copy: "always" });
+    const out = tf.tensor(values as unknown as ArrayLike<number>, shape, mapping.tfjs);
+    recordHandoff(out, "CPU values are copied into TF.js");
+    return out;
+  }
+  const deviceId = tensor.device.deviceId;
+  const loc = locateGPUTensor(tensor, ctx);
+  const backend = activeBackendOn(tf, loc.device, deviceId);
+  const count = elementCount(shape);
+  const reason = copy === "always" ? "copy: 'always'" : tfjsCopyReason(loc.buffer, loc.byteOffset, loc.contiguous, count, mapping.convert, dtypeName(tensor.dtype));
+  if (reason === null) {
+    const release = retainTensor(tensor);
+    let out: TfjsTensorLike;
+    try {
+      out = tf.tensor({ buffer: loc.buffer, zeroCopy: true }, shape, mapping.tfjs);
+      watchRelease(backend, out.dataId, release);
+    } catch (err) {
+      release();
+      throw err;
+    }
+    recordHandoff(out, null);
+    return out;
+  }
+  if (copy === "never") {
+    throw new WebDLPackError("COPY_REQUIRED", `TF.js cannot read this tensor in place: ${reason}`, { field: "tensor", value: reason, expected: "float32/int32, contiguous at byte 0, or copy: 'auto'" });
+  }
+  const copied = await copyGPUTensor(tensor, { ctx, kind: mapping.convert ? "bool8-to-u32" : "copy" });
+  let out: TfjsTensorLike;
+  try {
+    // TF.js makes tensors from GPU data only as float32/int32: bool arrives as int32 0/1, then a cast.
+    const made = tf.tensor({ buffer: ctx.gpuPointerToBuffer(copied.data), zeroCopy: true }, shape, mapping.convert ? "int32" : mapping.tfjs);
+    watchRelease(backend, made.dataId, () => copied.dispose());
+    if (mapping.convert) {
+      try {
+        out = tf.cast(made, mapping.tfjs);
+      } finally {
+        made.dispose(); // TF.js releases it after the cast's work is submitted
+      }
+    } else {
+      out = made;
+    }
+  } catch (err) {
+    copied.dispose();
+    throw err;
+  }
+  recordHandoff(out, reason);
+  return out;
+}
+
+/** Options of {@link tensorFromTfjs}. */
+export interface TensorFromTfjsOptions {
+  /** The context (default `getContext()`). */
+  ctx?: WebDLPackContext;
+  /**
+   * "auto" (default): share TF.js's buffer when that is safe, else copy.
+   * "never": share or throw COPY_REQUIRED. "always": copy.
+   */
+  copy?: "auto" | "never" | "always";
+}
+
+/** Adopted TF.js buffers, so a buffer adopted twice gets one pointer. */
+const adoptedTfjs = new WeakMap<GPUBuffer, { lease: BufferLease; pointer: number; deviceId: number }>();
+
+/** Why TF.js's own buffer cannot be shared, or null when it can. */
+function shareBlocker(tf: TfjsLike, backend: TfjsWebGPUBackendLike, t: TfjsTensorLike, convert: boolean): string | null {
+  if (convert) return `TF.js ${t.dtype} is 4 bytes per element, DLPack's 1`;
+  const data = backend.tensorMap?.get(t.dataId);
+  if (data === undefined) return "the tensor is not on the active backend";
+  if (!(data.resource instanceof GPUBuffer)) return data.values != null ? "the data is still on the CPU (not uploaded)" : "the data is not in a GPUBuffer";
+  if (typeof backend.endComputePassEncoder !== "function" || typeof backend.submitQueue !== "function") return "this TF.js backend has no flush (endComputePassEncoder/submitQueue)";
+  if (typeof tf.clone !== "function" || typeof tf.keep !== "function") return "this TF.js has no clone/keep to hold the data";
+  if ((data.resource.usage & GPUBufferUsage.STORAGE) === 0) return "the buffer lacks STORAGE usage";
+  return null;
+}
+
+/**
+ * A TF.js tensor as a webdlpack tensor.
+ *
+ * - On a WebGPU backend: first TF.js's unsubmitted work is submitted (so what
+ *   the consumer queues runs after it). float32/int32 data already on the GPU
+ *   is shared zero-copy and marked READ_ONLY (TF.js tensors are immutable); a
+ *   TF.js clone keeps the data alive until the webdlpack tensor and every holder
+ *   of it are released. Otherwise TF.js's `dataToGPU()` copy is used (IS_COPIED);
+ *   bool is converted to 1 byte per element on the GPU (IS_COPIED). A backend on
+ *   another device than the context's default gets that device registered
+ *   (`registerWebGPUDevice`), and the tensor is on its id.
+ * - On a CPU backend: a CPU tensor over a copy of `await t.data()`.
+ */
+export async function tensorFromTfjs(tf: TfjsLike, t: TfjsTensorLike, options: TensorFromTfjsOptions = {}): Promise<Tensor> {
+  const ctx = options.ctx ?? getContext();
+  const copy = options.copy ?? "auto";
+  if (t === null || typeof t !== "object" || !Array.isArray(t.shape) || typeof t.dtype !== "string") {
+    throw new WebDLPackError("INVALID_ARGUMENT", "expected a tf.Tensor", { field: "tfTensor", value: t, expected: "a tf.Tensor" });
+  }
+  if (t.isDisposed) {
+    throw new WebDLPackError("DISPOSED", "this TF.js tensor was disposed", { field: "tfTensor.isDisposed", value: true, expected: "a live tf.Tensor" });
+  }
+  const { dtype, convert } = dtypeOfTfjs(t.dtype);
+  const shape = [...t.shape];
+  const backend = tf.backend() as TfjsWebGPUBackendLike;
+  const device = backend?.device;
+  if (device === undefined || typeof GPUDevice === "undefined" || !(device instanceof GPUDevice)) {
+    if (copy === "never") {
+      throw new WebDLPackError("COPY_REQUIRED", `the TF.js backend "${tf.getBackend()}" keeps data on the CPU; taking it needs a copy`, { field: "options.copy", value: copy, expected: "'auto' or 'always'" });
+    }
+    const values = await t.data();
+    const array = convert ? Uint8Array.from(values as ArrayLike<number>, (v) => (v ? 1 : 0)) : (values as Float32Array | Int32Array).slice();
+    return Tensor.fromTypedArray(array, { shape, dtype });
+  }
+  const deviceId = ctx.registerWebGPUDevice(device);
+  const blocker = copy === "always" ? "copy: 'always'" : shareBlocker(tf, backend, t, convert);
+
+  if (blocker === null) {
+    // Submit TF.js's recorded work, so whatever reads the buffer next is queued after it.
+    if (backend.commandEncoder !== null && backend.commandEncoder !== undefined) {
+      backend.endComputePassEncoder!();
+      backend.submitQueue!();
+    }
+    const buffer = backend.tensorMap!.get(t.dataId)!.resource as GPUBuffer;
+    let entry = adoptedTfjs.get(buffer);
+    if (entry === undefined || entry.lease.finalized) {
+      const holder = tf.keep(tf.clone(t));
+      let pointer: number | null = null;
+      try {
+        pointer = ctx.registerGPUBuffer(buffer, { deviceId, owned: false, owner: "tfjs", onRelease: () => holder.dispose() });
+      } catch (err) {
+        holder.dispose();
+        // Already in the table under another owner (e.g. an ORT output TF.js reads in place): copy instead.
+        if (!(err instanceof WebDLPackError) || err.code !== "INVALID_ARGUMENT") throw err;
+      }
+      if (pointer !== null) {
+        const ptr = pointer;
+        const lease = new BufferLease(`TF.js tensor ${shape.join("x")} ${t.dtype}`, () => {
+          adoptedTfjs.delete(buffer);
+          ctx.freeWebGPU(ptr);
+        });
+        entry = { lease, pointer: ptr, deviceId };
+        adoptedTfjs.set(buffer, entry);
+      } else {
+        entry = undefined;
+      }
+    }
+    if (entry !== undefined) {
+      return produceGPUTensor({ pointer: entry.pointer, deviceId, dtype, shape, readOnly: true, release: entry.lease.retain() });
+    }
+    if (copy === "never") {
+      throw new WebDLPackError("COPY_REQUIRED", "TF.js's buffer already belongs to another webdlpack pointer", { field: "tfTensor", value: "buffer in use", expected: "copy: 'auto'" });
+    }
+  } else if (copy === "never") {
+    throw new WebDLPackError("COPY_REQUIRED", `TF.js's buffer cannot be shared: ${blocker}`, { field: "tfTensor", value: blocker, expected: "copy: 'auto' or 'always'" });
+  }
+
+  // Values TF.js keeps on the CPU (small ops run there): upload them ourselves.
+  const record = backend.tensorMap?.get(t.dataId);
+  if (record !== undefined && (record.resource === null || record.resource === undefined) && record.values != null) {
+    return uploadValues(ctx, device, deviceId, await t.data(), convert, dtype, shape);
+  }
+  // Copy: dataToGPU() submits TF.js's pending work and copies into a buffer we get to keep.
+  const gpuData = t.dataToGPU();
+  const buffer = gpuData.buffer;
+  if (buffer === undefined) {
+    gpuData.tensorRef.dispose();
+    throw new WebDLPackError("UNSUPPORTED", "TF.js dataToGPU() gave no GPUBuffer", { field: "dataToGPU().buffer", value: buffer, expected: "a GPUBuffer" });
+  }
+  if (!convert) {
+    try {
+      const pointer = ctx.registerGPUBuffer(buffer, { deviceId, owned: false, owner: "tfjs.dataToGPU", onRelease: () => gpuData.tensorRef.dispose() });
+      return produceGPUTensor({ pointer, deviceId, dtype, shape, isCopied: true, release: () => ctx.freeWebGPU(pointer) });
+    } catch (err) {
+      gpuData.tensorRef.dispose();
+      throw err;
+    }
+  }
+  // bool: 4 bytes → 1 byte per element, into a buffer of the context.
+  try {
+    const count = elementCount(shape);
+    const pointer = await ctx.allocWebGPU(Math.max(count, 4), { deviceId, label: "webdlpack.adapters.tfjs-bool", owner: "webdlpack.adapters" });
+    try {
+      runGpuCopy(device, "u32-to-bool8", { buffer, shape, strides: null, byteOffset: 0, itemsize: 4 }, ctx.gpuPointerToBuffer(pointer));
+    } catch (err) {
+      ctx.freeWebGPU(pointer);
+      throw err;
+    }
+    return produceGPUTensor({ pointer, deviceId, dtype, shape, isCopied: true, release: () => ctx.freeWebGPU(pointer) });
+  } finally {
+    // The conversion was submitted before TF.js can reuse this buffer.
+    gpuData.tensorRef.dispose();
+  }
+}
+
+/** Upload CPU-resident TF.js values into a new context buffer (bool as 1 byte per element); IS_COPIED. */
+async function uploadValues(
+  ctx: WebDLPackContext,
+  device: GPUDevice,
+  deviceId: number,
+  values: ArrayLike<number> | Uint8Array[],
+  convert: boolean,
+  dtype: DType,
+  shape: number[],
+): Promise<Tensor> {
+  if (!ArrayBuffer.isView(values)) {
+    throw new WebDLPackError("UNSUPPORTED", "TF.js values are not numeric", { field: "tfTensor.data()", value: typeof values, expected: "a TypedArray" });
+  }
+  const bytes = convert
+    ? Uint8Array.from(values as unknown as ArrayLike<number>, (v) => (v ? 1 : 0))
+    : new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
+  const padded = new Uint8Array(Math.max(4, Math.ceil(bytes.byteLength / 4) * 4));
+  padded.set(bytes);
+  const pointer = await ctx.allocWebGPU(padded.byteLength, { deviceId, label: "webdlpack.adapters.tfjs-upload", owner: "webdlpack.adapters" });
+  try {
+    device.queue.writeBuffer(ctx.gpuPointerToBuffer(pointer), 0, padded);
+  } catch (err) {
+    ctx.freeWebGPU(pointer);
+    throw err;
+  }
+  return produceGPUTensor({ pointer, deviceId, dtype, shape, isCopied: true, release: () => ctx.freeWebGPU(pointer) });
+}

@@ -1,0 +1,173 @@
+/**
+ * The JS half of the Python bridge: installs the `webdlpack` Python package
+ * into a running Pyodide and registers the JS module (`webdlpack_js`) that the
+ * Python side calls. Tensors cross as addresses of DLManagedTensorVersioned
+ * structs in the wasm heap, so nothing is copied when the bytes already live
+ * there; ownership follows the DLPack contract (the receiver calls the deleter
+ * exactly once).
+ *
+ *   const py = await loadWebDLPack(pyodide);
+ *   const t = py.fromPython(pyodide.runPython("webdlpack.zeros((2, 3), 'float32')"));
+ *   t.view;                       // Float32Array over the same bytes in the heap
+ *   const back = py.toPython(t);  // a webdlpack.Tensor PyProxy, same bytes
+ */
+import { defaultWheelURL } from "../assets.js";
+import { getContext } from "../context/index.js";
+import { dtypeOfTypedArray, emscriptenHost, itemsize, parseDType, type WasmHost } from "../dlpack/index.js";
+import { WebDLPackError } from "../errors.js";
+import { Tensor } from "../tensor.js";
+import type { PyodideLike, PyProxyLike } from "./pyodide-types.js";
+
+/** Name of the JS module the Python package imports (`import webdlpack_js`). */
+export const PYTHON_JS_MODULE = "webdlpack_js";
+
+/** Options of {@link loadWebDLPack}. */
+export interface LoadWebDLPackOptions {
+  /** The wheel to install (default: the one shipped in js/dist/python/, same origin). */
+  wheelURL?: string | URL;
+  /**
+   * How to install it: `"loadPackage"` (default; Pyodide installs the wheel
+   * from the URL, no extra packages) or `"micropip"` (`micropip.install(url)`;
+   * micropip must be loadable: give `micropipURL` offline).
+   */
+  installer?: "loadPackage" | "micropip";
+  /** URL of a micropip wheel, loaded first when `installer` is `"micropip"`. */
+  micropipURL?: string | URL;
+}
+
+/** What {@link loadWebDLPack} returns: the bridge bound to one Pyodide. */
+export interface WebDLPackPython {
+  readonly pyodide: PyodideLike;
+  /** The wasm heap of this Pyodide, as webdlpack's codec sees it. */
+  readonly host: WasmHost;
+  /** Version of the installed Python package. */
+  readonly pythonVersion: string;
+  /**
+   * Hand a JS tensor to Python: returns a `webdlpack.Tensor` (PyProxy) over
+   * the same bytes when they live in the heap (zero-copy), else over a copy
+   * with IS_COPIED set. The JS tensor stays valid; Python's reference keeps
+   * the bytes alive until Python drops it.
+   */
+  toPython(tensor: Tensor, options?: { copy?: boolean }): PyProxyLike;
+  /** Take a Python DLPack producer (webdlpack.Tensor, a NumPy array, …) as a JS tensor, zero-copy. */
+  fromPython(obj: unknown): Tensor;
+}
+
+const bridges = new WeakMap<object, Promise<WebDLPackPython>>();
+
+function exportForPython(host: WasmHost, value: unknown, versioned: boolean, copy: boolean | undefined): number {
+  let tensor: Tensor;
+  let temporary = false;
+  if (value instanceof Tensor) {
+    tensor = value;
+  } else if (ArrayBuffer.isView(value) && !(value instanceof DataView)) {
+    if (value.buffer === host.buffer) {
+      // A TypedArray over the heap itself: lend those bytes, no copy.
+      const dtype = dtypeOfTypedArray(value);
+      tensor = Tensor.wasmView(host, {
+        data: value.byteOffset,
+        dtype,
+        shape: [value.byteLength / itemsize(dtype)],
+      });
+    } else {
+      tensor = Tensor.fromTypedArray(value);
+    }
+    temporary = true;
+  } else {
+    throw new WebDLPackError("INVALID_ARGUMENT", "from_js() takes a webdlpack Tensor or a TypedArray", {
+      field: "js_tensor",
+      value: Object.prototype.toString.call(value),
+      expected: "Tensor | TypedArray",
+    });
+  }
+  try {
+    return tensor.toManaged(host, copy === undefined ? { versioned } : { versioned, copy });
+  } finally {
+    // The export holds its own reference; a wrapper made here is not needed after it.
+    if (temporary) tensor.dispose();
+  }
+}
+
+/** The functions Python calls through `import webdlpack_js`. All addresses are unsigned. */
+function pythonFacingModule(host: WasmHost): Record<string, unknown> {
+  return {
+    /** Python → JS: adopt a managed struct Python exported; the JS Tensor owns it. */
+    importManaged: (address: number, versioned: boolean) =>
+      Tensor.fromManaged(host, address >>> 0, { versioned: versioned !== false }),
+    /** JS → Python: export a JS tensor (or TypedArray) as a managed struct in the heap. */
+    exportManaged: (value: unknown, versioned: boolean, copy: boolean | null | undefined) =>
+      exportForPython(host, value, versioned !== false, copy === null ? undefined : copy),
+    /** True when `value` is a JS webdlpack Tensor. */
+    isTensor: (value: unknown) => value instanceof Tensor,
+    /** The page-wide context (for GPU tensors). */
+    context: () => getContext(),
+    /** Parse a dtype name the JS way (lets Python check both sides agree). */
+    parseDType: (name: string) => {
+      const d = parseDType(name);
+      return [d.code, d.bits, d.lanes];
+    },
+  };
+}
+
+async function install(pyodide: PyodideLike, options: LoadWebDLPackOptions): Promise<void> {
+  const wheel = String(options.wheelURL ?? defaultWheelURL());
+  if ((options.installer ?? "loadPackage") === "loadPackage") {
+    await pyodide.loadPackage(wheel, { messageCallback: () => undefined, errorCallback: () => undefined });
+    return;
+  }
+  if (options.micropipURL) await pyodide.loadPackage(String(options.micropipURL), { messageCallback: () => undefined });
+  pyodide.globals.set("__webdlpack_wheel", wheel);
+  try {
+    await pyodide.runPythonAsync("import micropip\nawait micropip.install(__webdlpack_wheel, deps=False)");
+  } finally {
+    pyodide.runPython("del __webdlpack_wheel");
+  }
+}
+
+async function load(pyodide: PyodideLike, options: LoadWebDLPackOptions): Promise<WebDLPackPython> {
+  const host = emscriptenHost(pyodide._module);
+  pyodide.registerJsModule(PYTHON_JS_MODULE, pythonFacingModule(host));
+  try {
+    await install(pyodide, options);
+  } catch (cause) {
+    throw new WebDLPackError("INVALID_ARGUMENT", "could not install the webdlpack Python wheel", {
+      field: "wheelURL",
+      value: String(options.wheelURL ?? defaultWheelURL()),
+      expected: "a reachable webdlpack wheel (run `make js`, which copies it to js/dist/python/)",
+      cause,
+    });
+  }
+  const exchange = pyodide.pyimport("webdlpack._exchange");
+  const pkg = pyodide.pyimport("webdlpack");
+  const pythonVersion = String(pkg.__version__);
+  pkg.destroy();
+  const importManaged = exchange.import_managed as (address: number, versioned: boolean) => PyProxyLike;
+  const exportManaged = exchange.export_managed as (obj: unknown, versioned: boolean) => number;
+  return {
+    pyodide,
+    host,
+    pythonVersion,
+    toPython(tensor: Tensor, opts: { copy?: boolean } = {}) {
+      const address = exportForPython(host, tensor, true, opts.copy);
+      return importManaged(address, true);
+    },
+    fromPython(obj: unknown) {
+      const address = exportManaged(obj, true) >>> 0;
+      return Tensor.fromManaged(host, address, { versioned: true });
+    },
+  };
+}
+
+/**
+ * Install webdlpack into a running Pyodide and connect it to the page's
+ * context. Idempotent per Pyodide instance (concurrent calls share one load).
+ */
+export function loadWebDLPack(pyodide: PyodideLike, options: LoadWebDLPackOptions = {}): Promise<WebDLPackPython> {
+  let bridge = bridges.get(pyodide);
+  if (!bridge) {
+    bridge = load(pyodide, options);
+    bridges.set(pyodide, bridge);
+    bridge.catch(() => bridges.delete(pyodide));
+  }
+  return bridge;
+}

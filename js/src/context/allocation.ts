@@ -1,0 +1,126 @@
+/**
+ * The one place GPU buffers are created for the pointer table: buffer usage
+ * flags, size rounding, argument checks and `createBuffer` under error scopes.
+ * A caching allocator (pool) slots in here later without touching the table.
+ */
+import { WebDLPackError } from "../errors.js";
+
+/**
+ * GPUBufferUsage bit values (WebGPU spec), defined here so this module also
+ * loads where the `GPUBufferUsage` global is missing (Node, workers without WebGPU).
+ */
+export const GPUUsage = Object.freeze({
+  MAP_READ: 0x0001,
+  MAP_WRITE: 0x0002,
+  COPY_SRC: 0x0004,
+  COPY_DST: 0x0008,
+  INDEX: 0x0010,
+  VERTEX: 0x0020,
+  UNIFORM: 0x0040,
+  STORAGE: 0x0080,
+  INDIRECT: 0x0100,
+  QUERY_RESOLVE: 0x0200,
+});
+
+/** All defined usage bits. */
+const ALL_USAGE_BITS = 0x03ff;
+
+/**
+ * Default usage of `allocWebGPU` buffers: STORAGE | COPY_SRC | COPY_DST.
+ * TF.js's `createTensorFromGPUData` (tfjs-backend-webgpu/src/backend_webgpu.ts)
+ * requires STORAGE | COPY_SRC, and ORT-web's `Tensor.fromGpuBuffer` needs STORAGE;
+ * COPY_DST lets `queue.writeBuffer` fill it.
+ */
+export const DEFAULT_GPU_USAGE = GPUUsage.STORAGE | GPUUsage.COPY_SRC | GPUUsage.COPY_DST;
+
+/**
+ * Allocation granularity in bytes. ORT-web rounds every storage buffer up to a
+ * multiple of 16 (`calcNormalizedBufferSize` in
+ * onnxruntime js/web/lib/wasm/jsep/webgpu/gpu-data-manager.ts), and TF.js only
+ * checks `buffer.size >= tensor bytes` (createTensorFromGPUData), so a 16-byte
+ * multiple suits both and any vec4 shader access.
+ */
+export const GPU_ALLOCATION_ALIGNMENT = 16;
+
+/**
+ * Bytes to allocate for a request of `nbytes`: rounded up to a multiple of 16,
+ * at least 16 (a zero-size buffer can not be bound), and never above `limit`
+ * (falls back to a multiple of 4, then to `nbytes` itself, near the limit).
+ */
+export function allocationSize(nbytes: number, limit: number): number {
+  const align = GPU_ALLOCATION_ALIGNMENT;
+  const rounded = Math.max(align, Math.ceil(nbytes / align) * align);
+  if (rounded <= limit) return rounded;
+  const by4 = Math.ceil(nbytes / 4) * 4;
+  return by4 <= limit ? by4 : nbytes;
+}
+
+/**
+ * Check a byte count against the device limit. Throws INVALID_ARGUMENT naming
+ * the value and the limit.
+ */
+export function checkByteCount(nbytes: unknown, maxBufferSize: number, deviceId: number): number {
+  if (typeof nbytes !== "number" || !Number.isSafeInteger(nbytes) || nbytes < 0 || nbytes > maxBufferSize) {
+    throw new WebDLPackError("INVALID_ARGUMENT", `bad GPU allocation size for device ${deviceId}`, {
+      field: "nbytes", value: nbytes,
+      expected: `a safe integer 0 <= nbytes <= ${maxBufferSize} (device.limits.maxBufferSize)`,
+    });
+  }
+  return nbytes;
+}
+
+/** Check GPU buffer usage flags. Throws INVALID_ARGUMENT. */
+export function checkUsage(usage: unknown): number {
+  if (typeof usage !== "number" || !Number.isInteger(usage) || usage <= 0 || (usage & ~ALL_USAGE_BITS) !== 0) {
+    throw new WebDLPackError("INVALID_ARGUMENT", "bad GPU buffer usage", {
+      field: "usage", value: usage, expected: "a nonzero combination of GPUBufferUsage flags (0x001..0x3ff)" });
+  }
+  return usage;
+}
+
+/** What {@link createCheckedBuffer} creates. */
+export interface BufferRequest {
+  /** Bytes, already rounded. */
+  size: number;
+  /** GPUBufferUsage flags. */
+  usage: number;
+  /** Debug label shown in WebGPU messages. */
+  label?: string;
+  /** Device id, for messages. */
+  deviceId: number;
+}
+
+/**
+ * Create a buffer under `out-of-memory` and `validation` error scopes, so a
+ * failure becomes a typed error (OUT_OF_MEMORY / GPU_ERROR) and never an
+ * uncaptured device error. The failed buffer is destroyed; the device is left alone.
+ */
+export async function createCheckedBuffer(device: GPUDevice, request: BufferRequest): Promise<GPUBuffer> {
+  const descriptor: GPUBufferDescriptor = { size: request.size, usage: request.usage };
+  if (request.label !== undefined) descriptor.label = request.label;
+  device.pushErrorScope("out-of-memory");
+  device.pushErrorScope("validation");
+  let buffer: GPUBuffer | undefined;
+  let thrown: unknown;
+  try {
+    buffer = device.createBuffer(descriptor);
+  } catch (err) {
+    thrown = err;
+  }
+  // Pop both scopes whatever happened, in push order reversed.
+  const [validation, oom] = await Promise.all([device.popErrorScope(), device.popErrorScope()]);
+  const what = `${request.size} bytes with usage 0x${request.usage.toString(16)} on device ${request.deviceId}`;
+  if (oom !== null) {
+    buffer?.destroy();
+    throw new WebDLPackError("OUT_OF_MEMORY", `out of GPU memory allocating ${what}: ${oom.message}`, {
+      field: "nbytes", value: request.size, expected: "a size the device can allocate now", cause: oom });
+  }
+  if (validation !== null || thrown !== undefined || buffer === undefined) {
+    buffer?.destroy();
+    const message = validation?.message ?? (thrown instanceof Error ? thrown.message : String(thrown));
+    throw new WebDLPackError("GPU_ERROR", `WebGPU refused to create a buffer of ${what}: ${message}`, {
+      field: "usage", value: request.usage, expected: "a valid GPUBufferDescriptor for this device",
+      cause: validation ?? thrown });
+  }
+  return buffer;
+}

@@ -1,0 +1,145 @@
+/**
+ * The public shape of the page-wide context. Code outside this folder (and
+ * other copies of webdlpack on the page) use the context only through this
+ * interface, so a copy can use an instance another copy created.
+ */
+import type { DeviceLostListener } from "./devices.js";
+import type { GPUPointer } from "./pointer-table.js";
+import type { DeviceInfo, SetupConfig } from "./setup.js";
+
+/** Options of {@link WebDLPackContext.allocWebGPU}. */
+export interface AllocOptions {
+  /** Device id (default 0, the `setup()` device). */
+  deviceId?: number;
+  /** GPUBufferUsage flags (default STORAGE | COPY_SRC | COPY_DST). */
+  usage?: number;
+  /** Debug label for the GPUBuffer. */
+  label?: string;
+  /** Who holds the allocation (any value, reported by gpuPointerInfo; e.g. "onnxruntime"). */
+  owner?: unknown;
+}
+
+/** Options of {@link WebDLPackContext.registerGPUBuffer}. */
+export interface RegisterBufferOptions {
+  /** Device the buffer was made on (default 0). It can not be checked: pass the right one. */
+  deviceId?: number;
+  /** true: freeWebGPU destroys the buffer; false (default): freeWebGPU only forgets it and calls onRelease. */
+  owned?: boolean;
+  /** Who produced the buffer (reported by gpuPointerInfo). */
+  owner?: unknown;
+  /** Called once when the pointer is freed (after the table forgot it), e.g. to dispose the producer's tensor. */
+  onRelease?: (buffer: GPUBuffer, ptr: GPUPointer) => void;
+}
+
+/** What {@link WebDLPackContext.gpuPointerInfo} reports. */
+export interface GPUPointerInfo {
+  /** The pointer itself. */
+  ptr: GPUPointer;
+  /** Device id the buffer belongs to. */
+  deviceId: number;
+  /** Allocated bytes (`buffer.size`; a multiple of 16 for allocWebGPU). */
+  size: number;
+  /** Bytes asked for (allocWebGPU's nbytes; `buffer.size` for registered buffers). */
+  requestedSize: number;
+  /** GPUBufferUsage flags. */
+  usage: number;
+  /** Buffer label ("" if none). */
+  label: string;
+  /** The owner given at allocation/registration (undefined if none). */
+  owner: unknown;
+  /** Whether freeWebGPU destroys the buffer. */
+  owned: boolean;
+  /** Whether the buffer's device has been lost (the pointer then fails to translate). */
+  deviceLost: boolean;
+}
+
+/** Per-device numbers in {@link ContextStats}. */
+export interface DeviceStats {
+  /** Device id. */
+  deviceId: number;
+  /** Whether the device was lost. */
+  lost: boolean;
+  /** False for a replaced device 0 or an unregistered device still holding pointers. */
+  current: boolean;
+  /** Live pointers on the device. */
+  livePointers: number;
+  /** Allocated bytes of those pointers' buffers. */
+  liveBytes: number;
+  /** Requested bytes of those pointers. */
+  requestedBytes: number;
+}
+
+/** What {@link WebDLPackContext.stats} reports. */
+export interface ContextStats {
+  /** One row per device that is registered or still holds pointers, by id. */
+  devices: DeviceStats[];
+  /** Live pointers on all devices. */
+  livePointers: number;
+  /** Allocated bytes on all devices. */
+  liveBytes: number;
+  /** Pointer-table slots retired because their generation ran out. */
+  retiredSlots: number;
+}
+
+/** Version of the context's shared-object protocol. */
+export interface ContextProtocol {
+  /** Changes when a method is removed or changes meaning: copies with another major refuse. */
+  readonly major: number;
+  /** Changes when methods are added: any minor of the same major is accepted. */
+  readonly minor: number;
+}
+
+/**
+ * The page-wide webdlpack context: WebGPU devices and the GPU pointer table.
+ * Get it with `getContext()`; there is one per page (per JS realm).
+ */
+export interface WebDLPackContext {
+  /** The protocol version of the copy that created this context. */
+  readonly protocol: ContextProtocol;
+
+  /**
+   * Request adapter and device once and make it device 0. Concurrent and
+   * repeated calls share one result; after device 0 is lost, the next call
+   * makes a new device 0 (without `cfg`: with the lost device's adapter
+   * options, features and limits). Throws NO_WEBGPU, NO_ADAPTER, UNSUPPORTED (feature or
+   * limit), GPU_ERROR, INVALID_ARGUMENT.
+   */
+  setup(cfg?: SetupConfig): Promise<DeviceInfo>;
+
+  /** The device with id `id` (0: default). Throws UNKNOWN_DEVICE ("call setup() first" for 0) or DEVICE_LOST. */
+  getWebGPUDevice(id?: number): GPUDevice;
+
+  /** Register a device the user made; returns its id (> 0; 0 for the default device). The same device gives the same id. */
+  registerWebGPUDevice(device: GPUDevice, adapterInfo?: GPUAdapterInfo | object): number;
+
+  /** Forget device `id` (> 0). Throws INVALID_ARGUMENT while pointers on it are live, UNKNOWN_DEVICE if unknown. */
+  unregisterWebGPUDevice(id: number): void;
+
+  /** Call `listener` when a registered device is lost. Returns an unsubscribe function. */
+  onDeviceLost(listener: DeviceLostListener): () => void;
+
+  /**
+   * Allocate a GPUBuffer of at least `nbytes` (rounded up to 16) and return its
+   * pointer. Throws INVALID_ARGUMENT (size, usage), UNKNOWN_DEVICE, DEVICE_LOST,
+   * OUT_OF_MEMORY, GPU_ERROR.
+   */
+  allocWebGPU(nbytes: number, options?: AllocOptions): Promise<GPUPointer>;
+
+  /** Adopt a buffer another framework made; returns a pointer. Throws INVALID_ARGUMENT (not a buffer, already in the table). */
+  registerGPUBuffer(buffer: GPUBuffer, options?: RegisterBufferOptions): GPUPointer;
+
+  /** The buffer `ptr` names. O(1). Throws INVALID_POINTER, STALE_POINTER, DEVICE_LOST. */
+  gpuPointerToBuffer(ptr: GPUPointer): GPUBuffer;
+
+  /** Facts about a live pointer (also on a lost device). Throws INVALID_POINTER, STALE_POINTER. */
+  gpuPointerInfo(ptr: GPUPointer): GPUPointerInfo;
+
+  /**
+   * Release `ptr`: destroy the buffer if owned, else forget it and call onRelease.
+   * Works on lost devices too. Throws INVALID_POINTER, DOUBLE_FREE.
+   */
+  freeWebGPU(ptr: GPUPointer): void;
+
+  /** Live pointers and bytes per device. */
+  stats(): ContextStats;
+}

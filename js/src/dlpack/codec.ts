@@ -1,0 +1,24 @@
+/**
+ * The DLPack codec: read and write DLPack structs in wasm linear memory.
+ * Reading lives in `read.ts` (wasm → JS), writing in `write.ts` (JS → wasm);
+ * both apply the checks in `desc.ts`.
+ */
+export {
+  readDLTensor,
+  readManagedTensorVersioned,
+  readManagedTensor,
+  callManagedDeleter,
+  memoryBuffer,
+  toAddress,
+  checkRange,
+  type MemorySource,
+  type ReadOptions,
+} from "./read.js";
+export {
+  writeDLTensor,
+  writeManagedTensorVersioned,
+  writeManagedTensor,
+  type ArrayAddresses,
+  type WriteOptions,
+  type ManagedInput,
+} from "./write.js";

@@ -1,0 +1,75 @@
+/**
+ * How the codec and the Tensor reach one wasm instance: its memory, its
+ * allocator and its function table. Everything in webdlpack that touches wasm
+ * memory goes through this interface, so the same code works over an
+ * Emscripten module, Pyodide's module, or the in-JS test host.
+ */
+import { WebDLPackError } from "../errors.js";
+
+/** A wasm instance as the codec sees it. Addresses are unsigned 32-bit numbers. */
+export interface WasmHost {
+  /**
+   * The current memory buffer. Re-read it after every call that may grow
+   * memory (`malloc`, any call into wasm): growth detaches the old buffer.
+   */
+  readonly buffer: ArrayBuffer | SharedArrayBuffer;
+  /** `void *malloc(size_t)`: returns an address aligned to at least 8, or 0 on failure. */
+  malloc(nbytes: number): number;
+  /** `void free(void *)`: 0 is a no-op. */
+  free(address: number): void;
+  /** Make a wasm-callable `void f(void*)` from a JS function; returns its table index. */
+  addFunction(fn: (arg: number) => void): number;
+  /** Release a table index made by {@link WasmHost.addFunction}. */
+  removeFunction(index: number): void;
+  /** Call the table entry `index` as `void f(void*)` with `arg`. */
+  callVoidPointer(index: number, arg: number): void;
+}
+
+/** The members of an Emscripten module (or `pyodide._module`) that {@link emscriptenHost} uses. */
+export interface EmscriptenModuleLike {
+  /** The heap as bytes; Emscripten replaces it after memory growth. */
+  HEAPU8: Uint8Array;
+  /** The module's exported `malloc`. */
+  _malloc(nbytes: number): number;
+  /** The module's exported `free`. */
+  _free(address: number): void;
+  /** `addFunction(fn, sig)`; needs `-sALLOW_TABLE_GROWTH`. */
+  addFunction(fn: (...args: number[]) => unknown, signature: string): number;
+  /** Release a table index made by `addFunction`. */
+  removeFunction(index: number): void;
+  /** The indirect function table (exported as `wasmTable` by Pyodide and most builds). */
+  wasmTable?: WebAssembly.Table;
+  /** Alternative table accessor some builds export instead of `wasmTable`. */
+  getWasmTableEntry?(index: number): (...args: number[]) => unknown;
+}
+
+/**
+ * A {@link WasmHost} over an Emscripten module (for example `pyodide._module`).
+ * The buffer is re-read from `HEAPU8` on every access, so it follows growth.
+ * Table entries are made with signature `"vi"` (`void f(i32)`).
+ */
+export function emscriptenHost(module: EmscriptenModuleLike): WasmHost {
+  const entry = (index: number): ((...args: number[]) => unknown) => {
+    const fn = module.getWasmTableEntry ? module.getWasmTableEntry(index >>> 0) : module.wasmTable?.get(index >>> 0);
+    if (typeof fn !== "function") {
+      throw new WebDLPackError("INVALID_POINTER", "no function in the wasm table at this index", {
+        field: "function index",
+        value: index >>> 0,
+        expected: "an index made by addFunction",
+      });
+    }
+    return fn as (...args: number[]) => unknown;
+  };
+  return {
+    get buffer() {
+      return module.HEAPU8.buffer;
+    },
+    malloc: (nbytes) => module._malloc(nbytes) >>> 0,
+    free: (address) => module._free(address >>> 0),
+    addFunction: (fn) => module.addFunction((arg: number) => fn(arg >>> 0), "vi") >>> 0,
+    removeFunction: (index) => module.removeFunction(index >>> 0),
+    callVoidPointer: (index, arg) => {
+      entry(index)(arg >>> 0);
+    },
+  };
+}

@@ -1,0 +1,170 @@
+"""PyCapsule plumbing through ``ctypes.pythonapi``, with our own function prototypes.
+
+The functions are bound here with fresh prototypes (``PYFUNCTYPE(...)``)
+instead of setting ``argtypes`` on the shared ``ctypes.pythonapi`` attributes,
+so webdlpack never changes what other libraries see. Capsule names are
+module-level C strings: a capsule keeps a ``const char *`` to its name, so the
+string must outlive every capsule.
+
+The capsule destructor is declared ``void (*)(void *)`` on purpose: a
+``py_object`` argument would make ctypes build a new reference to the dying
+capsule and re-enter the destructor until the stack overflows (seen in
+Pyodide and on CPython).
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import Any, Callable
+
+from ._errors import ErrorCode, WebDLPackBufferError, WebDLPackTypeError
+
+__all__ = [
+    "NAME_VERSIONED",
+    "NAME_LEGACY",
+    "NAME_USED_VERSIONED",
+    "NAME_USED_LEGACY",
+    "DESTRUCTOR",
+    "new_capsule",
+    "capsule_name",
+    "take_pointer",
+    "unused_pointer_raw",
+    "capsule_name_address",
+]
+
+_c_names = {
+    name: ctypes.create_string_buffer(name.encode("ascii"))
+    for name in ("dltensor_versioned", "dltensor", "used_dltensor_versioned", "used_dltensor")
+}
+#: Name of an unconsumed DLPack 1.x capsule.
+NAME_VERSIONED = "dltensor_versioned"
+#: Name of an unconsumed legacy (pre-1.0) capsule.
+NAME_LEGACY = "dltensor"
+#: Name a consumer gives a DLPack 1.x capsule it took.
+NAME_USED_VERSIONED = "used_dltensor_versioned"
+#: Name a consumer gives a legacy capsule it took.
+NAME_USED_LEGACY = "used_dltensor"
+
+#: C type of a capsule destructor: ``void (*)(PyObject *)``, declared with ``void *``.
+DESTRUCTOR = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+
+def _api(name: str, restype: Any, *argtypes: Any) -> Callable[..., Any]:
+    proto = ctypes.PYFUNCTYPE(restype, *argtypes)
+    return proto((name, ctypes.pythonapi))
+
+
+_PyCapsule_New = _api("PyCapsule_New", ctypes.py_object, ctypes.c_void_p, ctypes.c_void_p, DESTRUCTOR)
+_PyCapsule_GetPointer = _api("PyCapsule_GetPointer", ctypes.c_void_p, ctypes.py_object, ctypes.c_void_p)
+_PyCapsule_GetName = _api("PyCapsule_GetName", ctypes.c_char_p, ctypes.py_object)
+_PyCapsule_SetName = _api("PyCapsule_SetName", ctypes.c_int, ctypes.py_object, ctypes.c_void_p)
+_PyCapsule_IsValid = _api("PyCapsule_IsValid", ctypes.c_int, ctypes.py_object, ctypes.c_void_p)
+# Raw-pointer variants for use inside a destructor, where we must not create
+# new references to the object being destroyed.
+_PyCapsule_IsValid_raw = _api("PyCapsule_IsValid", ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
+_PyCapsule_GetPointer_raw = _api("PyCapsule_GetPointer", ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+
+
+def capsule_name_address(name: str) -> int:
+    """Address of webdlpack's own C string for one of the four capsule names."""
+    return ctypes.addressof(_c_names[name])
+
+
+_cname = capsule_name_address
+
+
+def new_capsule(address: int, name: str, destructor: Any) -> Any:
+    """Wrap ``address`` in a new PyCapsule called ``name``.
+
+    Parameters
+    ----------
+    address : int
+        The managed-tensor address (must not be 0).
+    name : str
+        :data:`NAME_VERSIONED` or :data:`NAME_LEGACY`.
+    destructor : DESTRUCTOR or None
+        A module-level callback that lives as long as the interpreter (None: no destructor).
+
+    Returns
+    -------
+    PyCapsule
+    """
+    return _PyCapsule_New(address, _cname(name), DESTRUCTOR() if destructor is None else destructor)
+
+
+def capsule_name(capsule: Any) -> str | None:
+    """The name of ``capsule`` (``None`` for an unnamed capsule).
+
+    Raises
+    ------
+    WebDLPackTypeError
+        ``capsule`` is not a PyCapsule.
+    """
+    if type(capsule).__name__ != "PyCapsule":
+        raise WebDLPackTypeError(ErrorCode.INVALID_ARGUMENT, "expected a DLPack capsule", field="capsule",
+                                 value=type(capsule).__name__, expected="a PyCapsule from __dlpack__()")
+    raw = _PyCapsule_GetName(capsule)
+    return None if raw is None else raw.decode("ascii", "replace")
+
+
+def take_pointer(capsule: Any) -> tuple[int, bool]:
+    """Consume a DLPack capsule: read its pointer and rename it to ``used_...``.
+
+    After this returns the caller owns the managed tensor and must call its
+    deleter exactly once; the capsule's destructor will leave it alone.
+
+    Parameters
+    ----------
+    capsule : PyCapsule
+        Named ``dltensor_versioned`` or ``dltensor``.
+
+    Returns
+    -------
+    (address, versioned) : tuple of (int, bool)
+
+    Raises
+    ------
+    WebDLPackTypeError
+        Not a capsule (code ``INVALID_ARGUMENT``).
+    WebDLPackBufferError
+        Already consumed (code ``ALREADY_CONSUMED``), another kind of capsule or
+        a NULL pointer; nothing was taken.
+    """
+    name = capsule_name(capsule)
+    if name in (NAME_USED_VERSIONED, NAME_USED_LEGACY):
+        raise WebDLPackBufferError(ErrorCode.ALREADY_CONSUMED, "this DLPack capsule was already consumed",
+                                   field="capsule.name", value=name,
+                                   expected="a fresh capsule: call __dlpack__() again for each import")
+    if name not in (NAME_VERSIONED, NAME_LEGACY):
+        raise WebDLPackBufferError(ErrorCode.INVALID_ARGUMENT, "not a DLPack capsule", field="capsule.name",
+                                   value=name, expected=f"{NAME_VERSIONED!r} or {NAME_LEGACY!r}")
+    versioned = name == NAME_VERSIONED
+    address = _PyCapsule_GetPointer(capsule, _cname(name))
+    if not address:
+        raise WebDLPackBufferError(ErrorCode.NULL_POINTER, "DLPack capsule holds a NULL pointer",
+                                   field="capsule.pointer", value=0, expected="a managed tensor address")
+    used = NAME_USED_VERSIONED if versioned else NAME_USED_LEGACY
+    if _PyCapsule_SetName(capsule, _cname(used)) != 0:  # pragma: no cover - only fails on a non-capsule
+        raise WebDLPackBufferError(ErrorCode.INVALID_ARGUMENT, "could not rename the capsule", field="capsule.name",
+                                   value=name, expected=used)
+    return int(address), versioned
+
+
+def unused_pointer_raw(capsule_address: int) -> tuple[int, bool] | None:
+    """In a capsule destructor: the managed pointer if the capsule was never consumed.
+
+    Parameters
+    ----------
+    capsule_address : int
+        The ``PyObject *`` of the capsule being destroyed.
+
+    Returns
+    -------
+    (address, versioned) or None
+        None when the capsule was renamed ``used_...`` (a consumer owns it now).
+    """
+    for name, versioned in ((NAME_VERSIONED, True), (NAME_LEGACY, False)):
+        if _PyCapsule_IsValid_raw(capsule_address, _cname(name)):
+            address = _PyCapsule_GetPointer_raw(capsule_address, _cname(name))
+            return (int(address), versioned) if address else None
+    return None

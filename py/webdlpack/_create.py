@@ -1,0 +1,126 @@
+"""Constructors for CPU tensors: :func:`empty`, :func:`zeros` and :func:`from_buffer`."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from ._abi import FLAG_READ_ONLY
+from ._device import CPU, device as parse_device
+from ._dtype import dtype as parse_dtype, dtype_from_format
+from ._errors import ErrorCode, WebDLPackBufferError, WebDLPackValueError
+from ._layout import numel
+from ._memory import alloc, buffer_address
+from ._tensor import Tensor
+from ._view import TensorView
+
+__all__ = ["empty", "zeros", "from_buffer"]
+
+_INT64_MAX = (1 << 63) - 1
+
+
+def _shape(shape: Any) -> tuple[int, ...]:
+    if isinstance(shape, int) and not isinstance(shape, bool):
+        shape = (shape,)
+    try:
+        out = tuple(int(n) for n in shape)
+    except TypeError:
+        raise WebDLPackValueError(ErrorCode.BAD_SHAPE, "shape must be an int or a sequence of ints", field="shape",
+                                  value=shape, expected="e.g. (2, 3)") from None
+    for i, n in enumerate(out):
+        if n < 0:
+            raise WebDLPackValueError(ErrorCode.BAD_SHAPE, "negative extent", field=f"shape[{i}]", value=n,
+                                      expected=">= 0")
+    return out
+
+
+def _cpu_only(device: Any) -> None:
+    if device is not None and parse_device(device) != CPU:
+        raise WebDLPackValueError(ErrorCode.UNSUPPORTED, "the Python package allocates CPU tensors only",
+                                  field="device", value=device, expected="None or 'cpu'")
+
+
+def empty(shape: int | Sequence[int], dtype: Any = "float32", *, device: Any = None) -> Tensor:
+    """A new C-contiguous CPU tensor whose memory the tensor owns.
+
+    Parameters
+    ----------
+    shape : int or sequence of int
+    dtype : str or DType, default "float32"
+    device : None or "cpu"
+        Only the CPU for now (WebGPU allocation comes through the JS context).
+
+    Returns
+    -------
+    Tensor
+        Contents unspecified (currently zero-filled).
+    """
+    _cpu_only(device)
+    dims = _shape(shape)
+    dt = parse_dtype(dtype)
+    count = numel(dims)
+    if count * dt.itemsize > _INT64_MAX:
+        raise WebDLPackValueError(ErrorCode.SIZE_OVERFLOW, "tensor too large", field="shape", value=dims,
+                                  expected=f"numel * itemsize <= {_INT64_MAX}")
+    block = alloc(count * dt.itemsize)
+    return Tensor._wrap(TensorView(block.address, 0, dims, None, dt, CPU, 0), block)
+
+
+def zeros(shape: int | Sequence[int], dtype: Any = "float32", *, device: Any = None) -> Tensor:
+    """A new zero-filled C-contiguous CPU tensor (see :func:`empty`)."""
+    return empty(shape, dtype, device=device)
+
+
+def from_buffer(obj: Any, *, dtype: Any = None, shape: Sequence[int] | int | None = None) -> Tensor:
+    """Wrap any buffer-protocol object as a CPU tensor, without copying.
+
+    Parameters
+    ----------
+    obj : buffer
+        ``bytearray``, ``array.array``, ``memoryview``, ``bytes``, a NumPy array, ...
+        Must be C-contiguous. Read-only buffers (``bytes``) give read-only tensors.
+    dtype : str or DType, optional
+        Element type; by default read from the buffer's format (``array('f')`` → float32).
+    shape : int or sequence of int, optional
+        By default the buffer's own shape, or 1-D when ``dtype`` changes the item size.
+
+    Returns
+    -------
+    Tensor
+        Keeps ``obj`` alive (and a ``bytearray`` un-resizable) while it or any export lives.
+
+    Raises
+    ------
+    BufferError
+        A non-contiguous buffer.
+    ValueError
+        A format with no dtype, or a shape that does not cover the buffer exactly.
+    """
+    mv = memoryview(obj)
+    if not mv.c_contiguous:
+        raise WebDLPackBufferError(ErrorCode.BAD_STRIDES, "buffer is not C-contiguous", field="obj", value=mv.strides,
+                                   expected="a C-contiguous buffer")
+    native = None
+    try:
+        native = dtype_from_format(mv.format)
+    except WebDLPackValueError:
+        if dtype is None:
+            raise
+    dt = parse_dtype(dtype) if dtype is not None else native
+    assert dt is not None
+    nbytes = mv.nbytes
+    if shape is None:
+        if dt == native:
+            dims: tuple[int, ...] = tuple(mv.shape or ())
+        else:
+            if nbytes % dt.itemsize:
+                raise WebDLPackValueError(ErrorCode.BAD_SHAPE, "buffer size is not a multiple of the item size",
+                                          field="obj.nbytes", value=nbytes, expected=f"a multiple of {dt.itemsize}")
+            dims = (nbytes // dt.itemsize,)
+    else:
+        dims = _shape(shape)
+    if numel(dims) * dt.itemsize != nbytes:
+        raise WebDLPackValueError(ErrorCode.BAD_SHAPE, "shape and dtype do not cover the buffer exactly",
+                                  field="shape", value=dims, expected=f"numel * {dt.itemsize} == {nbytes} bytes")
+    address = buffer_address(mv)
+    flags = FLAG_READ_ONLY if mv.readonly else 0
+    return Tensor._wrap(TensorView(address, 0, dims, None, dt, CPU, flags), mv)

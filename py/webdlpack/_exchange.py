@@ -1,0 +1,74 @@
+"""The address-level seam used by the Pyodide <-> JS bridge.
+
+Capsules only exist inside Python. To hand a tensor to JavaScript (or to C in
+the same wasm module) the bridge needs the managed struct's *address*; to take
+a tensor JS wrote into the wasm heap it needs to adopt a struct by address.
+These two functions are that seam; both follow the DLPack ownership contract.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._export import make_managed
+from ._import import adopt, from_dlpack
+from ._tensor import Tensor
+
+__all__ = ["export_managed", "import_managed"]
+
+
+def export_managed(x: Any, versioned: bool = True) -> int:
+    """Export ``x`` as a new managed DLPack struct and return its address.
+
+    Parameters
+    ----------
+    x : Tensor or object with ``__dlpack__``
+        What to export; other DLPack producers are imported first (zero-copy).
+    versioned : bool, default True
+        ``DLManagedTensorVersioned`` (DLPack 1.1) or a legacy ``DLManagedTensor``.
+
+    Returns
+    -------
+    int
+        Address (unsigned) of the struct. The receiver must call its deleter
+        exactly once; until then the memory stays alive, even if ``x`` is disposed.
+
+    Raises
+    ------
+    ValueError
+        ``x`` is a disposed tensor.
+    BufferError
+        A read-only tensor with ``versioned=False`` (legacy structs cannot say read-only).
+    """
+    tensor = x if isinstance(x, Tensor) else from_dlpack(x)
+    view = tensor._live()
+    if not versioned and view.read_only:
+        from ._errors import ErrorCode, WebDLPackBufferError
+
+        raise WebDLPackBufferError(ErrorCode.UNSUPPORTED, "a read-only tensor cannot be exported as a legacy struct",
+                                   field="versioned", value=False, expected="True")
+    return make_managed(view, tensor._owner, versioned=versioned)
+
+
+def import_managed(address: int, versioned: bool = True) -> Tensor:
+    """Take ownership of the managed DLPack struct at ``address``.
+
+    Parameters
+    ----------
+    address : int
+        E.g. a struct JavaScript wrote into the wasm heap. The caller gives up
+        ownership: webdlpack calls the deleter once (on dispose, on collection,
+        or immediately if the struct is refused).
+    versioned : bool, default True
+        Which struct is at ``address``.
+
+    Returns
+    -------
+    Tensor
+
+    Raises
+    ------
+    ValueError, BufferError
+        An invalid struct or major version (the deleter has been called).
+    """
+    return adopt(address, versioned)

@@ -1,0 +1,154 @@
+"""Import: take a managed DLPack struct (from a capsule or an address) into a :class:`Tensor`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._abi import DLPACK_MAJOR_VERSION, DLPACK_VERSION, DLManagedTensor, DLManagedTensorVersioned
+from ._capsule import take_pointer
+from ._device import Device, device as parse_device
+from ._errors import ErrorCode, WebDLPackAttributeError, WebDLPackBufferError, WebDLPackValueError
+from ._owner import ManagedOwner, call_deleter
+from ._tensor import Tensor
+from ._validate import read_dltensor
+
+__all__ = ["adopt", "from_capsule", "from_dlpack"]
+
+
+def adopt(address: int, versioned: bool = True) -> Tensor:
+    """Take ownership of the managed struct at ``address`` and wrap it in a Tensor.
+
+    From here on the deleter runs exactly once: when the tensor is disposed or
+    collected, or right away if the struct is refused (wrong major version,
+    invalid fields).
+
+    Parameters
+    ----------
+    address : int
+        Address of a ``DLManagedTensorVersioned`` (or a legacy ``DLManagedTensor``).
+    versioned : bool, default True
+        Which of the two structs is at ``address``.
+
+    Returns
+    -------
+    Tensor
+
+    Raises
+    ------
+    WebDLPackValueError
+        NULL address (nothing taken), a major version other than 1
+        (``VERSION_MISMATCH``), or an invalid field (the field is named).
+    """
+    address = int(address)
+    if address == 0:
+        raise WebDLPackValueError(ErrorCode.NULL_POINTER, "managed tensor address is NULL", field="address", value=0,
+                                  expected="the address of a managed DLPack struct")
+    if versioned:
+        managed_v = DLManagedTensorVersioned.from_address(address)
+        major, minor = int(managed_v.version.major), int(managed_v.version.minor)
+        if major != DLPACK_MAJOR_VERSION:
+            call_deleter(address, versioned)
+            raise WebDLPackBufferError(ErrorCode.VERSION_MISMATCH, f"DLPack {major}.{minor} tensor is not readable "
+                                       f"by webdlpack (DLPack {DLPACK_VERSION[0]}.{DLPACK_VERSION[1]}); it was released",
+                                       field="DLManagedTensorVersioned.version.major", value=major,
+                                       expected=f"{DLPACK_MAJOR_VERSION}")
+    owner = ManagedOwner(address, versioned)
+    try:
+        if versioned:
+            view = read_dltensor(managed_v.dl_tensor, int(managed_v.flags))
+        else:
+            view = read_dltensor(DLManagedTensor.from_address(address).dl_tensor, 0)
+    except BaseException:
+        owner.release()
+        raise
+    return Tensor._wrap(view, owner)
+
+
+def from_capsule(capsule: Any) -> Tensor:
+    """Consume a DLPack capsule (``dltensor_versioned`` or ``dltensor``) into a Tensor.
+
+    The capsule is renamed ``used_...`` first, so it can be consumed only once.
+
+    Raises
+    ------
+    TypeError
+        Not a PyCapsule.
+    BufferError
+        A capsule already consumed (``ALREADY_CONSUMED``) or of another kind.
+    ValueError
+        An invalid struct; its deleter was called.
+    """
+    address, versioned = take_pointer(capsule)
+    return adopt(address, versioned)
+
+
+def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> Tensor:
+    """Make a Tensor from any object with ``__dlpack__`` (array API standard).
+
+    Parameters
+    ----------
+    x : object
+        A producer: a NumPy array, a webdlpack Tensor, ...
+    device : str or Device or tuple, optional
+        Where the result must be (``"cpu"``); None keeps ``x``'s device.
+    copy : bool, optional
+        True: ask the producer for a copy (``flags.is_copied`` is then set).
+        False: never copy. None: copy only if needed.
+
+    Returns
+    -------
+    Tensor
+        Shares ``x``'s memory unless a copy was made, and keeps it alive.
+
+    Raises
+    ------
+    AttributeError
+        ``x`` has no ``__dlpack__`` method.
+    BufferError
+        The producer cannot export as asked, or gave data on another device.
+    ValueError
+        The producer's struct is invalid (the field is named).
+
+    Notes
+    -----
+    ``x.__dlpack__`` is called with ``max_version=(1, 1)`` (and ``dl_device`` /
+    ``copy`` when given). A producer that predates these keywords raises
+    TypeError; then it is called again without them and a legacy capsule is
+    accepted, and a requested copy is made here.
+    """
+    if not hasattr(x, "__dlpack__"):
+        raise WebDLPackAttributeError(ErrorCode.INVALID_ARGUMENT, "object does not support DLPack", field="x",
+                                      value=type(x).__name__, expected="an object with __dlpack__ and __dlpack_device__")
+    target: Device | None = None if device is None else parse_device(device)
+    source: Device | None = None
+    if hasattr(x, "__dlpack_device__"):
+        source = parse_device(tuple(x.__dlpack_device__()))
+    kwargs: dict[str, Any] = {"max_version": DLPACK_VERSION}
+    if target is not None:
+        kwargs["dl_device"] = target.to_dlpack()
+    if copy is not None:
+        kwargs["copy"] = copy
+    legacy_call = False
+    try:
+        capsule = x.__dlpack__(**kwargs)
+    except TypeError:
+        legacy_call = True
+        capsule = x.__dlpack__()
+    tensor = from_capsule(capsule)
+    del capsule
+    try:
+        expected = target if target is not None else source
+        if expected is not None and tensor.device != expected:
+            raise WebDLPackBufferError(ErrorCode.BAD_DEVICE, "producer returned data on another device",
+                                       field="DLTensor.device", value=str(tensor.device), expected=str(expected))
+        if copy is False and tensor.flags.is_copied:
+            raise WebDLPackBufferError(ErrorCode.COPY_REQUIRED, "producer copied although copy=False",
+                                       field="flags.is_copied", value=True, expected="False")
+    except BaseException:
+        tensor.dispose()
+        raise
+    if legacy_call and copy:
+        copied = tensor.copy()
+        tensor.dispose()
+        return copied
+    return tensor

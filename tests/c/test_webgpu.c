@@ -1,0 +1,242 @@
+/*
+ * test_webgpu.c — wdl_init and GPU pointers through a fake host: argument
+ * checks, the C-side ledger (count/bytes, double free, foreign pointers),
+ * and host failures turned into the last error.
+ */
+#include "fake_host.h"
+#include "harness.h"
+#include "webdlpack/webdlpack.h"
+
+static void init_fake(void) {
+  wdl_host_table h = fake_host_table();
+  if (wdl_init(&h) != 0) wdl_t_fail(__FILE__, __LINE__, "wdl_init: %s", wdl_last_error_message());
+}
+
+static void init_checks_table(void) {
+  CHECK_EQ_INT(wdl_is_initialized(), 0);
+  CHECK_EQ_INT(wdl_init(NULL), -1);
+  CHECK_ERROR(WDL_NULL_POINTER, "field host");
+  wdl_host_table h = fake_host_table();
+  h.abi_version = 2;
+  CHECK_EQ_INT(wdl_init(&h), -1);
+  CHECK_ERROR(WDL_VERSION_MISMATCH, "field wdl_host_table.abi_version; value 2");
+  h = fake_host_table();
+  h.struct_size = 28;
+  CHECK_EQ_INT(wdl_init(&h), -1);
+  CHECK_ERROR(WDL_VERSION_MISMATCH, "wdl_host_table.struct_size");
+  h = fake_host_table();
+  h.gpu_free = NULL;
+  CHECK_EQ_INT(wdl_init(&h), -1);
+  CHECK_ERROR(WDL_NULL_POINTER, "wdl_host_table.gpu_free");
+  CHECK_EQ_INT(wdl_is_initialized(), 0);
+  h = fake_host_table();
+  h.tensor_to_js = NULL; /* optional */
+  h.tensor_from_js = NULL;
+  h.last_error = NULL;
+  CHECK_EQ_INT(wdl_init(&h), 0);
+  CHECK_EQ_INT(wdl_is_initialized(), 1);
+  wdl_shutdown();
+  CHECK_EQ_INT(wdl_is_initialized(), 0);
+}
+
+static void not_initialized(void) {
+  CHECK_EQ_INT(wdl_webgpu_alloc(0, 16, 0), 0);
+  CHECK_ERROR(WDL_UNSUPPORTED, "wdl_init has not been called");
+  wdl_gpu_buffer_info info;
+  CHECK_EQ_INT(wdl_webgpu_query(0x80000100u, &info), -1);
+  CHECK_ERROR(WDL_UNSUPPORTED, "wdl_init");
+  CHECK_EQ_INT(fake.alloc_calls + fake.query_calls, 0);
+}
+
+static void alloc_free_ledger(void) {
+  init_fake();
+  uint32_t a = wdl_webgpu_alloc(0, 100, 0);
+  uint32_t b = wdl_webgpu_alloc(1, 4096, 0x80 /* STORAGE */);
+  uint32_t c = wdl_webgpu_alloc(0, 1, 0);
+  CHECK(a != 0 && b != 0 && c != 0);
+  CHECK(a != b && b != c && a != c);
+  CHECK(a >= 0x80000000u); /* pointers above 2^31 stay unsigned */
+  CHECK_EQ_INT(fake.last_device_id, 0);
+  wdl_webgpu_stats st;
+  CHECK_EQ_INT(wdl_webgpu_stats_get(&st), 0);
+  CHECK_EQ_INT(st.live_count, 3);
+  CHECK_EQ_U64(st.live_bytes, 4197);
+  CHECK_EQ_INT(fake_live_buffers(), 3);
+  CHECK_EQ_INT(wdl_webgpu_free(b), 0);
+  CHECK_EQ_INT(wdl_webgpu_stats_get(&st), 0);
+  CHECK_EQ_INT(st.live_count, 2);
+  CHECK_EQ_U64(st.live_bytes, 101);
+  CHECK_EQ_INT(wdl_webgpu_free(a), 0);
+  CHECK_EQ_INT(wdl_webgpu_free(c), 0);
+  CHECK_EQ_INT(wdl_webgpu_stats_get(&st), 0);
+  CHECK_EQ_INT(st.live_count, 0);
+  CHECK_EQ_U64(st.live_bytes, 0);
+  CHECK_EQ_INT(fake_live_buffers(), 0);
+  CHECK_EQ_INT(fake.free_calls, 3);
+  CHECK_EQ_INT(wdl_webgpu_stats_get(NULL), -1);
+}
+
+static void large_size_split_lo_hi(void) {
+  init_fake();
+  uint64_t n = (UINT64_C(5) << 30) + 12; /* 5 GiB + 12: needs the high word */
+  uint32_t p = wdl_webgpu_alloc(0, n, 0);
+  CHECK(p != 0);
+  CHECK_EQ_U64(fake.last_lo, (uint32_t)n);
+  CHECK_EQ_U64(fake.last_hi, 1);
+  wdl_gpu_buffer_info info;
+  CHECK_EQ_INT(wdl_webgpu_query(p, &info), 0);
+  CHECK_EQ_U64(info.nbytes, n);
+  CHECK_EQ_INT(wdl_webgpu_free(p), 0);
+}
+
+static void double_free_caught_in_c(void) {
+  init_fake();
+  uint32_t p = wdl_webgpu_alloc(0, 64, 0);
+  CHECK(p != 0);
+  CHECK_EQ_INT(wdl_webgpu_free(p), 0);
+  unsigned calls = fake.free_calls;
+  CHECK_EQ_INT(wdl_webgpu_free(p), -1);
+  CHECK_ERROR(WDL_DOUBLE_FREE, "already freed");
+  CHECK_EQ_INT(fake.free_calls, calls); /* JS was not asked */
+}
+
+static void foreign_pointer_refused(void) {
+  init_fake();
+  CHECK_EQ_INT(wdl_webgpu_free(12345), -1);
+  CHECK_ERROR(WDL_INVALID_POINTER, "value 0x00003039");
+  CHECK_EQ_INT(wdl_webgpu_free(0), -1);
+  CHECK_ERROR(WDL_INVALID_POINTER, "GPU pointer is 0");
+  CHECK_EQ_INT(fake.free_calls, 0);
+}
+
+static void alloc_argument_errors(void) {
+  init_fake();
+  CHECK_EQ_INT(wdl_webgpu_alloc(0, 0, 0), 0);
+  CHECK_ERROR(WDL_INVALID_ARGUMENT, "field nbytes; value 0");
+  CHECK_EQ_INT(wdl_webgpu_alloc(0, (UINT64_C(1) << 53) + 1, 0), 0);
+  CHECK_ERROR(WDL_INVALID_ARGUMENT, "0 < nbytes <= 2^53");
+  CHECK_EQ_INT(wdl_webgpu_alloc(-2, 16, 0), 0);
+  CHECK_ERROR(WDL_UNKNOWN_DEVICE, "field device_id; value -2");
+  CHECK_EQ_INT(fake.alloc_calls, 0);
+}
+
+static void host_error_via_last_error(void) {
+  init_fake();
+  fake.alloc_mode = FAKE_FAIL_LAST_ERROR;
+  fake.fail_code = WDL_OUT_OF_MEMORY;
+  CHECK_EQ_INT(wdl_webgpu_alloc(0, 1 << 20, 0), 0);
+  CHECK_ERROR(WDL_OUT_OF_MEMORY, "fake host: gpu_alloc failed");
+  CHECK_EQ_INT(fake.last_error_calls, 1);
+  wdl_webgpu_stats st;
+  wdl_webgpu_stats_get(&st);
+  CHECK_EQ_INT(st.live_count, 0);
+}
+
+static void host_error_via_set_error(void) {
+  init_fake();
+  fake.alloc_mode = FAKE_FAIL_SET_ERROR;
+  fake.fail_code = WDL_UNKNOWN_DEVICE;
+  CHECK_EQ_INT(wdl_webgpu_alloc(3, 16, 0), 0);
+  CHECK_ERROR(WDL_UNKNOWN_DEVICE, "fake host: gpu_alloc failed");
+  CHECK_EQ_INT(fake.last_error_calls, 0); /* already reported */
+}
+
+static void host_error_silent(void) {
+  init_fake();
+  fake.query_mode = FAKE_FAIL_SILENT;
+  wdl_gpu_buffer_info info;
+  CHECK_EQ_INT(wdl_webgpu_query(0x80000100u, &info), -1);
+  CHECK_ERROR(WDL_GPU_ERROR, "wdl_host_table.gpu_query");
+  /* no last_error entry at all */
+  wdl_host_table h = fake_host_table();
+  h.last_error = NULL;
+  CHECK_EQ_INT(wdl_init(&h), 0);
+  CHECK_EQ_INT(wdl_webgpu_query(0x80000100u, &info), -1);
+  CHECK_ERROR(WDL_GPU_ERROR, "host function failed and gave no error");
+}
+
+static void free_device_lost_forgets(void) {
+  init_fake();
+  uint32_t p = wdl_webgpu_alloc(0, 256, 0);
+  CHECK(p != 0);
+  fake.free_mode = FAKE_FAIL_LAST_ERROR;
+  fake.fail_code = WDL_DEVICE_LOST;
+  CHECK_EQ_INT(wdl_webgpu_free(p), -1);
+  CHECK_ERROR(WDL_DEVICE_LOST, "gpu_free failed");
+  wdl_webgpu_stats st;
+  wdl_webgpu_stats_get(&st);
+  CHECK_EQ_INT(st.live_count, 0); /* the buffer died with its device */
+  fake_host_reset();              /* drop the fake's record of it */
+}
+
+static void free_other_failure_keeps(void) {
+  init_fake();
+  uint32_t p = wdl_webgpu_alloc(0, 256, 0);
+  CHECK(p != 0);
+  fake.free_mode = FAKE_FAIL_LAST_ERROR;
+  fake.fail_code = WDL_GPU_ERROR;
+  CHECK_EQ_INT(wdl_webgpu_free(p), -1);
+  CHECK_ERROR(WDL_GPU_ERROR, "gpu_free failed");
+  wdl_webgpu_stats st;
+  wdl_webgpu_stats_get(&st);
+  CHECK_EQ_INT(st.live_count, 1);
+  fake.free_mode = FAKE_OK;
+  CHECK_EQ_INT(wdl_webgpu_free(p), 0); /* retry works */
+}
+
+static void query_fields(void) {
+  init_fake();
+  uint32_t p = wdl_webgpu_alloc(2, 100, 0x88);
+  CHECK(p != 0);
+  wdl_gpu_buffer_info info;
+  memset(&info, 0xff, sizeof info);
+  CHECK_EQ_INT(wdl_webgpu_query(p, &info), 0);
+  CHECK_EQ_U64(info.nbytes, 100);
+  CHECK_EQ_U64(info.allocated_nbytes, 112);
+  CHECK_EQ_INT(info.device_id, 2);
+  CHECK_EQ_INT(info.usage, 0x88);
+  CHECK_EQ_INT(info.owned, 1);
+  CHECK_EQ_INT(info.reserved, 0);
+  CHECK_EQ_INT(wdl_webgpu_query(p, NULL), -1);
+  CHECK_ERROR(WDL_NULL_POINTER, "field out");
+  CHECK_EQ_INT(wdl_webgpu_query(0, &info), -1);
+  CHECK_ERROR(WDL_INVALID_POINTER, "field ptr");
+  CHECK_EQ_INT(wdl_webgpu_free(p), 0);
+  CHECK_EQ_INT(wdl_webgpu_query(p, &info), -1);
+  CHECK_ERROR(WDL_INVALID_POINTER, "unknown pointer");
+}
+
+static void ledger_grows(void) {
+  init_fake();
+  uint32_t ptrs[40];
+  for (int i = 0; i < 40; i++) {
+    ptrs[i] = wdl_webgpu_alloc(0, (uint64_t)(i + 1), 0);
+    CHECK(ptrs[i] != 0);
+  }
+  wdl_webgpu_stats st;
+  wdl_webgpu_stats_get(&st);
+  CHECK_EQ_INT(st.live_count, 40);
+  CHECK_EQ_U64(st.live_bytes, 40 * 41 / 2);
+  for (int i = 0; i < 40; i += 2) CHECK_EQ_INT(wdl_webgpu_free(ptrs[i]), 0);
+  for (int i = 1; i < 40; i += 2) CHECK_EQ_INT(wdl_webgpu_free(ptrs[i]), 0);
+  wdl_webgpu_stats_get(&st);
+  CHECK_EQ_INT(st.live_count, 0);
+}
+
+const wdl_test_case wdl_webgpu_cases[] = {
+    {"webgpu", "init_checks_table", init_checks_table},
+    {"webgpu", "not_initialized", not_initialized},
+    {"webgpu", "alloc_free_ledger", alloc_free_ledger},
+    {"webgpu", "large_size_split_lo_hi", large_size_split_lo_hi},
+    {"webgpu", "double_free_caught_in_c", double_free_caught_in_c},
+    {"webgpu", "foreign_pointer_refused", foreign_pointer_refused},
+    {"webgpu", "alloc_argument_errors", alloc_argument_errors},
+    {"webgpu", "host_error_via_last_error", host_error_via_last_error},
+    {"webgpu", "host_error_via_set_error", host_error_via_set_error},
+    {"webgpu", "host_error_silent", host_error_silent},
+    {"webgpu", "free_device_lost_forgets", free_device_lost_forgets},
+    {"webgpu", "free_other_failure_keeps", free_other_failure_keeps},
+    {"webgpu", "query_fields", query_fields},
+    {"webgpu", "ledger_grows", ledger_grows},
+};
+const size_t wdl_webgpu_count = WDL_COUNT_OF(wdl_webgpu_cases);

@@ -1,0 +1,116 @@
+/**
+ * Fake WebGPU objects for Node tests of the context: just enough of GPU,
+ * GPUAdapter, GPUDevice and GPUBuffer for setup, error scopes, allocation and loss.
+ */
+
+/** A fake GPUBuffer that records destroy(). */
+export class FakeBuffer {
+  destroyed = 0;
+  constructor(readonly size: number, readonly usage: number, readonly label: string) {}
+  destroy(): void {
+    this.destroyed += 1;
+  }
+}
+
+type ScopeFilter = "out-of-memory" | "validation" | "internal";
+
+/** A fake GPUDevice with a real error-scope stack and a lost promise. */
+export class FakeDevice {
+  readonly features: Set<string>;
+  readonly limits: Record<string, number>;
+  readonly queue = {};
+  readonly lost: Promise<{ reason: string; message: string }>;
+  readonly created: FakeBuffer[] = [];
+  /** The next createBuffer raises this error into the innermost scope with its filter. */
+  failNext: { filter: ScopeFilter; message: string } | undefined;
+  readonly scopes: { filter: ScopeFilter; error: { message: string } | null }[] = [];
+  #resolveLost!: (info: { reason: string; message: string }) => void;
+
+  constructor(features: string[] = [], limits: Record<string, number> = {}) {
+    this.features = new Set(features);
+    this.limits = { ...DEFAULT_LIMITS, ...limits };
+    this.lost = new Promise((resolve) => {
+      this.#resolveLost = resolve;
+    });
+  }
+
+  createBuffer(desc: { size: number; usage: number; label?: string }): FakeBuffer {
+    const buffer = new FakeBuffer(desc.size, desc.usage, desc.label ?? "");
+    this.created.push(buffer);
+    const fail = this.failNext;
+    this.failNext = undefined;
+    if (fail) {
+      for (let i = this.scopes.length - 1; i >= 0; i--) {
+        const scope = this.scopes[i]!;
+        if (scope.filter === fail.filter) {
+          scope.error ??= { message: fail.message };
+          break;
+        }
+      }
+    }
+    return buffer;
+  }
+
+  pushErrorScope(filter: ScopeFilter): void {
+    this.scopes.push({ filter, error: null });
+  }
+
+  popErrorScope(): Promise<{ message: string } | null> {
+    const scope = this.scopes.pop();
+    if (!scope) return Promise.reject(new Error("OperationError: error scope stack is empty"));
+    return Promise.resolve(scope.error);
+  }
+
+  /** Lose the device like GPUDevice.destroy() does. */
+  destroy(): void {
+    this.#resolveLost({ reason: "destroyed", message: "Device was destroyed." });
+  }
+}
+
+/** Limits close to SwiftShader's. */
+export const DEFAULT_LIMITS: Record<string, number> = {
+  maxBufferSize: 1 << 20,
+  maxStorageBufferBindingSize: 1 << 20,
+  minStorageBufferOffsetAlignment: 256,
+  maxStorageBuffersPerShaderStage: 8,
+  maxComputeWorkgroupSizeX: 256,
+  maxComputeInvocationsPerWorkgroup: 256,
+  maxComputeWorkgroupsPerDimension: 65535,
+};
+
+/** A fake GPUAdapter that counts requestDevice calls. */
+export class FakeAdapter {
+  requestDeviceCalls = 0;
+  readonly devices: FakeDevice[] = [];
+  readonly info = { vendor: "fake", architecture: "test", device: "", description: "fake adapter" };
+  constructor(
+    readonly features: Set<string> = new Set(["timestamp-query"]),
+    readonly limits: Record<string, number> = { ...DEFAULT_LIMITS, maxComputeWorkgroupStorageSize: 32768 },
+  ) {}
+
+  lastDescriptor: { requiredFeatures?: string[]; requiredLimits?: Record<string, number> } | undefined;
+  async requestDevice(desc: { requiredFeatures?: string[]; requiredLimits?: Record<string, number> } = {}): Promise<FakeDevice> {
+    this.requestDeviceCalls += 1;
+    this.lastDescriptor = desc;
+    await new Promise((r) => setTimeout(r, 5));
+    const device = new FakeDevice(desc.requiredFeatures ?? [], { ...this.limits, ...(desc.requiredLimits ?? {}) });
+    this.devices.push(device);
+    return device;
+  }
+}
+
+/** A fake navigator.gpu; `adapter = null` makes requestAdapter find none. */
+export class FakeGPU {
+  requestAdapterCalls = 0;
+  constructor(public adapter: FakeAdapter | null = new FakeAdapter()) {}
+  async requestAdapter(): Promise<FakeAdapter | null> {
+    this.requestAdapterCalls += 1;
+    await new Promise((r) => setTimeout(r, 5));
+    return this.adapter;
+  }
+}
+
+/** Cast a fake to the WebGPU type the API expects. */
+export function asGPU<T>(fake: unknown): T {
+  return fake as T;
+}

@@ -1,0 +1,67 @@
+# Runs inside Pyodide (see pyodide_smoke.mjs). Raises on any failure; the last
+# expression is a JSON report for the pytest wrapper.
+import array
+import gc
+import json
+import sys
+
+sys.path.insert(0, "/home/pyodide")
+import webdlpack as w
+from webdlpack import _debug, _exchange, _export, _host
+from js import webdlpackSmokeHeapByte
+
+assert _host.IS_PYODIDE and _host.POINTER_SIZE == 4, (_host.HOST_NAME, _host.POINTER_SIZE)
+assert _export.CAPSULE_PEEK_OK  # the call-free capsule destructor works on wasm32 too
+lay = w.layout()
+assert lay["DLTensor"]["size"] == 40 and lay["DLTensor"]["byte_offset"] == 32, lay["DLTensor"]
+assert lay["DLManagedTensor"]["size"] == 48, lay["DLManagedTensor"]
+assert lay["DLManagedTensorVersioned"]["size"] == 64, lay["DLManagedTensorVersioned"]
+assert lay["DLManagedTensorVersioned"]["dl_tensor"] == 24, lay["DLManagedTensorVersioned"]
+
+# export -> import through a capsule, zero-copy
+src = w.from_buffer(array.array("i", [1, 2, 3, 250]))
+cap = src.__dlpack__(max_version=(1, 1))
+dst = w.from_capsule(cap)
+assert dst.tolist() == [1, 2, 3, 250] and dst.data_ptr == src.data_ptr
+assert webdlpackSmokeHeapByte(src.data_ptr + 12) == 250
+assert _debug.live_exports() == 1
+dst.dispose()
+del cap
+gc.collect()
+assert _debug.live_exports() == 0, _debug.export_stats()
+
+# the Tensor protocol end to end, strided copy, legacy capsule, unconsumed capsule
+t = w.zeros((2, 3), "float64")
+mv = t.memoryview()
+mv[1, 2] = 7.5
+u = w.from_dlpack(t, copy=True)
+assert u.flags.is_copied and u.data_ptr != t.data_ptr and u.tolist() == [[0, 0, 0], [0, 0, 7.5]]
+legacy = w.from_capsule(t.__dlpack__())
+assert legacy.tolist() == t.tolist()
+unused = t.__dlpack__(max_version=(1, 0))
+del unused
+half = w.from_buffer(bytearray(b"\x00\x3c\x00\xc0"), dtype="float16")
+assert half.memoryview().tolist() == [1.0, -2.0] and half.tolist() == [1.0, -2.0]  # 'e' casts on 3.12+
+ro = w.from_dlpack(w.from_buffer(b"\x01\x02"))
+assert ro.flags.read_only and ro.memoryview().readonly
+
+# the address seam the JS bridge uses
+addr = _exchange.export_managed(t)
+assert 0 < addr < 2**32
+back = _exchange.import_managed(addr)
+assert back.tolist() == t.tolist()
+from webdlpack._js_bridge import from_js, to_js
+
+js_tensor = to_js(t)
+assert js_tensor.versioned and 0 < js_tensor.address < 2**32
+again = from_js(js_tensor)
+assert again.tolist() == t.tolist() and again.data_ptr == t.data_ptr
+for x in (u, legacy, ro, back, half, again):
+    x.dispose()
+del mv
+gc.collect()
+stats = _debug.export_stats()
+assert stats["live"] == 0 and stats["unknown_deletes"] == 0, stats
+assert _debug.live_imports() == 0, _debug.import_stats()
+
+json.dumps({"python": sys.version.split()[0], "layout": lay, "exports": stats})

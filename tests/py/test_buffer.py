@@ -1,0 +1,124 @@
+"""from_buffer, empty/zeros, memoryview and tolist on CPU tensors."""
+
+from __future__ import annotations
+
+import array
+import struct
+
+import numpy as np
+import pytest
+
+import webdlpack as w
+
+
+def test_from_bytearray_is_zero_copy_and_writable():
+    buf = bytearray(16)
+    t = w.from_buffer(buf, dtype="int32")
+    assert t.shape == (4,) and not t.flags.read_only
+    mv = t.memoryview()
+    mv[2] = 99
+    assert struct.unpack_from("<i", buf, 8)[0] == 99
+    with pytest.raises(BufferError):
+        buf.extend(b"x")  # the tensor holds an export: no resize under it
+    del mv
+
+
+def test_from_bytes_is_read_only():
+    t = w.from_buffer(b"\x01\x00\x02\x00", dtype="uint16")
+    assert t.flags.read_only and t.tolist() == [1, 2]
+    assert t.memoryview().readonly
+
+
+def test_from_array_array_infers_dtype():
+    for code, name in [("b", "int8"), ("B", "uint8"), ("h", "int16"), ("i", "int32"), ("q", "int64"),
+                       ("Q", "uint64"), ("f", "float32"), ("d", "float64")]:
+        a = array.array(code, [1, 2, 3])
+        t = w.from_buffer(a)
+        assert t.dtype.name == name and t.tolist() == [1, 2, 3]
+        assert np.from_dlpack(t).__array_interface__["data"][0] == a.buffer_info()[0]
+
+
+def test_from_multidim_memoryview_keeps_shape():
+    mv = memoryview(bytearray(24)).cast("B").cast("d", [3, 1])
+    t = w.from_buffer(mv)
+    assert t.shape == (3, 1) and t.dtype.name == "float64"
+
+
+def test_from_numpy_buffer_with_complex_format():
+    a = np.array([1 + 2j, 3 - 4j], dtype="complex64")
+    t = w.from_buffer(a)
+    assert t.dtype.name == "complex64" and t.tolist() == [1 + 2j, 3 - 4j]
+
+
+def test_from_buffer_shape_and_errors():
+    t = w.from_buffer(bytearray(24), dtype="float32", shape=(2, 3))
+    assert t.shape == (2, 3)
+    with pytest.raises(ValueError) as err:
+        w.from_buffer(bytearray(10), dtype="float32")
+    assert err.value.field == "obj.nbytes"
+    with pytest.raises(ValueError) as err:
+        w.from_buffer(bytearray(24), dtype="float32", shape=(5,))
+    assert err.value.field == "shape"
+    with pytest.raises(BufferError):
+        w.from_buffer(memoryview(bytearray(16))[::2])
+    with pytest.raises(ValueError) as err:
+        w.from_buffer(np.zeros(2, dtype=">f4"))
+    assert err.value.code == w.ErrorCode.BAD_DTYPE
+    with pytest.raises(ValueError):
+        w.from_buffer(bytearray(4), dtype="float33")
+
+
+def test_empty_and_zeros():
+    t = w.empty((2, 3), "int16")
+    assert t.shape == (2, 3) and t.dtype.name == "int16" and t.nbytes == 12 and t.strides is None
+    assert t.data_ptr % 8 == 0 and t.byte_offset == 0
+    z = w.zeros(5, "complex128")
+    assert z.tolist() == [0j] * 5
+    s = w.zeros((), "bool")
+    assert s.tolist() is False and s.shape == ()
+    with pytest.raises(ValueError):
+        w.zeros((2, -1))
+    with pytest.raises(ValueError):
+        w.zeros(3, device="webgpu:0")
+    with pytest.raises(ValueError):
+        w.zeros((2**40, 2**40), "float64")
+
+
+def test_tolist_values_for_special_dtypes():
+    h = w.from_buffer(np.array([1.5, -2.0], dtype="float16"))
+    assert h.tolist() == [1.5, -2.0]
+    bf = w.from_buffer(bytearray(struct.pack("<f", 3.0)[2:] * 2), dtype="bfloat16")
+    assert bf.tolist() == [3.0, 3.0]
+    b = w.from_buffer(np.array([True, False]))
+    assert b.tolist() == [True, False]
+
+
+def test_dtype_and_device_values():
+    assert w.dtype("float32") == w.DType(2, 32, 1) and w.dtype("float32").itemsize == 4
+    assert w.dtype("complex128").itemsize == 16 and w.dtype("float4_e2m1fn").itemsize == 1
+    assert w.dtype(np.dtype("uint16")).name == "uint16"
+    assert w.DType(2, 32, 4).name == "float32x4" and w.DType(3, 64).name == "handle64"
+    assert w.DType(0, 4).name == "int4" and w.DType(0, 4).is_subbyte and not w.DType(0, 4, 2).is_subbyte
+    assert w.DType(5, 32).name == "complex32" and w.DType(5, 32).format is None
+    with pytest.raises(ValueError):
+        w.DType(2, 8)
+    assert str(w.device("cpu")) == "cpu" and str(w.device("webgpu:1")) == "webgpu:1"
+    assert w.device((15, 0)).to_dlpack() == (w.DLDeviceType.kDLWebGPU, 0)
+    assert w.device("webgpu") == w.Device(15, 0)
+    for bad in ["gpu", "webgpu:x", (1, 1), (1,), 3]:
+        with pytest.raises(ValueError):
+            w.device(bad)
+
+
+def test_tensor_cannot_be_constructed_directly():
+    with pytest.raises(TypeError):
+        w.Tensor()
+
+
+def test_error_carries_code_field_value_expected():
+    with pytest.raises(w.WebDLPackError) as err:
+        w.zeros((1, -5))
+    e = err.value
+    assert e.code == w.ErrorCode.BAD_SHAPE and e.errno == 5
+    assert e.field == "shape[1]" and e.value == -5 and e.expected == ">= 0"
+    assert str(e).startswith("[BAD_SHAPE]")

@@ -1,0 +1,38 @@
+"""The same package imports and round-trips inside Pyodide (wasm32), run under Node."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PYODIDE = ROOT / "node_modules/pyodide/pyodide.mjs"
+
+
+def test_pyodide_smoke_round_trip():
+    node = shutil.which("node")
+    if node is None or not PYODIDE.exists():
+        pytest.fail(f"node ({node}) and {PYODIDE} are required for this test")
+    proc = subprocess.run([node, str(ROOT / "tests/py/pyodide_smoke.mjs"), str(ROOT)],
+                          capture_output=True, text=True, timeout=180)
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
+    assert lines, f"no report; stdout={proc.stdout!r} stderr={proc.stderr[-2000:]!r}"
+    report = json.loads(lines[-1])
+    assert report["ok"], report.get("error")
+    assert proc.returncode == 0
+    assert report["python"].startswith("3.")
+    lay = report["layout"]
+    assert lay["DLTensor"]["size"] == 40 and lay["DLTensor"]["byte_offset"] == 32
+    assert lay["DLManagedTensor"]["size"] == 48
+    assert lay["DLManagedTensorVersioned"]["size"] == 64 and lay["DLManagedTensorVersioned"]["dl_tensor"] == 24
+    assert report["exports"]["live"] == 0 and report["exports"]["unknown_deletes"] == 0
+    # When the C build has run, emcc's own layout (wasm/tools/layout_probe.c) must match too.
+    probe = ROOT / "build/layout/wasm32.json"
+    if probe.exists():
+        emcc = json.loads(probe.read_text())
+        for name, entry in lay.items():
+            assert emcc[name] == entry, (name, emcc[name], entry)

@@ -1,0 +1,359 @@
+/*
+ * webdlpack/webdlpack.h — the webdlpack C library for frameworks compiled to wasm.
+ *
+ * What it gives a C/C++ framework running next to webdlpack's JS context:
+ *   - WebGPU buffers named by a 32-bit "GPU pointer" (a JS pointer-table entry),
+ *     allocated, freed and queried from C through the JS host;
+ *   - the same DLTensor validation the JS codec applies;
+ *   - DLManagedTensorVersioned objects made in one allocation, with a deleter
+ *     that runs the caller's release callback exactly once;
+ *   - hand-off of managed tensors to JS and back by integer handle.
+ *
+ * The file has two blocks that must not be confused:
+ *   (1) "What JS must provide": the host table, a struct of function pointers
+ *       the JS side fills (Pyodide's `addFunction`) and passes to wdl_init().
+ *       C never calls JavaScript any other way (EM_JS is refused in side modules).
+ *   (2) "What C exports": every WDL_EXPORT function below.
+ * js/src/bridge/clib/abi.ts mirrors both blocks for TypeScript.
+ *
+ * Error convention (every exported function):
+ *   - int-returning functions return 0 on success and -1 on failure;
+ *   - pointer/handle-returning functions return NULL/0 on failure;
+ *   - on failure the last error (wdl_last_error_code / wdl_last_error_message)
+ *     names the code, the field, the value found and what was expected;
+ *   - on success the last error is left as it was (call wdl_clear_error first
+ *     when you want to know whether a particular call set it).
+ * Error codes equal `ErrorCode` in js/src/errors.ts (a test parses both files).
+ *
+ * Threads: the library keeps its state (host table, last error, GPU pointer
+ * ledger) in plain globals. wasm in the browser runs it on one thread; native
+ * builds (tests) must not call it from two threads at once.
+ */
+#ifndef WEBDLPACK_WEBDLPACK_H_
+#define WEBDLPACK_WEBDLPACK_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dlpack.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Major version of this C API; a change breaks callers or the host table. */
+#define WEBDLPACK_VERSION_MAJOR 0
+/** Minor version of this C API; a change only adds functions. */
+#define WEBDLPACK_VERSION_MINOR 1
+
+/**
+ * WDL_EXPORT marks a function the library exports.
+ * Under emscripten it is kept alive and exported from the wasm module
+ * (side module or static library); natively it has default visibility.
+ */
+#if defined(__EMSCRIPTEN__)
+#include <emscripten/emscripten.h>
+#define WDL_EXPORT __attribute__((used, visibility("default"))) EMSCRIPTEN_KEEPALIVE
+#elif defined(__GNUC__) || defined(__clang__)
+#define WDL_EXPORT __attribute__((visibility("default")))
+#else
+#define WDL_EXPORT
+#endif
+
+/** Largest ndim a DLTensor may have (the JS codec uses the same limit). */
+#define WDL_MAX_NDIM 32
+
+/**
+ * Error codes. The numbers equal `ErrorCode` in js/src/errors.ts and the
+ * Python package's codes; never renumber, only append.
+ */
+typedef enum wdl_error_code {
+  WDL_OK = 0,                    /**< No error. */
+  WDL_INVALID_ARGUMENT = 1,      /**< An argument has a value outside its domain. */
+  WDL_OUT_OF_BOUNDS = 2,         /**< Tensor bytes fall outside linear memory / the buffer. */
+  WDL_NULL_POINTER = 3,          /**< A pointer that must not be NULL is NULL. */
+  WDL_BAD_NDIM = 4,              /**< ndim outside 0..WDL_MAX_NDIM. */
+  WDL_BAD_SHAPE = 5,             /**< A negative extent. */
+  WDL_BAD_STRIDES = 6,           /**< Strides that overflow the address range. */
+  WDL_SIZE_OVERFLOW = 7,         /**< Element count or byte size does not fit 64 bits. */
+  WDL_BAD_DTYPE = 8,             /**< Unknown dtype code or bits/lanes not allowed for it. */
+  WDL_BAD_DEVICE = 9,            /**< Unknown device type or negative device id. */
+  WDL_VERSION_MISMATCH = 10,     /**< DLPack or host-table major version differs. */
+  WDL_BAD_FLAGS = 11,            /**< Unknown DLPACK_FLAG_BITMASK_* bits. */
+  WDL_NO_WEBGPU = 12,            /**< The JS host has no WebGPU. */
+  WDL_NO_ADAPTER = 13,           /**< The JS host found no WebGPU adapter. */
+  WDL_UNKNOWN_DEVICE = 14,       /**< No WebGPU device with this id. */
+  WDL_DEVICE_LOST = 15,          /**< The device behind a GPU pointer was lost. */
+  WDL_INVALID_POINTER = 16,      /**< A GPU pointer that was never issued (or not by this library). */
+  WDL_STALE_POINTER = 17,        /**< A GPU pointer whose buffer was freed. */
+  WDL_DOUBLE_FREE = 18,          /**< A GPU pointer freed twice. */
+  WDL_OUT_OF_MEMORY = 19,        /**< malloc or the GPU allocation failed. */
+  WDL_ALREADY_CONSUMED = 20,     /**< A managed tensor or handle was already taken. */
+  WDL_DISPOSED = 21,             /**< The object was disposed. */
+  WDL_INCOMPATIBLE_CONTEXT = 22, /**< Two webdlpack contexts with different majors. */
+  WDL_COPY_REQUIRED = 23,        /**< Zero-copy is impossible for this request. */
+  WDL_UNSUPPORTED = 24,          /**< Not available (e.g. wdl_init not called, host entry missing). */
+  WDL_GPU_ERROR = 25,            /**< A WebGPU validation/internal error reported by the host. */
+} wdl_error_code;
+
+/**
+ * What the JS host reports about a GPU pointer (wdl_webgpu_query).
+ * 32 bytes on every target; layout mirrored in js/src/bridge/clib/abi.ts.
+ */
+typedef struct wdl_gpu_buffer_info {
+  uint64_t nbytes;           /**< Bytes requested when the buffer was allocated/registered. */
+  uint64_t allocated_nbytes; /**< Bytes of the GPUBuffer (>= nbytes; the host may round up). */
+  int32_t device_id;         /**< webdlpack device id (0 = default device, > 0 registered). */
+  uint32_t usage;            /**< GPUBufferUsage bit flags of the buffer. */
+  uint32_t owned;            /**< 1 if freeing the pointer destroys the buffer, else 0. */
+  uint32_t reserved;         /**< Always 0; keeps the struct 8-byte aligned in size. */
+} wdl_gpu_buffer_info;
+
+/* ========================================================================
+ * (1) WHAT JS MUST PROVIDE — the host table
+ * ========================================================================
+ * JS makes each entry with the runtime's addFunction(fn, sig); the signature
+ * string is given per entry. All arguments are i32 so any runtime can build
+ * them. Host functions must never throw into C: they catch, remember the
+ * error, and return the failure value. C then asks `last_error` for it
+ * (unless the host already called wdl_set_error during the callback).
+ */
+
+/** Version of the wdl_host_table layout; JS writes it into `abi_version`. */
+#define WDL_HOST_TABLE_VERSION 1
+
+/** Function pointers the JS host provides. 32 bytes on wasm32. */
+typedef struct wdl_host_table {
+  /** Must be WDL_HOST_TABLE_VERSION. */
+  uint32_t abi_version;
+  /** Must be sizeof(wdl_host_table) as the host sees it (32 on wasm32). */
+  uint32_t struct_size;
+  /**
+   * Allocate a WebGPU buffer of (nbytes_hi * 2^32 + nbytes_lo) bytes on device
+   * `device_id` with GPUBufferUsage `usage` (0 = the host's default usage).
+   * Returns a nonzero GPU pointer, or 0 on failure. Signature "iiiii".
+   */
+  uint32_t (*gpu_alloc)(int32_t device_id, uint32_t nbytes_lo, uint32_t nbytes_hi, uint32_t usage);
+  /** Free a GPU pointer. Returns 0, or -1 on failure. Signature "ii". */
+  int32_t (*gpu_free)(uint32_t ptr);
+  /** Describe a GPU pointer into *out. Returns 0, or -1 on failure. Signature "iii". */
+  int32_t (*gpu_query)(uint32_t ptr, wdl_gpu_buffer_info *out);
+  /**
+   * Take ownership of a managed tensor. Returns a handle > 0 on success (JS
+   * now owns `t` and will call its deleter once); returns <= 0 on failure,
+   * in which case ownership stays with C. Signature "ii".
+   */
+  int32_t (*tensor_to_js)(DLManagedTensorVersioned *t);
+  /**
+   * Give up the managed tensor behind `handle`: returns its address in this
+   * module's linear memory, now owned by the caller; NULL on failure (unknown
+   * or already taken handle). Signature "ii".
+   */
+  DLManagedTensorVersioned *(*tensor_from_js)(int32_t handle);
+  /**
+   * Optional (may be NULL). Called by C right after a host entry failed
+   * without calling wdl_set_error: writes the NUL-terminated UTF-8 message of
+   * the host's most recent error into buf (at most `cap` bytes including the
+   * NUL) and returns its wdl_error_code (nonzero). Signature "iii".
+   */
+  int32_t (*last_error)(char *buf, uint32_t cap);
+} wdl_host_table;
+
+/* ========================================================================
+ * (2) WHAT C EXPORTS
+ * ======================================================================== */
+
+/* ---- Library and host ------------------------------------------------ */
+
+/**
+ * Install the host table. The table is copied, so the caller may free its
+ * copy afterwards. Calling it again replaces the table (the GPU pointer
+ * ledger is kept). gpu_alloc, gpu_free and gpu_query are required;
+ * tensor_to_js, tensor_from_js and last_error may be NULL (the functions
+ * that need them then fail with WDL_UNSUPPORTED).
+ * Returns 0, or -1 with WDL_NULL_POINTER (host NULL or a required entry
+ * NULL) / WDL_VERSION_MISMATCH (abi_version or struct_size differ).
+ */
+WDL_EXPORT int wdl_init(const wdl_host_table *host);
+
+/** 1 if wdl_init succeeded, else 0. */
+WDL_EXPORT int wdl_is_initialized(void);
+
+/** Forget the host table (e.g. before JS removes its functions). Never fails. */
+WDL_EXPORT void wdl_shutdown(void);
+
+/** (WEBDLPACK_VERSION_MAJOR << 16) | WEBDLPACK_VERSION_MINOR of the built library. */
+WDL_EXPORT uint32_t wdl_version(void);
+
+/* ---- Last error -------------------------------------------------------- */
+
+/** Code of the most recent failure (WDL_OK after wdl_clear_error). */
+WDL_EXPORT int wdl_last_error_code(void);
+
+/**
+ * Message of the most recent failure, "" when none. Format:
+ * "[CODE_NAME] what failed; field F; value V; expected E".
+ * The string is owned by the library and valid until the next failing call.
+ */
+WDL_EXPORT const char *wdl_last_error_message(void);
+
+/** Reset the last error to WDL_OK and "". */
+WDL_EXPORT void wdl_clear_error(void);
+
+/**
+ * Set the last error (for hosts and bindings reporting into C).
+ * `msg` may be NULL; it is copied (truncated to 1023 bytes).
+ * Returns 0, or -1 if `code` is not a known wdl_error_code (the last error
+ * then becomes WDL_INVALID_ARGUMENT naming the bad code).
+ */
+WDL_EXPORT int wdl_set_error(int code, const char *msg);
+
+/** Name of a code ("OUT_OF_BOUNDS"), or "UNKNOWN" for other numbers. Static string. */
+WDL_EXPORT const char *wdl_error_name(int code);
+
+/* ---- Validation ---------------------------------------------------------- */
+
+/**
+ * Check a DLTensor the way the JS codec does: ndim in 0..32; shape non-NULL
+ * when ndim > 0 and every extent >= 0; element count and byte size fit 64
+ * bits; dtype code known and bits/lanes allowed for it (bool 8, bfloat 16,
+ * float 16/32/64, int/uint 8/16/32/64, complex 64/128, fp8 types 8, fp6
+ * types 6, fp4 4, opaque handle a nonzero multiple of 8; lanes >= 1, and
+ * sub-byte types lanes 1); device type known and device id >= 0; data
+ * non-NULL unless the tensor has no elements; strides (negative allowed)
+ * keep every element address in range.
+ * When `memory_size` is nonzero and the device is kDLCPU, every byte of every
+ * element must lie in [0, memory_size) (pass wdl_memory_size() in wasm).
+ * Returns 0, or -1 with the matching code and a message naming the field.
+ * Does not read the data.
+ */
+WDL_EXPORT int wdl_tensor_validate(const DLTensor *t, uint64_t memory_size);
+
+/**
+ * Check a DLManagedTensorVersioned: non-NULL, version.major ==
+ * DLPACK_MAJOR_VERSION (else WDL_VERSION_MISMATCH), no unknown flag bits
+ * (WDL_BAD_FLAGS), then wdl_tensor_validate(&t->dl_tensor, memory_size).
+ */
+WDL_EXPORT int wdl_managed_tensor_validate(const DLManagedTensorVersioned *t, uint64_t memory_size);
+
+/**
+ * Bytes spanned by a valid tensor's elements (0 for an empty tensor), as
+ * validated by wdl_tensor_validate with memory_size 0; writes it to *out.
+ * Returns 0, or -1 (validation error, or NULL out).
+ */
+WDL_EXPORT int wdl_tensor_nbytes(const DLTensor *t, uint64_t *out);
+
+/** Current size of linear memory in bytes in wasm; 0 in native builds (no check). */
+WDL_EXPORT uint64_t wdl_memory_size(void);
+
+/* ---- Managed tensors -------------------------------------------------------- */
+
+/** A release callback for the data of a managed tensor: called once with its ctx. */
+typedef void (*wdl_release_fn)(void *ctx);
+
+/**
+ * Make a DLManagedTensorVersioned (version 1.1) in ONE allocation that holds
+ * the struct, a copy of shape and (when given) a copy of strides. The tensor
+ * is validated first (wdl_tensor_validate with memory_size 0 in native builds,
+ * the current linear-memory size in wasm) and flags must be known bits.
+ * Ownership: the caller owns the result and gives it away by calling its
+ * deleter once (directly, via wdl_managed_tensor_release, or by handing it to
+ * a consumer). The deleter calls data_release(ctx) once if data_release is
+ * non-NULL, then frees the block. `data` is borrowed until then.
+ * On failure returns NULL and data_release is NOT called.
+ * Note: structs passed by value are passed as hidden pointers in the wasm
+ * C ABI; JS/ctypes callers should prefer wdl_managed_tensor_create_from_view.
+ */
+WDL_EXPORT DLManagedTensorVersioned *wdl_managed_tensor_create(DLDevice device, DLDataType dtype, int32_t ndim,
+                                                              const int64_t *shape, const int64_t *strides,
+                                                              void *data, uint64_t byte_offset, uint64_t flags,
+                                                              wdl_release_fn data_release, void *ctx);
+
+/**
+ * Pointer-argument form of wdl_managed_tensor_create: device, dtype, ndim,
+ * shape, strides, data and byte_offset are read from `view` (which is only
+ * read during the call; shape/strides are copied).
+ */
+WDL_EXPORT DLManagedTensorVersioned *wdl_managed_tensor_create_from_view(const DLTensor *view, uint64_t flags,
+                                                                        wdl_release_fn data_release, void *ctx);
+
+/**
+ * Make a C-contiguous CPU tensor whose data the library allocates (64-byte
+ * aligned, zero-filled) and owns: the deleter frees it. Returns NULL on
+ * failure (validation error or WDL_OUT_OF_MEMORY).
+ */
+WDL_EXPORT DLManagedTensorVersioned *wdl_managed_tensor_alloc_cpu(DLDataType dtype, int32_t ndim, const int64_t *shape);
+
+/** Pointer/split-argument form of wdl_managed_tensor_alloc_cpu (dtype read from *dtype). */
+WDL_EXPORT DLManagedTensorVersioned *wdl_managed_tensor_alloc_cpu_p(const DLDataType *dtype, int32_t ndim,
+                                                                   const int64_t *shape);
+
+/**
+ * Give up a managed tensor: call its deleter once (if it has one). NULL is
+ * allowed and does nothing. Works for any DLManagedTensorVersioned, not only
+ * the library's. After it returns the caller must not touch `t` again;
+ * calling it twice on the same tensor is a use-after-free.
+ * Returns 0 (it cannot fail).
+ */
+WDL_EXPORT int wdl_managed_tensor_release(DLManagedTensorVersioned *t);
+
+/** Managed tensors made by this library and not yet deleted (leak checks). */
+WDL_EXPORT uint32_t wdl_managed_tensor_live_count(void);
+
+/* ---- WebGPU memory via the host ------------------------------------------- */
+
+/** Live GPU pointers this library allocated and has not freed. */
+typedef struct wdl_webgpu_stats {
+  uint64_t live_bytes; /**< Sum of requested sizes of live pointers. */
+  uint32_t live_count; /**< Number of live pointers. */
+  uint32_t reserved;   /**< Always 0. */
+} wdl_webgpu_stats;
+
+/**
+ * Allocate a WebGPU buffer of `nbytes` bytes (0 < nbytes <= 2^53) on device
+ * `device_id` (>= 0) with GPUBufferUsage `usage` (0 = host default:
+ * STORAGE | COPY_SRC | COPY_DST) through the host. Returns the GPU pointer
+ * (nonzero; store it in DLTensor.data with device kDLWebGPU), or 0 with the
+ * last error set (argument errors here, allocation errors from the host).
+ * The caller owns the pointer and frees it with wdl_webgpu_free.
+ */
+WDL_EXPORT uint32_t wdl_webgpu_alloc(int32_t device_id, uint64_t nbytes, uint32_t usage);
+
+/**
+ * Free a GPU pointer that wdl_webgpu_alloc returned. Pointers the library did
+ * not allocate fail with WDL_INVALID_POINTER, pointers it already freed with
+ * WDL_DOUBLE_FREE — both checked in C before JS is asked. If the host fails
+ * (e.g. WDL_DEVICE_LOST) its error is returned; a pointer on a lost device is
+ * forgotten anyway, other host failures keep it live so the call can be retried.
+ * Returns 0 or -1.
+ */
+WDL_EXPORT int wdl_webgpu_free(uint32_t ptr);
+
+/** Ask the host about any GPU pointer (not only this library's). Returns 0 or -1. */
+WDL_EXPORT int wdl_webgpu_query(uint32_t ptr, wdl_gpu_buffer_info *out);
+
+/** Copy the ledger of live pointers into *out. Returns 0, or -1 if out is NULL. */
+WDL_EXPORT int wdl_webgpu_stats_get(wdl_webgpu_stats *out);
+
+/* ---- Hand-off to and from JS ------------------------------------------------ */
+
+/**
+ * Hand a managed tensor to JS. The tensor is checked first
+ * (wdl_managed_tensor_validate with the current memory size in wasm).
+ * Returns a handle > 0: JS owns `t` now and the caller must not touch it.
+ * Returns 0 on failure: the caller still owns `t`.
+ */
+WDL_EXPORT int32_t wdl_tensor_to_js(DLManagedTensorVersioned *t);
+
+/**
+ * Take the managed tensor JS published under `handle` (> 0). The caller owns
+ * the result and must call its deleter once. If the struct is unusable
+ * (version major differs, bad flags, invalid tensor) the library calls its
+ * deleter itself, as the DLPack contract asks of a consumer, and returns NULL.
+ */
+WDL_EXPORT DLManagedTensorVersioned *wdl_tensor_from_js(int32_t handle);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* WEBDLPACK_WEBDLPACK_H_ */
