@@ -33,7 +33,7 @@ try {
     console.log("");
     for (const s of result.steps) {
       console.log(
-        `${String(s.index).padStart(2)}. ${s.name.padEnd(44)} ${String(s.device).padEnd(9)} ptr ${String(s.pointer).padEnd(11)} ` +
+        `${String(s.index).padStart(2)}. ${s.name.padEnd(50)} ${String(s.device).padEnd(9)} ptr ${String(s.pointer).padEnd(11)} ` +
           `${String(s.bytes).padStart(6)} B  ${s.copy ? "copy   " : "no copy"}  ${s.ms.toFixed(2).padStart(7)} ms`,
       );
       console.log(`    ${s.detail}`);

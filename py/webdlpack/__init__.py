@@ -31,6 +31,12 @@ from ._host import HOST_NAME, IS_PYODIDE
 from ._import import from_capsule, from_dlpack
 from ._tensor import Tensor, TensorFlags
 
+if IS_PYODIDE:
+    try:
+        from ._js_bridge import from_js, is_js_tensor, to_js
+    except ImportError:  # pragma: no cover - the JS side (loadWebDLPack) was not registered
+        pass
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -55,6 +61,10 @@ __all__ = [
     "from_buffer",
     "from_capsule",
     "from_dlpack",
+
     "layout",
     "zeros",
 ]
+
+if "to_js" in globals():
+    __all__ += ["from_js", "is_js_tensor", "to_js"]

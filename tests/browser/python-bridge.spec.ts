@@ -1,0 +1,168 @@
+/**
+ * Python in Pyodide ↔ JS through the bridge (loadWebDLPack), in the real
+ * browser: zero-copy both ways, deleters exactly once, typed errors.
+ */
+import { test, expect } from "./fixtures.js";
+
+type W = {
+  pyodide: {
+    runPython(c: string): unknown;
+    runPythonAsync(c: string): Promise<unknown>;
+    globals: { get(n: string): unknown; set(n: string, v: unknown): void };
+    _module: { HEAPU8: Uint8Array; _malloc(n: number): number };
+  };
+  webdlpack: typeof import("../../js/src/index.js");
+};
+
+test("Python → JS: to_js gives a view on the same heap bytes; JS writes, Python sees; dispose runs the deleter once", async ({ shared }) => {
+  const r = await shared.evaluate(async () => {
+    const w = window as unknown as W;
+    const py = w.pyodide;
+    const bridge = await w.webdlpack.loadWebDLPack(py as never);
+    py.runPython(`
+import webdlpack, array
+from webdlpack import _debug
+src = array.array("f", [0.5 * i for i in range(12)])
+t = webdlpack.from_buffer(src, shape=(3, 4))
+before = _debug.export_stats()["live"]
+jt = webdlpack.to_js(t)
+`);
+    const jt = py.globals.get("jt") as InstanceType<typeof w.webdlpack.Tensor>;
+    const view = jt.view as Float32Array;
+    const sameHeap = view.buffer === py._module.HEAPU8.buffer;
+    const dataPtr = Number(py.runPython("t.data_ptr + t.byte_offset"));
+    const values = Array.from(view);
+    view[5] = -99;
+    const pySees = Number(py.runPython("src[5]"));
+    const liveWhileHeld = Number(py.runPython("_debug.export_stats()['live'] - before"));
+    jt.dispose();
+    const liveAfter = Number(py.runPython("_debug.export_stats()['live'] - before"));
+    const unknown = Number(py.runPython("_debug.export_stats()['unknown_deletes']"));
+    return { sameHeap, offsetOk: view.byteOffset === dataPtr, values, pySees, liveWhileHeld, liveAfter, unknown,
+             pythonVersion: bridge.pythonVersion };
+  });
+  expect(r.sameHeap).toBe(true);
+  expect(r.offsetOk).toBe(true);
+  expect(r.values).toEqual(Array.from({ length: 12 }, (_, i) => 0.5 * i));
+  expect(r.pySees).toBe(-99);
+  expect(r.liveWhileHeld).toBe(1);
+  expect(r.liveAfter).toBe(0);
+  expect(r.unknown).toBe(0);
+  expect(r.pythonVersion).toBe("0.1.0");
+});
+
+test("JS → Python: from_js of a heap tensor is zero-copy; a TypedArray outside the heap is copied once with IS_COPIED; copy=False refuses", async ({ shared }) => {
+  const r = await shared.evaluate(async () => {
+    const w = window as unknown as W;
+    const py = w.pyodide;
+    const bridge = await w.webdlpack.loadWebDLPack(py as never);
+    // A JS-made tensor that lives in the heap: Python exports an empty tensor, JS fills it.
+    const heapTensor = bridge.fromPython(py.runPython("import webdlpack; webdlpack.zeros((4,), 'int32')"));
+    (heapTensor.view as Int32Array).set([7, 8, 9, 10]);
+    py.globals.set("ht", heapTensor);
+    const zeroCopy = py.runPython(`
+pt = webdlpack.from_js(ht)
+(pt.tolist(), pt.flags.is_copied, pt.data_ptr + pt.byte_offset)
+`) as { toJs(): [number[], boolean, number] };
+    const [vals, copied, ptr] = zeroCopy.toJs();
+    const sameAddress = ptr === (heapTensor.view as Int32Array).byteOffset;
+    // Outside the heap: a plain Float64Array.
+    py.globals.set("outside", new Float64Array([1.25, 2.5]));
+    const copiedRes = (py.runPython(`
+c = webdlpack.from_js(outside)
+(c.tolist(), c.flags.is_copied, str(c.dtype))
+`) as { toJs(): [number[], boolean, string] }).toJs();
+    let refusal = "";
+    try {
+      py.runPython(`
+try:
+    webdlpack.from_js(outside, copy=False)
+except BufferError as e:
+    refusal = f"{type(e).__name__}: {e}"
+`);
+      refusal = String(py.globals.get("refusal"));
+    } catch (e) {
+      refusal = `unexpected: ${String(e)}`;
+    }
+    py.runPython("pt.dispose(); c.dispose()");
+    heapTensor.dispose();
+    return { vals, copied, sameAddress, copiedRes, refusal };
+  });
+  expect(r.vals).toEqual([7, 8, 9, 10]);
+  expect(r.copied).toBe(false);
+  expect(r.sameAddress).toBe(true);
+  expect(r.copiedRes).toEqual([[1.25, 2.5], true, "float64"]);
+  expect(r.refusal).toMatch(/BufferError: \[COPY_REQUIRED\]/);
+});
+
+test("heap growth between export and use: the JS view is re-derived and still shows Python's bytes", async ({ shared }) => {
+  const r = await shared.evaluate(async () => {
+    const w = window as unknown as W;
+    const py = w.pyodide;
+    await w.webdlpack.loadWebDLPack(py as never);
+    py.runPython(`
+import webdlpack, array
+g = array.array("d", [3.0, 1.0, 4.0, 1.0, 5.0])
+gj = webdlpack.to_js(webdlpack.from_buffer(g))
+`);
+    const gj = py.globals.get("gj") as InstanceType<typeof w.webdlpack.Tensor>;
+    const oldView = gj.view as Float64Array;
+    const oldBytes = py._module.HEAPU8.buffer.byteLength;
+    // Grow the heap: allocate 64 MiB in Python (and keep it until after the read).
+    py.runPython("big = bytearray(64 * 1024 * 1024)");
+    const newBytes = py._module.HEAPU8.buffer.byteLength;
+    const detached = oldView.length === 0;
+    const values = Array.from(gj.view as Float64Array);
+    gj.dispose();
+    py.runPython("del big");
+    return { grew: newBytes > oldBytes, detached, values };
+  });
+  expect(r.grew).toBe(true);
+  expect(r.detached).toBe(true);
+  expect(r.values).toEqual([3, 1, 4, 1, 5]);
+});
+
+test("a malformed struct handed in from JS is a typed error in Python, and its deleter still runs once", async ({ shared }) => {
+  const r = await shared.evaluate(async () => {
+    const w = window as unknown as W;
+    const py = w.pyodide;
+    const bridge = await w.webdlpack.loadWebDLPack(py as never);
+    const host = bridge.host;
+    // A valid struct made by JS, then corrupted: ndim = 99.
+    const t = w.webdlpack.Tensor.fromTypedArray(new Float32Array([1, 2, 3]));
+    const address = t.toManaged(host);
+    new DataView(host.buffer).setInt32(address + 24 + 12, 99, true); // dl_tensor.ndim
+    py.globals.set("bad_address", address);
+    const live = w.webdlpack.liveExportCount();
+    const msg = String(py.runPython(`
+from webdlpack import _exchange
+try:
+    _exchange.import_managed(bad_address)
+    msg = "no error"
+except ValueError as e:
+    msg = f"{type(e).__name__}: {e}"
+msg
+`));
+    const liveAfter = w.webdlpack.liveExportCount();
+    t.dispose();
+    return { msg, released: live - liveAfter };
+  });
+  expect(r.msg).toMatch(/ValueError: \[BAD_NDIM\].*ndim.*99/);
+  expect(r.released).toBe(1);
+});
+
+test("micropip installs the same wheel from a local URL", async ({ browser }) => {
+  const page = await browser.newPage();
+  await page.goto("/tests/browser/harness.html?webdlpack=0");
+  await page.evaluate(() => (window as unknown as { harnessReady: Promise<boolean> }).harnessReady);
+  const version = await page.evaluate(async () => {
+    const w = window as unknown as W;
+    await w.webdlpack.loadWebDLPack(w.pyodide as never, {
+      installer: "micropip",
+      micropipURL: "/build/vendor/micropip-0.11.1-py3-none-any.whl",
+    });
+    return String(w.pyodide.runPython("import webdlpack, micropip; webdlpack.__version__ + ' ' + str('webdlpack' in micropip.list())"));
+  });
+  await page.close();
+  expect(version).toBe("0.1.0 True");
+});
