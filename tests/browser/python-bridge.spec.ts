@@ -27,7 +27,7 @@ t = webdlpack.from_buffer(src, shape=(3, 4))
 before = _debug.export_stats()["live"]
 jt = webdlpack.to_js(t)
 `);
-    const jt = py.globals.get("jt") as InstanceType<typeof w.webdlpack.Tensor>;
+    const jt = py.globals.get("jt") as import("../../js/src/index.js").Tensor;
     const view = jt.view as Float32Array;
     const sameHeap = view.buffer === py._module.HEAPU8.buffer;
     const dataPtr = Number(py.runPython("t.data_ptr + t.byte_offset"));
@@ -105,7 +105,7 @@ import webdlpack, array
 g = array.array("d", [3.0, 1.0, 4.0, 1.0, 5.0])
 gj = webdlpack.to_js(webdlpack.from_buffer(g))
 `);
-    const gj = py.globals.get("gj") as InstanceType<typeof w.webdlpack.Tensor>;
+    const gj = py.globals.get("gj") as import("../../js/src/index.js").Tensor;
     const oldView = gj.view as Float64Array;
     const oldBytes = py._module.HEAPU8.buffer.byteLength;
     // Grow the heap: allocate 64 MiB in Python (and keep it until after the read).
