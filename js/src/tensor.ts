@@ -87,27 +87,34 @@ export function setGPUPointerResolver(resolver: GPUPointerResolver | null): void
 // ---------------------------------------------------------------------------
 // Ownership of a managed struct received from a producer
 
-/** A producer's managed struct: its deleter runs when the last reference is released. */
+/**
+ * Someone's bytes this Tensor uses (a producer's managed struct, or a
+ * GPU allocation with a release hook): `release` runs exactly once, when the
+ * last reference — the Tensor itself or one of its exports — is released.
+ */
 class Ownership {
   private refs = 1;
   private done = false;
-  constructor(
-    private readonly host: WasmHost,
-    private readonly address: number,
-    private readonly deleter: number,
-  ) {}
+  constructor(private readonly onLastRelease: () => void) {}
   /** One more user of the producer's bytes (an export). */
   retain(): void {
     this.refs++;
   }
-  /** One user fewer; the last one calls the deleter (exactly once overall). */
+  /** One user fewer; the last one runs the release (exactly once overall). */
   release(): void {
     if (this.done) return;
     this.refs--;
     if (this.refs > 0) return;
     this.done = true;
-    if (this.deleter !== 0) this.host.callVoidPointer(this.deleter, this.address);
+    this.onLastRelease();
   }
+}
+
+/** The Ownership of a managed struct: its deleter (if not NULL) is the release. */
+function managedOwnership(host: WasmHost, address: number, deleter: number): Ownership {
+  return new Ownership(() => {
+    if (deleter !== 0) host.callVoidPointer(deleter, address);
+  });
 }
 
 const stats = { finalized: 0, finalizerErrors: 0 };
@@ -476,7 +483,7 @@ export class Tensor {
       extent,
       storage: cpu ? { kind: "wasm", host } : { kind: "webgpu" },
       flags: flagsOf(desc.flags),
-      owner: new Ownership(host, addr, desc.deleter),
+      owner: managedOwnership(host, addr, desc.deleter),
     });
   }
 
@@ -575,10 +582,12 @@ export class Tensor {
    * `dtype` defaults to the array's own (Float32Array → float32, …) and is
    * required for an ArrayBuffer or DataView; `shape` defaults to 1-D. The
    * shape must cover exactly the array's bytes (else BAD_SHAPE).
+   * `readOnly` / `isCopied` set the READ_ONLY / IS_COPIED flags (e.g. a
+   * readback made for the consumer is `isCopied`).
    */
   static fromTypedArray(
     array: ArrayBufferView | ArrayBuffer,
-    options: { shape?: readonly number[]; dtype?: DType | string; readOnly?: boolean } = {},
+    options: { shape?: readonly number[]; dtype?: DType | string; readOnly?: boolean; isCopied?: boolean } = {},
   ): Tensor {
     const isBuffer = array instanceof ArrayBuffer;
     if (!isBuffer && !ArrayBuffer.isView(array)) {
@@ -609,7 +618,7 @@ export class Tensor {
       desc,
       extent,
       storage: { kind: "js", buffer },
-      flags: flagsOf(options.readOnly ? DLPackFlag.READ_ONLY : 0),
+      flags: flagsOf((options.readOnly ? DLPackFlag.READ_ONLY : 0) | (options.isCopied ? DLPackFlag.IS_COPIED : 0)),
       owner: null,
     });
   }
@@ -643,26 +652,86 @@ export class Tensor {
   /**
    * A `"webgpu"` tensor naming GPU pointer `pointer` (non-zero u32) on
    * webdlpack device `deviceId`. The GPUBuffer is resolved lazily by
-   * {@link Tensor.gpuBuffer}; no ownership is taken.
+   * {@link Tensor.gpuBuffer}.
+   *
+   * Without `onRelease` no ownership is taken: the caller keeps the pointer
+   * alive. With `onRelease` the Tensor owns it like {@link Tensor.fromManaged}
+   * owns a struct: the hook runs exactly once, when the Tensor is disposed (or
+   * garbage-collected undisposed) and every {@link Tensor.toManaged} export
+   * and {@link Tensor.retain} hold of it has been released — typically
+   * `() => getContext().freeWebGPU(pointer)`. If the description is invalid,
+   * `onRelease` runs before the error is thrown (ownership was passed in).
    */
-  static webgpu(input: TensorLayoutInput & { pointer: number; deviceId: number }): Tensor {
-    const pointer = toAddress(input.pointer, "pointer");
-    if (pointer === 0) {
-      throw new WebDLPackError("NULL_POINTER", "a GPU pointer is never 0", { field: "pointer", value: 0, expected: "a non-zero GPU pointer" });
+  static webgpu(input: WebGPUTensorInput): Tensor {
+    const onRelease = input.onRelease;
+    if (onRelease !== undefined && typeof onRelease !== "function") {
+      throw new WebDLPackError("INVALID_ARGUMENT", "onRelease must be a function", {
+        field: "onRelease", value: typeof onRelease, expected: "() => void, or undefined" });
     }
-    const { desc, extent } = validateTensorDesc(
-      {
-        data: pointer,
-        device: { deviceType: DeviceType.kDLWebGPU, deviceId: input.deviceId },
-        dtype: input.dtype,
-        shape: input.shape,
-        strides: input.strides ?? null,
-        byteOffset: input.byteOffset ?? 0,
-      },
-      { field: "tensor" },
-    );
-    return new Tensor({ desc, extent, storage: { kind: "webgpu" }, flags: flagsOf(input.readOnly ? DLPackFlag.READ_ONLY : 0), owner: null });
+    let desc: DLTensorDesc;
+    let extent: TensorExtent;
+    try {
+      const pointer = toAddress(input.pointer, "pointer");
+      if (pointer === 0) {
+        throw new WebDLPackError("NULL_POINTER", "a GPU pointer is never 0", { field: "pointer", value: 0, expected: "a non-zero GPU pointer" });
+      }
+      ({ desc, extent } = validateTensorDesc(
+        {
+          data: pointer,
+          device: { deviceType: DeviceType.kDLWebGPU, deviceId: input.deviceId },
+          dtype: input.dtype,
+          shape: input.shape,
+          strides: input.strides ?? null,
+          byteOffset: input.byteOffset ?? 0,
+        },
+        { field: "tensor" },
+      ));
+    } catch (err) {
+      onRelease?.();
+      throw err;
+    }
+    const flags = (input.readOnly ? DLPackFlag.READ_ONLY : 0) | (input.isCopied ? DLPackFlag.IS_COPIED : 0);
+    return new Tensor({
+      desc,
+      extent,
+      storage: { kind: "webgpu" },
+      flags: flagsOf(flags),
+      owner: onRelease === undefined ? null : new Ownership(onRelease),
+    });
   }
+
+  /**
+   * Keep this tensor's bytes alive for one more holder (e.g. a framework
+   * tensor made from it without a copy) and return that holder's release
+   * (idempotent). The tensor's own release (producer deleter, `onRelease`)
+   * then waits for the Tensor's dispose AND every such release. A tensor
+   * that owns nothing (a plain `Tensor.webgpu`/`wasmView`) returns a release
+   * that does nothing: the caller's own care keeps its bytes alive.
+   */
+  retain(): () => void {
+    this.#alive();
+    const owner = this.#owner;
+    if (owner === null) return () => undefined;
+    owner.retain();
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      owner.release();
+    };
+  }
+}
+
+/** What {@link Tensor.webgpu} takes. */
+export interface WebGPUTensorInput extends TensorLayoutInput {
+  /** GPU pointer (non-zero u32) from the context's table. */
+  pointer: number;
+  /** webdlpack device id of the pointer. */
+  deviceId: number;
+  /** Set IS_COPIED: this buffer is a copy made for the consumer. */
+  isCopied?: boolean;
+  /** Runs exactly once when the Tensor and all its exports/retains are released (ownership). */
+  onRelease?: () => void;
 }
 
 function stripManaged(d: DLTensorDesc): DLTensorDesc {
