@@ -54,6 +54,11 @@ const small = get("py→js webdlpack.to_js", KiB);
 targets.push({ target: "exchange(64 MiB) / exchange(1 KiB) ≤ 1.5", ratio: wd.median_us / small.median_us, goal: 1.5, lowerIsBetter: true });
 const jsPy = get("js→py webdlpack.from_js", big), jsPyCopy = get("js→py pyodide to_py (copy)", big);
 targets.push({ target: "JS → Python exchange vs to_py copy at 64 MiB (info)", ratio: jsPyCopy.median_us / jsPy.median_us, goal: null });
+const ad = out.adapters?.[16 * MiB];
+if (ad) {
+  targets.push({ target: "GPU hand-off ORT → TF.js ≥ 50× faster than readback + re-upload at 16 MiB (hand-off only)", ratio: ad.readbackHandoffOnly.medianMs / ad.webdlpackHandoffOnly.medianMs, goal: 50 });
+  targets.push({ target: "same, including a tf.sum on the result (end to end, info)", ratio: ad.readback.medianMs / ad.webdlpack.medianMs, goal: null });
+}
 for (const t of targets) t.met = t.goal === null ? null : t.lowerIsBetter ? t.ratio <= t.goal : t.ratio >= t.goal;
 out.targets = targets;
 writeFileSync("bench/results.json", JSON.stringify(out, null, 2) + "\n");

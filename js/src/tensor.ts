@@ -10,7 +10,8 @@
  *                 the page context (`getContext().gpuPointerToBuffer`).
  *
  * Ownership: a Tensor made by {@link Tensor.fromManaged} owns the managed
- * struct and calls its deleter exactly once — on {@link Tensor.dispose}, or
+ * struct (one made by {@link Tensor.webgpu} with `onRelease` owns its GPU
+ * pointer the same way) and calls its deleter (hook) exactly once — on {@link Tensor.dispose}, or
  * from a FinalizationRegistry if the Tensor is garbage-collected undisposed —
  * but never while a struct exported by {@link Tensor.toManaged} still uses
  * the same bytes. Any use after dispose is a `DISPOSED` error.
