@@ -6,11 +6,16 @@ process memory, in Pyodide it is the wasm linear memory JavaScript sees.
 Main entry points
 -----------------
 from_dlpack(x, *, device=None, copy=None)
-    Import any ``__dlpack__`` producer (zero-copy).
+    Import any ``__dlpack__`` producer (zero-copy), or copy it to another
+    device (``"webgpu:0"`` uploads, ``"cpu"`` reads back).
+asarray(obj, *, device=None, copy=None)
+    The same for buffers (``array.array``...) too.
+to_cpu_async(x)
+    ``await`` a WebGPU tensor's readback (works from any Python code).
 Tensor
     Exports itself with ``__dlpack__`` (``numpy.from_dlpack(t)`` works).
 empty / zeros / from_buffer
-    Make CPU tensors.
+    Make tensors (``device="webgpu:0"`` for GPU ones; from_buffer: CPU).
 layout()
     Sizes and offsets of the DLPack structs on this host.
 """
@@ -23,6 +28,7 @@ from ._errors import (
     ErrorCode,
     WebDLPackAttributeError,
     WebDLPackBufferError,
+    WebDLPackDeviceError,
     WebDLPackError,
     WebDLPackTypeError,
     WebDLPackValueError,
@@ -30,6 +36,7 @@ from ._errors import (
 from ._host import HOST_NAME, IS_PYODIDE
 from ._import import from_capsule, from_dlpack
 from ._tensor import Tensor, TensorFlags
+from ._transfer import asarray, to_cpu_async
 
 if IS_PYODIDE:
     try:
@@ -52,17 +59,19 @@ __all__ = [
     "TensorFlags",
     "WebDLPackAttributeError",
     "WebDLPackBufferError",
+    "WebDLPackDeviceError",
     "WebDLPackError",
     "WebDLPackTypeError",
     "WebDLPackValueError",
+    "asarray",
     "device",
     "dtype",
     "empty",
     "from_buffer",
     "from_capsule",
     "from_dlpack",
-
     "layout",
+    "to_cpu_async",
     "zeros",
 ]
 

@@ -33,41 +33,54 @@ def _shape(shape: Any) -> tuple[int, ...]:
     return out
 
 
-def _cpu_only(device: Any) -> None:
-    if device is not None and parse_device(device) != CPU:
-        raise WebDLPackValueError(ErrorCode.UNSUPPORTED, "the Python package allocates CPU tensors only",
-                                  field="device", value=device, expected="None or 'cpu'")
-
-
-def empty(shape: int | Sequence[int], dtype: Any = "float32", *, device: Any = None) -> Tensor:
-    """A new C-contiguous CPU tensor whose memory the tensor owns.
-
-    Parameters
-    ----------
-    shape : int or sequence of int
-    dtype : str or DType, default "float32"
-    device : None or "cpu"
-        Only the CPU for now (WebGPU allocation comes through the JS context).
-
-    Returns
-    -------
-    Tensor
-        Contents unspecified (currently zero-filled).
-    """
-    _cpu_only(device)
+def _new(shape: Any, dtype: Any, device: Any, *, zero: bool) -> Tensor:
+    target = CPU if device is None else parse_device(device)
     dims = _shape(shape)
     dt = parse_dtype(dtype)
     count = numel(dims)
     if count * dt.itemsize > _INT64_MAX:
         raise WebDLPackValueError(ErrorCode.SIZE_OVERFLOW, "tensor too large", field="shape", value=dims,
                                   expected=f"numel * itemsize <= {_INT64_MAX}")
-    block = alloc(count * dt.itemsize)
-    return Tensor._wrap(TensorView(block.address, 0, dims, None, dt, CPU, 0), block)
+    if target.is_cpu:
+        block = alloc(count * dt.itemsize)
+        return Tensor._wrap(TensorView(block.address, 0, dims, None, dt, CPU, 0), block)
+    from ._gpu import check_webgpu, gpu_empty
+
+    check_webgpu(target)
+    view, owner = gpu_empty(dims, dt, target, zero=zero)
+    return Tensor._wrap(view, owner)
+
+
+def empty(shape: int | Sequence[int], dtype: Any = "float32", *, device: Any = None) -> Tensor:
+    """A new C-contiguous tensor whose memory the tensor owns.
+
+    Parameters
+    ----------
+    shape : int or sequence of int
+    dtype : str or DType, default "float32"
+    device : None, "cpu" or "webgpu:N"
+        ``"webgpu:N"`` allocates a GPU buffer through the page's shared
+        context (Pyodide with the webdlpack JS bridge, after
+        ``getContext().setup()``); ``data_ptr`` is then its GPU pointer, freed
+        exactly once when the tensor and every export of it are released.
+
+    Returns
+    -------
+    Tensor
+        Contents unspecified (CPU: currently zero-filled).
+
+    Raises
+    ------
+    ValueError
+        A bad shape or dtype; ``webgpu:N`` where there is no WebGPU
+        (``NO_WEBGPU``) or no device N (``UNKNOWN_DEVICE``).
+    """
+    return _new(shape, dtype, device, zero=False)
 
 
 def zeros(shape: int | Sequence[int], dtype: Any = "float32", *, device: Any = None) -> Tensor:
-    """A new zero-filled C-contiguous CPU tensor (see :func:`empty`)."""
-    return empty(shape, dtype, device=device)
+    """A new zero-filled C-contiguous tensor (see :func:`empty`; on WebGPU cleared on the GPU)."""
+    return _new(shape, dtype, device, zero=True)
 
 
 def from_buffer(obj: Any, *, dtype: Any = None, shape: Sequence[int] | int | None = None) -> Tensor:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from . import _export, _owner
 
-__all__ = ["live_exports", "export_stats", "live_imports", "import_stats"]
+__all__ = ["live_exports", "export_stats", "live_imports", "import_stats", "gpu_stats"]
 
 
 def live_exports() -> int:
@@ -29,3 +29,10 @@ def live_imports() -> int:
 def import_stats() -> dict[str, int]:
     """``{"adopted", "released", "live"}`` for imported managed structs since import."""
     return _owner.stats()
+
+
+def gpu_stats() -> dict[str, int]:
+    """``{"allocated", "freed", "live", "free_errors"}`` for GPU pointers Python allocated since import."""
+    from ._gpu import gpu_stats as stats
+
+    return stats()

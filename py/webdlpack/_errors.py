@@ -21,6 +21,7 @@ __all__ = [
     "WebDLPackBufferError",
     "WebDLPackTypeError",
     "WebDLPackAttributeError",
+    "WebDLPackDeviceError",
 ]
 
 
@@ -138,3 +139,14 @@ class WebDLPackTypeError(WebDLPackError, TypeError):
 
 class WebDLPackAttributeError(WebDLPackError, AttributeError):
     """An object lacks the DLPack protocol methods (``__dlpack__``)."""
+
+
+class WebDLPackDeviceError(WebDLPackBufferError, ValueError):
+    """Data cannot reach the requested device: no WebGPU here, a cross-device
+    copy refused with ``copy=False``, or a GPU operation that failed.
+
+    It is a ``BufferError`` (what DLPack's ``__dlpack__`` and ``from_dlpack``'s
+    ``copy`` rule ask for) and a ``ValueError`` (what the array API asks of
+    ``from_dlpack``'s ``device`` rule and of creation functions), so either
+    ``except`` catches it.
+    """

@@ -10,6 +10,7 @@ from ._device import Device, device as parse_device
 from ._errors import ErrorCode, WebDLPackAttributeError, WebDLPackBufferError, WebDLPackValueError
 from ._owner import ManagedOwner, call_deleter
 from ._tensor import Tensor
+from ._transfer import crosses_webgpu, move_view, refuse_copy
 from ._validate import read_dltensor
 
 __all__ = ["adopt", "from_capsule", "from_dlpack"]
@@ -90,10 +91,17 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> T
     x : object
         A producer: a NumPy array, a webdlpack Tensor, ...
     device : str or Device or tuple, optional
-        Where the result must be (``"cpu"``); None keeps ``x``'s device.
+        Where the result must be: ``"cpu"`` or ``"webgpu:N"``; None keeps
+        ``x``'s device. Moving between the CPU and WebGPU is always a copy:
+        CPU → WebGPU uploads (the result's ``data_ptr`` is a GPU pointer of the
+        page's context); WebGPU → CPU reads back, blocking through JSPI, so only
+        from code entered with ``runPythonAsync`` (else use
+        ``await webdlpack.to_cpu_async(x)``).
     copy : bool, optional
-        True: ask the producer for a copy (``flags.is_copied`` is then set).
-        False: never copy. None: copy only if needed.
+        True: always copy (``flags.is_copied`` is then set).
+        False: never copy; a move to another device raises ``BufferError``.
+        None: copy only if needed, e.g. to change device (array API standard:
+        "reuse the existing memory buffer if possible and copy otherwise").
 
     Returns
     -------
@@ -123,6 +131,9 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> T
     source: Device | None = None
     if hasattr(x, "__dlpack_device__"):
         source = parse_device(tuple(x.__dlpack_device__()))
+    if crosses_webgpu(source, target):
+        assert target is not None
+        return _across_devices(x, source, target, copy)
     kwargs: dict[str, Any] = {"max_version": DLPACK_VERSION}
     if target is not None:
         kwargs["dl_device"] = target.to_dlpack()
@@ -152,3 +163,23 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> T
         tensor.dispose()
         return copied
     return tensor
+
+
+def _across_devices(x: Any, source: Device | None, target: Device, copy: bool | None) -> Tensor:
+    """``from_dlpack`` between the CPU and WebGPU: import zero-copy where ``x`` is, then copy to ``target``."""
+    if copy is False:
+        raise refuse_copy(source if source is not None else "its device", target, "device")
+    local = from_dlpack(x)
+    keep = False
+    try:
+        view = local._live()
+        if view.device == target:  # the producer did not say where it was
+            if not copy:
+                keep = True
+                return local
+            return local.copy()
+        moved, owner = move_view(view, target)
+        return Tensor._wrap(moved, owner)
+    finally:
+        if not keep:
+            local.dispose()

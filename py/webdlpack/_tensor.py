@@ -212,9 +212,14 @@ class Tensor:
             ``"dltensor_versioned"`` capsule holding DLPack 1.1.
         dl_device : (int, int) or None
             Device the consumer wants; None means this tensor's device.
+            ``(1, 0)`` for a WebGPU tensor reads it back into the wasm heap
+            (blocking through JSPI: only from code entered with
+            ``runPythonAsync``; else use ``await webdlpack.to_cpu_async(x)``);
+            ``(15, N)`` for a CPU tensor uploads it.
         copy : bool or None
-            True: always copy (the struct has ``IS_COPIED``). False: never copy.
-            None: copy only if needed.
+            True: always copy (the struct has ``IS_COPIED``). False: never copy
+            (another ``dl_device`` is then a ``BufferError``). None: copy only if
+            needed, e.g. to change device (as the array API standard allows).
 
         Returns
         -------
@@ -236,17 +241,15 @@ class Tensor:
                                       field="stream", value=stream, expected="None")
         versioned = _want_versioned(max_version)
         target = view.device if dl_device is None else _parse_dl_device(dl_device)
-        if target != view.device:
-            if copy is False:
-                raise WebDLPackBufferError(ErrorCode.COPY_REQUIRED,
-                                           f"exporting {view.device} data to {target} needs a copy but copy=False",
-                                           field="dl_device", value=dl_device, expected=f"{view.device.to_dlpack()}")
-            raise WebDLPackBufferError(ErrorCode.UNSUPPORTED,
-                                       f"cannot copy from {view.device} to {target} in Python; "
-                                       "read GPU data back through the JS context first",
-                                       field="dl_device", value=dl_device, expected=f"{view.device.to_dlpack()}")
         owner: Any = self._owner
-        if copy:
+        if target != view.device:
+            from ._transfer import move_view, refuse_copy
+
+            if copy is False:
+                raise refuse_copy(view.device, target, "dl_device")
+            # copy=None or True: the array API lets (None) or makes (True) the producer copy across devices.
+            view, owner = move_view(view, target)
+        elif copy:
             view, owner = self._copy(view)
         elif not versioned and view.read_only:
             raise WebDLPackBufferError(ErrorCode.UNSUPPORTED,
@@ -257,25 +260,54 @@ class Tensor:
 
     @staticmethod
     def _copy(view: TensorView) -> tuple[TensorView, Any]:
-        if not view.device.is_cpu:
-            raise WebDLPackBufferError(ErrorCode.UNSUPPORTED, f"copying {view.device} data is done by the JS context",
-                                       field="copy", value=True, expected="a CPU tensor")
-        block = alloc(view.nbytes)
-        copy_view(view, block.address)
-        flags = FLAG_IS_COPIED | (view.flags & FLAG_IS_SUBBYTE_TYPE_PADDED)
-        return TensorView(block.address, 0, view.shape, None, view.dtype, view.device, flags), block
+        from ._transfer import copy_view_on_device
+
+        return copy_view_on_device(view)
 
     def copy(self) -> Tensor:
-        """A new C-contiguous, writable CPU tensor with the same values (``is_copied`` set)."""
+        """A new C-contiguous, writable tensor on the same device with the same values (``is_copied`` set).
+
+        A WebGPU tensor is copied on the GPU (queued now; contiguous tensors only).
+        """
         view, owner = self._copy(self._live())
         return Tensor._wrap(view, owner)
+
+    def to_device(self, device: Any, /, *, stream: Any = None) -> Tensor:
+        """This tensor on ``device`` (array API): ``self`` if already there, else a copy.
+
+        Parameters
+        ----------
+        device : str or Device or tuple
+            ``"cpu"`` or ``"webgpu:N"``.
+        stream : None
+            Only None (WebGPU orders work on its device queue).
+
+        Returns
+        -------
+        Tensor
+            WebGPU → CPU blocks through JSPI: call it from code entered with
+            ``runPythonAsync``, or use ``await webdlpack.to_cpu_async(x)``.
+        """
+        view = self._live()
+        if stream is not None:
+            raise WebDLPackValueError(ErrorCode.INVALID_ARGUMENT, "stream is not supported", field="stream",
+                                      value=stream, expected="None")
+        target = parse_device(device)
+        if target == view.device:
+            return self
+        from ._transfer import move_view
+
+        moved, owner = move_view(view, target)
+        return Tensor._wrap(moved, owner)
 
     # -- host access -------------------------------------------------------------
     def _host_view(self, what: str) -> TensorView:
         view = self._live()
         if not view.device.is_cpu:
             raise WebDLPackBufferError(ErrorCode.BAD_DEVICE, f"{what} needs host memory; data is on {view.device}",
-                                       field="device", value=str(view.device), expected="cpu")
+                                       field="device", value=str(view.device),
+                                       expected="a CPU tensor: x.to_device('cpu') inside runPythonAsync, "
+                                                "or await webdlpack.to_cpu_async(x)")
         return view
 
     def memoryview(self) -> memoryview:

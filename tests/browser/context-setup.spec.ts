@@ -154,7 +154,7 @@ test("user devices: same device → same id > 0, unknown id → UNKNOWN_DEVICE, 
   expect(result.sameDevice).toBe(true);
   expect(result.writeError).toBeNull();
   expect(result.infoDevice).toBe(result.id);
-  expect(result.size).toBe(48);
+  expect(result.size).toBe(256); // bucket mode (the default): the smallest class
   expect(result.requested).toBe(40);
   expect(result.unregisterLive).toBe("INVALID_ARGUMENT");
   expect(result.afterUnregister).toBe("UNKNOWN_DEVICE");

@@ -14,7 +14,8 @@ test("emcc, the JS codec and Python ctypes agree on every size and offset", asyn
     await w.webdlpack.loadWebDLPack(w.pyodide as never);
     const emcc = await (await fetch("/build/layout/wasm32.json")).json();
     const python = w.pyodide.runPython("import webdlpack; webdlpack.layout()").toJs({ dict_converter: Object.fromEntries });
-    return { emcc, js: JSON.parse(JSON.stringify(w.webdlpack.LAYOUT)), python };
+    type L = Record<string, Record<string, number>>;
+    return { emcc: emcc as L, js: JSON.parse(JSON.stringify(w.webdlpack.LAYOUT)) as L, python: python as L };
   });
   const structs = ["DLPackVersion", "DLDevice", "DLDataType", "DLTensor", "DLManagedTensor", "DLManagedTensorVersioned"];
   const pick = (src: Record<string, Record<string, number>>) =>

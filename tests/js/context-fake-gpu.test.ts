@@ -114,8 +114,9 @@ test("device ids: 0 needs setup, registered devices get stable ids > 0, unknown 
   assert.throws(() => ctx.unregisterWebGPUDevice(0), isCode("INVALID_ARGUMENT", /can not be unregistered/));
 });
 
-test("allocWebGPU rounds to 16 bytes, reports both sizes and uses the default usage", async () => {
+test("allocWebGPU (cache mode disabled) rounds to 16 bytes, reports both sizes and uses the default usage", async () => {
   const { ctx, device } = await readyContext();
+  ctx.setCacheMode("disabled");
   const cases: [number, number][] = [[10, 16], [0, 16], [16, 16], [33, 48], [1 << 20, 1 << 20]];
   for (const [nbytes, allocated] of cases) {
     const ptr = await ctx.allocWebGPU(nbytes, { label: "t", owner: "me" });
@@ -155,7 +156,12 @@ test("allocation errors in error scopes become OUT_OF_MEMORY / GPU_ERROR; the bu
   await assert.rejects(ctx.allocWebGPU(64), isCode("OUT_OF_MEMORY", /Out of memory/));
   assert.equal(device.created.at(-1)!.destroyed, 1);
   device.failNext = { filter: "validation", message: "Invalid usage" };
-  await assert.rejects(ctx.allocWebGPU(64, { usage: GPUUsage.MAP_READ | GPUUsage.STORAGE }), isCode("GPU_ERROR", /Invalid usage/));
+  await assert.rejects(ctx.allocWebGPU(64, { usage: GPUUsage.INDEX | GPUUsage.STORAGE }), isCode("GPU_ERROR", /Invalid usage/));
+  // Usage WebGPU always refuses is caught before any GPU call.
+  const created = device.created.length;
+  await assert.rejects(ctx.allocWebGPU(64, { usage: GPUUsage.MAP_READ | GPUUsage.STORAGE }), isCode("INVALID_ARGUMENT", /MAP_READ/));
+  assert.throws(() => ctx.allocWebGPUSync(64, { usage: GPUUsage.MAP_WRITE | GPUUsage.STORAGE }), isCode("INVALID_ARGUMENT", /MAP_WRITE/));
+  assert.equal(device.created.length, created);
   assert.equal(device.created.at(-1)!.destroyed, 1);
   assert.equal(device.scopes.length, 0);
   assert.equal(ctx.stats().livePointers, 0);
@@ -255,7 +261,7 @@ test("device loss: pointers fail DEVICE_LOST with the reason, listeners hear it,
   assert.equal(events.length, 1);
 });
 
-test("stats() counts live pointers, allocated and requested bytes per device", async () => {
+test("stats() counts live pointers, allocated (bucket class) and requested bytes per device", async () => {
   const { ctx } = await readyContext();
   const id = ctx.registerWebGPUDevice(asGPU<GPUDevice>(new FakeDevice()));
   const a = await ctx.allocWebGPU(10);
@@ -263,8 +269,8 @@ test("stats() counts live pointers, allocated and requested bytes per device", a
   await ctx.allocWebGPU(1, { deviceId: id });
   const s = ctx.stats();
   assert.equal(s.livePointers, 3);
-  assert.equal(s.liveBytes, 16 + 112 + 16);
-  assert.deepEqual(s.devices.map((d) => [d.deviceId, d.livePointers, d.liveBytes, d.requestedBytes]), [[0, 2, 128, 110], [id, 1, 16, 1]]);
+  assert.equal(s.liveBytes, 256 * 3, "bucket mode: the smallest class is 256 bytes");
+  assert.deepEqual(s.devices.map((d) => [d.deviceId, d.livePointers, d.liveBytes, d.requestedBytes]), [[0, 2, 512, 110], [id, 1, 256, 1]]);
   ctx.freeWebGPU(a);
   assert.equal(ctx.stats().devices[0]!.livePointers, 1);
 });

@@ -3,12 +3,59 @@
  * GPUAdapter, GPUDevice and GPUBuffer for setup, error scopes, allocation and loss.
  */
 
-/** A fake GPUBuffer that records destroy(). */
+/** A fake GPUBuffer that records destroy() and holds bytes (for copies and mapping). */
 export class FakeBuffer {
   destroyed = 0;
-  constructor(readonly size: number, readonly usage: number, readonly label: string) {}
+  mapState: "unmapped" | "pending" | "mapped" = "unmapped";
+  data: Uint8Array;
+  constructor(readonly size: number, readonly usage: number, public label: string) {
+    this.data = new Uint8Array(size);
+  }
   destroy(): void {
     this.destroyed += 1;
+  }
+  async mapAsync(_mode: number, offset = 0, size = this.size - offset): Promise<void> {
+    if (this.destroyed > 0) throw new Error("OperationError: buffer destroyed");
+    if (offset + size > this.size) throw new Error("OperationError: range outside the buffer");
+    this.mapState = "pending";
+    await new Promise((r) => setTimeout(r, 1));
+    this.mapState = "mapped";
+  }
+  getMappedRange(offset = 0, size = this.size - offset): ArrayBuffer {
+    if (this.mapState !== "mapped") throw new Error("OperationError: not mapped");
+    return this.data.buffer.slice(offset, offset + size) as ArrayBuffer;
+  }
+  unmap(): void {
+    this.mapState = "unmapped";
+  }
+}
+
+/** A fake command encoder: records buffer copies, run when submitted. */
+export class FakeEncoder {
+  readonly copies: (() => void)[] = [];
+  copyBufferToBuffer(src: FakeBuffer, srcOffset: number, dst: FakeBuffer, dstOffset: number, size: number): void {
+    if (srcOffset % 4 !== 0 || dstOffset % 4 !== 0 || size % 4 !== 0) throw new Error("copy offsets and size must be multiples of 4");
+    this.copies.push(() => dst.data.set(src.data.subarray(srcOffset, srcOffset + size), dstOffset));
+  }
+  finish(): { run: () => void } {
+    return { run: () => this.copies.forEach((c) => c()) };
+  }
+}
+
+/** A fake GPUQueue: runs submitted copies at once; onSubmittedWorkDone resolves in a macrotask. */
+export class FakeQueue {
+  submits = 0;
+  workDoneCalls = 0;
+  submit(buffers: { run: () => void }[]): void {
+    this.submits += 1;
+    for (const b of buffers) b.run();
+  }
+  onSubmittedWorkDone(): Promise<void> {
+    this.workDoneCalls += 1;
+    return new Promise((r) => setTimeout(r, 0));
+  }
+  writeBuffer(buffer: FakeBuffer, offset: number, data: ArrayBufferView): void {
+    buffer.data.set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength), offset);
   }
 }
 
@@ -18,7 +65,7 @@ type ScopeFilter = "out-of-memory" | "validation" | "internal";
 export class FakeDevice {
   readonly features: Set<string>;
   readonly limits: Record<string, number>;
-  readonly queue = {};
+  readonly queue = new FakeQueue();
   readonly lost: Promise<{ reason: string; message: string }>;
   readonly created: FakeBuffer[] = [];
   /** The next createBuffer raises this error into the innermost scope with its filter. */
@@ -49,6 +96,10 @@ export class FakeDevice {
       }
     }
     return buffer;
+  }
+
+  createCommandEncoder(): FakeEncoder {
+    return new FakeEncoder();
   }
 
   pushErrorScope(filter: ScopeFilter): void {

@@ -122,9 +122,14 @@ def test_dl_device_cpu_tuple_accepted():
 
 def test_dl_device_other_device_is_buffer_error():
     t = w.zeros(2)
+    # CPU -> WebGPU is an upload, which needs the browser: on CPython a typed error naming the device.
     with pytest.raises(BufferError) as err:
         t.__dlpack__(max_version=(1, 1), dl_device=(15, 0))
-    assert err.value.field == "dl_device" and err.value.code == w.ErrorCode.UNSUPPORTED
+    assert err.value.field == "device" and err.value.value == "webgpu:0"
+    assert err.value.code == w.ErrorCode.NO_WEBGPU and "cpython" in str(err.value)
+    with pytest.raises(BufferError) as err:
+        t.__dlpack__(max_version=(1, 1), dl_device=(2, 0))  # CUDA: not a move webdlpack makes
+    assert err.value.code == w.ErrorCode.UNSUPPORTED and err.value.value == "cuda:0"
     with pytest.raises(BufferError) as err:
         t.__dlpack__(max_version=(1, 1), dl_device=(2, 0), copy=False)
     assert err.value.code == w.ErrorCode.COPY_REQUIRED

@@ -16,6 +16,7 @@ import { getContext } from "../context/index.js";
 import { dtypeOfTypedArray, emscriptenHost, itemsize, parseDType, type WasmHost } from "../dlpack/index.js";
 import { WebDLPackError } from "../errors.js";
 import { Tensor } from "../tensor.js";
+import { pythonGPUModule } from "./pyodide-gpu.js";
 import type { PyodideLike, PyProxyLike } from "./pyodide-types.js";
 
 /** Name of the JS module the Python package imports (`import webdlpack_js`). */
@@ -106,6 +107,10 @@ function pythonFacingModule(host: WasmHost): Record<string, unknown> {
       const d = parseDType(name);
       return [d.code, d.bits, d.lanes];
     },
+    /** Is `value` a JS webdlpack Tensor whose bytes are on the GPU? */
+    isGPUTensor: (value: unknown) => value instanceof Tensor && !value.disposed && value.storage === "webgpu",
+    // GPU allocation, upload, readback and copies (pyodide-gpu.ts).
+    ...pythonGPUModule(host),
   };
 }
 

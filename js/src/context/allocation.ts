@@ -1,7 +1,8 @@
 /**
  * The one place GPU buffers are created for the pointer table: buffer usage
  * flags, size rounding, argument checks and `createBuffer` under error scopes.
- * A caching allocator (pool) slots in here later without touching the table.
+ * The caching allocator (device-allocator.ts) decides sizes and reuse; this
+ * file only creates.
  */
 import { WebDLPackError } from "../errors.js";
 
@@ -69,11 +70,22 @@ export function checkByteCount(nbytes: unknown, maxBufferSize: number, deviceId:
   return nbytes;
 }
 
-/** Check GPU buffer usage flags. Throws INVALID_ARGUMENT. */
+/**
+ * Check GPU buffer usage flags, including WebGPU's rule that MAP_READ goes only
+ * with COPY_DST and MAP_WRITE only with COPY_SRC. Throws INVALID_ARGUMENT.
+ */
 export function checkUsage(usage: unknown): number {
   if (typeof usage !== "number" || !Number.isInteger(usage) || usage <= 0 || (usage & ~ALL_USAGE_BITS) !== 0) {
     throw new WebDLPackError("INVALID_ARGUMENT", "bad GPU buffer usage", {
       field: "usage", value: usage, expected: "a nonzero combination of GPUBufferUsage flags (0x001..0x3ff)" });
+  }
+  if ((usage & GPUUsage.MAP_READ) !== 0 && (usage & ~(GPUUsage.MAP_READ | GPUUsage.COPY_DST)) !== 0) {
+    throw new WebDLPackError("INVALID_ARGUMENT", "MAP_READ buffer usage may only be combined with COPY_DST", {
+      field: "usage", value: usage, expected: "MAP_READ | COPY_DST (0x9) at most, when MAP_READ is set" });
+  }
+  if ((usage & GPUUsage.MAP_WRITE) !== 0 && (usage & ~(GPUUsage.MAP_WRITE | GPUUsage.COPY_SRC)) !== 0) {
+    throw new WebDLPackError("INVALID_ARGUMENT", "MAP_WRITE buffer usage may only be combined with COPY_SRC", {
+      field: "usage", value: usage, expected: "MAP_WRITE | COPY_SRC (0x6) at most, when MAP_WRITE is set" });
   }
   return usage;
 }
@@ -123,4 +135,51 @@ export async function createCheckedBuffer(device: GPUDevice, request: BufferRequ
       cause: validation ?? thrown });
   }
   return buffer;
+}
+
+/** A buffer created synchronously and the later verdict of its error scopes. */
+export interface UncheckedBuffer {
+  /** The buffer (may be invalid if `verdict` resolves to an error). */
+  buffer: GPUBuffer;
+  /** Resolves to null when creation succeeded, else to OUT_OF_MEMORY / GPU_ERROR. Never rejects. */
+  verdict: Promise<WebDLPackError | null>;
+}
+
+/**
+ * Create a buffer under the same error scopes as {@link createCheckedBuffer}
+ * without waiting for them: the caller gets the buffer now and the scopes'
+ * verdict later. An exception thrown by `createBuffer` itself is a GPU_ERROR at once.
+ */
+export function createBufferUnchecked(device: GPUDevice, request: BufferRequest): UncheckedBuffer {
+  const descriptor: GPUBufferDescriptor = { size: request.size, usage: request.usage };
+  if (request.label !== undefined) descriptor.label = request.label;
+  device.pushErrorScope("out-of-memory");
+  device.pushErrorScope("validation");
+  let buffer: GPUBuffer | undefined;
+  let thrown: unknown;
+  try {
+    buffer = device.createBuffer(descriptor);
+  } catch (err) {
+    thrown = err;
+  }
+  const both = Promise.all([device.popErrorScope(), device.popErrorScope()]);
+  const what = `${request.size} bytes with usage 0x${request.usage.toString(16)} on device ${request.deviceId}`;
+  if (thrown !== undefined || buffer === undefined) {
+    void both.catch(() => undefined);
+    throw new WebDLPackError("GPU_ERROR", `WebGPU refused to create a buffer of ${what}: ${thrown instanceof Error ? thrown.message : String(thrown)}`, {
+      field: "usage", value: request.usage, expected: "a valid GPUBufferDescriptor for this device", cause: thrown });
+  }
+  const verdict = both.then(([validation, oom]) => {
+    if (oom !== null) {
+      return new WebDLPackError("OUT_OF_MEMORY", `out of GPU memory allocating ${what}: ${oom.message}`, {
+        field: "nbytes", value: request.size, expected: "a size the device can allocate now", cause: oom });
+    }
+    if (validation !== null) {
+      return new WebDLPackError("GPU_ERROR", `WebGPU refused to create a buffer of ${what}: ${validation.message}`, {
+        field: "usage", value: request.usage, expected: "a valid GPUBufferDescriptor for this device", cause: validation });
+    }
+    return null;
+  }, (err: unknown) => new WebDLPackError("GPU_ERROR", `the error scopes of a buffer of ${what} failed: ${String(err)}`, {
+    field: "device", value: request.deviceId, expected: "a working device", cause: err }));
+  return { buffer, verdict };
 }

@@ -80,7 +80,13 @@ export function lostDescription(record: DeviceRecord): string {
 export class DeviceRegistry {
   readonly #records = new Map<number, DeviceRecord>();
   readonly #listeners = new Set<DeviceLostListener>();
+  readonly #onLost: ((record: DeviceRecord) => void) | undefined;
   #nextId = 1;
+
+  /** A registry; `onLost` (the context's cleanup) runs for every lost record before the listeners. */
+  constructor(onLost?: (record: DeviceRecord) => void) {
+    this.#onLost = onLost;
+  }
 
   /** Make `device` the default device (id 0), replacing a previous one. */
   setDefault(device: GPUDevice, adapterInfo: AdapterInfoSummary | null): DeviceRecord {
@@ -174,6 +180,11 @@ export class DeviceRegistry {
     record.lost = true;
     record.lostReason = String(reason);
     record.lostMessage = String(message);
+    try {
+      this.#onLost?.(record);
+    } catch (err) {
+      reportListenerError(err);
+    }
     if (!record.current) return;
     const event: DeviceLostEvent = { deviceId: record.id, device: record.device, reason: record.lostReason, message: record.lostMessage };
     for (const listener of [...this.#listeners]) {

@@ -9,7 +9,7 @@ import type { ContextProtocol, WebDLPackContext } from "./types.js";
  * The protocol this copy of webdlpack speaks. Bump `minor` when methods are
  * added to {@link WebDLPackContext}, `major` when one is removed or changes meaning.
  */
-export const CONTEXT_PROTOCOL: ContextProtocol = Object.freeze({ major: 1, minor: 0 });
+export const CONTEXT_PROTOCOL: ContextProtocol = Object.freeze({ major: 1, minor: 1 });
 
 /**
  * The page-wide context, created on first call and shared by every copy of

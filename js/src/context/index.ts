@@ -1,25 +1,43 @@
 /**
- * The page-wide WebDLPackContext: WebGPU devices and the GPU pointer table.
+ * The page-wide WebDLPackContext: WebGPU devices, the GPU pointer table, the
+ * caching allocator and the lifetime ledger.
  *
- *   global.ts         the singleton at globalThis[Symbol.for("webdlpack.context")], version check
- *   get-context.ts    getContext(), the protocol version
- *   context.ts        the class behind the context
- *   devices.ts        device ids, registration, device loss
- *   setup.ts          adapter/device request and the setup config
- *   allocation.ts     buffer creation under error scopes, usage, size rounding
- *   pointer-table.ts  GPU pointers: slot + generation, O(1) translation
- *   types.ts          the public interface and option types
+ *   global.ts            the singleton at globalThis[Symbol.for("webdlpack.context")], version check
+ *   get-context.ts       getContext(), the protocol version
+ *   context.ts           the class behind the context
+ *   devices.ts           device ids, registration, device loss
+ *   device-guard.ts      per-owner device guards (a framework's destroy() drops only its reference)
+ *   setup.ts             adapter/device request and the setup config
+ *   allocation.ts        buffer creation under error scopes, usage, size rounding
+ *   size-classes.ts      the size classes of the bucket cache mode
+ *   buffer-cache.ts      cache modes and the per-device cache of freed buffers
+ *   destroy-throttle.ts  destroys that do not overwhelm the GPU process; lazy release
+ *   device-allocator.ts  per-device allocation state (mode, cache, throttle, counters)
+ *   readback.ts          ordered readback through pooled staging buffers
+ *   ledger.ts            lifetime ledger: entries, scopes, leaks
+ *   pointer-table.ts     GPU pointers: slot + generation, O(1) translation
+ *   types.ts             the public interface and option types
  */
 export { getContext, CONTEXT_PROTOCOL } from "./get-context.js";
 export { CONTEXT_GLOBAL_KEY } from "./global.js";
 export type { SharedContextRecord } from "./global.js";
 export type {
-  WebDLPackContext, AllocOptions, RegisterBufferOptions, GPUPointerInfo, ContextStats, DeviceStats, ContextProtocol,
+  WebDLPackContext, AllocOptions, RegisterBufferOptions, GPUPointerInfo, ContextStats, DeviceStats, OwnerStats, ContextProtocol,
+  CacheModeOptions, DeviceOptions,
 } from "./types.js";
 export type { SetupConfig, DeviceInfo, LimitsSummary } from "./setup.js";
 export { ML_LIMITS } from "./setup.js";
 export type { AdapterInfoSummary, DeviceLostEvent, DeviceLostListener } from "./devices.js";
 export { GPUUsage, DEFAULT_GPU_USAGE, GPU_ALLOCATION_ALIGNMENT } from "./allocation.js";
+export { CACHE_MODES, DEFAULT_CACHE_MODE, DEFAULT_CACHE_LIMITS } from "./buffer-cache.js";
+export type { CacheMode, CacheLimits } from "./buffer-cache.js";
+export { DEFAULT_THROTTLE_LIMITS } from "./destroy-throttle.js";
+export type { ThrottleLimits } from "./destroy-throttle.js";
+export { bucketSize, MIN_BUCKET_SIZE, FINE_BUCKET_THRESHOLD, BUCKET_STEPS } from "./size-classes.js";
+export { unwrapDevice, DEVICE_GUARD_TARGET } from "./device-guard.js";
+export { LedgerEntry, ownerLabel } from "./ledger.js";
+export type { Ledger, LedgerKind, ReleaseReason, TrackOptions, LedgerEntryInfo, LeakReport, LedgerDebug } from "./ledger.js";
+export type { ReadbackRange, ReadbackTarget } from "./readback.js";
 export {
   describeGPUPointer, GPU_POINTER_GENERATION_BITS, GPU_POINTER_SLOT_BITS,
 } from "./pointer-table.js";

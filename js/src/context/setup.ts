@@ -3,6 +3,7 @@
  * adapter and a device (or taking the user's device), and describing the result.
  */
 import { WebDLPackError } from "../errors.js";
+import { checkCacheMode, type CacheMode } from "./buffer-cache.js";
 import { describeValue, isGPUDevice, summarizeAdapterInfo, type AdapterInfoSummary } from "./devices.js";
 
 /** Configuration of {@link WebDLPackContext.setup}. Every field is optional. */
@@ -28,6 +29,8 @@ export interface SetupConfig {
    * `requiredLimits` (WebGPU's defaults otherwise, e.g. maxBufferSize 256 MiB).
    */
   limits?: "adapter-max" | "default";
+  /** Cache mode of device 0 (default "bucket"; see `setCacheMode`). */
+  cacheMode?: CacheMode;
 }
 
 /** Limits `setup()` raises to the adapter's maxima unless `cfg.limits` is "default". */
@@ -100,6 +103,7 @@ export function checkSetupConfig(cfg: unknown): SetupConfig {
   if (c.limits !== undefined && c.limits !== "adapter-max" && c.limits !== "default") {
     throw bad("limits", describeValue(c.limits), '"adapter-max" or "default"');
   }
+  if (c.cacheMode !== undefined) checkCacheMode(c.cacheMode, "cfg.cacheMode");
   return c;
 }
 

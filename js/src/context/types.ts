@@ -3,8 +3,13 @@
  * other copies of webdlpack on the page) use the context only through this
  * interface, so a copy can use an instance another copy created.
  */
+import type { WebDLPackError } from "../errors.js";
+import type { CacheLimits, CacheMode } from "./buffer-cache.js";
+import type { ThrottleLimits } from "./destroy-throttle.js";
 import type { DeviceLostListener } from "./devices.js";
+import type { Ledger, LedgerDebug, LeakReport } from "./ledger.js";
 import type { GPUPointer } from "./pointer-table.js";
+import type { ReadbackRange, ReadbackTarget } from "./readback.js";
 import type { DeviceInfo, SetupConfig } from "./setup.js";
 
 /** Options of {@link WebDLPackContext.allocWebGPU}. */
@@ -67,6 +72,50 @@ export interface DeviceStats {
   liveBytes: number;
   /** Requested bytes of those pointers. */
   requestedBytes: number;
+  /** The cache mode in force. */
+  cacheMode: CacheMode;
+  /** Freed buffers kept for reuse. */
+  cachedBuffers: number;
+  /** Their bytes. */
+  cachedBytes: number;
+  /** Allocations served from the cache. */
+  hits: number;
+  /** Allocations that created a buffer. */
+  misses: number;
+  /** Buffers freed in lazyRelease mode and not destroyed yet. */
+  lazyReleaseBuffers: number;
+  /** Their bytes. */
+  lazyReleaseBytes: number;
+  /** Bytes destroyed whose queue marker has not completed (the GPU process may still hold them). */
+  pendingDestroyBytes: number;
+  /** Largest lazyReleaseBytes + pendingDestroyBytes seen. */
+  peakPendingBytes: number;
+  /** Buffers destroyed through the throttle. */
+  destroyed: number;
+  /** Queue markers the throttle submitted. */
+  destroyMarkers: number;
+  /** Times an allocation waited for pending destroys. */
+  throttleWaits: number;
+  /** Readback staging buffers kept. */
+  stagingBuffers: number;
+  /** Owners holding a device guard (getWebGPUDevice(id, {owner})). */
+  guardOwners: string[];
+}
+
+/** Per owner and device numbers in {@link ContextStats}. */
+export interface OwnerStats {
+  /** Owner label (the `owner` given at allocation; "(none)" if none). */
+  owner: string;
+  /** Device id. */
+  deviceId: number;
+  /** Live pointers of this owner on the device. */
+  livePointers: number;
+  /** Their allocated bytes. */
+  liveBytes: number;
+  /** Cache hits of this owner on the device. */
+  hits: number;
+  /** Cache misses. */
+  misses: number;
 }
 
 /** What {@link WebDLPackContext.stats} reports. */
@@ -79,6 +128,36 @@ export interface ContextStats {
   liveBytes: number;
   /** Pointer-table slots retired because their generation ran out. */
   retiredSlots: number;
+  /** Cached buffers on all devices. */
+  cachedBuffers: number;
+  /** Cached bytes on all devices. */
+  cachedBytes: number;
+  /** Cache hits on all devices. */
+  hits: number;
+  /** Cache misses on all devices. */
+  misses: number;
+  /** One row per (owner, device) with live pointers or counted allocations, by device then owner. */
+  owners: OwnerStats[];
+  /** Live ledger entries (buffers and tensors). */
+  ledgerEntries: number;
+  /** Leaks found so far. */
+  leaks: number;
+}
+
+/** Options of {@link WebDLPackContext.setCacheMode}. */
+export interface CacheModeOptions {
+  /** Only this device (else: the default of every device without its own mode). */
+  deviceId?: number;
+  /** Cache caps (merged over the defaults or the previous ones). */
+  cacheLimits?: Partial<CacheLimits>;
+  /** Destroy-throttle budgets. */
+  throttleLimits?: Partial<ThrottleLimits>;
+}
+
+/** Options of {@link WebDLPackContext.getWebGPUDevice}. */
+export interface DeviceOptions {
+  /** Framework name: returns that owner's guard, whose destroy() only drops its reference. */
+  owner?: string;
 }
 
 /** Version of the context's shared-object protocol. */
@@ -106,8 +185,13 @@ export interface WebDLPackContext {
    */
   setup(cfg?: SetupConfig): Promise<DeviceInfo>;
 
-  /** The device with id `id` (0: default). Throws UNKNOWN_DEVICE ("call setup() first" for 0) or DEVICE_LOST. */
-  getWebGPUDevice(id?: number): GPUDevice;
+  /**
+   * The device with id `id` (0: default). With `{owner}`: that owner's guard of
+   * the device, whose `destroy()` only drops the owner's reference (the device is
+   * destroyed when the last guard owner releases it); see device-guard.ts.
+   * Throws UNKNOWN_DEVICE ("call setup() first" for 0), DEVICE_LOST, INVALID_ARGUMENT (owner).
+   */
+  getWebGPUDevice(id?: number, options?: DeviceOptions): GPUDevice;
 
   /** Register a device the user made; returns its id (> 0; 0 for the default device). The same device gives the same id. */
   registerWebGPUDevice(device: GPUDevice, adapterInfo?: GPUAdapterInfo | object): number;
@@ -124,6 +208,59 @@ export interface WebDLPackContext {
    * OUT_OF_MEMORY, GPU_ERROR.
    */
   allocWebGPU(nbytes: number, options?: AllocOptions): Promise<GPUPointer>;
+
+  /**
+   * Allocate synchronously, for callers that can not await (C through a function
+   * pointer, Python without JSPI). Size, usage and device state are checked at
+   * once (INVALID_ARGUMENT, UNKNOWN_DEVICE, DEVICE_LOST); a cache hit needs no
+   * GPU call. On a miss, errors WebGPU reports later (out of memory) are recorded
+   * on the pointer: its next `gpuPointerToBuffer` throws them, and
+   * `lastAsyncError()` returns the latest.
+   */
+  allocWebGPUSync(nbytes: number, options?: AllocOptions): GPUPointer;
+
+  /** The latest error of a synchronous allocation reported after it returned, or null. */
+  lastAsyncError(): WebDLPackError | null;
+
+  /**
+   * Cache mode of every device (no deviceId) or of one device; switching to
+   * disabled / lazyRelease releases what the cache holds. Throws INVALID_ARGUMENT.
+   */
+  setCacheMode(mode: CacheMode, options?: CacheModeOptions): void;
+
+  /** The cache mode of device `deviceId` (default 0). */
+  getCacheMode(deviceId?: number): CacheMode;
+
+  /** Wait for the work submitted so far on one device (or all), then destroy lazy releases and confirm pending destroys. */
+  flush(deviceId?: number): Promise<void>;
+
+  /**
+   * Copy bytes of `ptr`'s buffer to the CPU, ordered after all work already
+   * submitted to the device queue (default range: byteOffset 0, the requested size).
+   * Rejects with INVALID_POINTER / STALE_POINTER / DEVICE_LOST, INVALID_ARGUMENT (no COPY_SRC), OUT_OF_BOUNDS.
+   */
+  readback(ptr: GPUPointer, range?: ReadbackRange): Promise<ArrayBuffer>;
+
+  /** Like {@link readback}, writing into a view or wasm memory (re-derived after the await). Length: range.byteLength, else the target's. */
+  readbackInto(ptr: GPUPointer, target: ReadbackTarget, range?: ReadbackRange): Promise<void>;
+
+  /** The lifetime ledger: every live GPU allocation and tracked tensor. */
+  readonly ledger: Ledger;
+
+  /** Debug switches (`captureStacks`). */
+  readonly debug: LedgerDebug;
+
+  /** Run `fn` (sync or async) and release what was tracked inside, except kept or returned values. */
+  scope<T>(fn: () => T): T;
+
+  /** Keep `x` (entry, pointer, watched object) from being released by any scope. Returns `x`. */
+  keep<T>(x: T): T;
+
+  /** Release what `x` (entry, pointer, watched object) names, now. */
+  dispose(x: unknown): boolean;
+
+  /** Leaks found by the garbage-collection safety net. */
+  leaks(): LeakReport[];
 
   /** Adopt a buffer another framework made; returns a pointer. Throws INVALID_ARGUMENT (not a buffer, already in the table). */
   registerGPUBuffer(buffer: GPUBuffer, options?: RegisterBufferOptions): GPUPointer;

@@ -1,0 +1,134 @@
+/**
+ * The allocation state of one device: its cache mode, the buffer cache, the
+ * destroy throttle, the readback staging pool and hit/miss counters per owner.
+ * The context keeps one per device record and routes every create and every
+ * release of an owned buffer through it.
+ */
+import { allocationSize, GPUUsage } from "./allocation.js";
+import { BufferCache, DEFAULT_CACHE_LIMITS, type CacheLimits, type CacheMode } from "./buffer-cache.js";
+import { DestroyThrottle, DEFAULT_THROTTLE_LIMITS, type ThrottleLimits } from "./destroy-throttle.js";
+import type { DeviceRecord } from "./devices.js";
+import { StagingPool } from "./readback.js";
+import { bucketSize } from "./size-classes.js";
+
+/** Hits and misses of one owner on one device. */
+export interface HitCounts {
+  /** Allocations served from the cache. */
+  hits: number;
+  /** Allocations that created a buffer. */
+  misses: number;
+}
+
+/** Per-device allocation state. */
+export class DeviceAllocator {
+  /** The device this serves. */
+  readonly record: DeviceRecord;
+  /** Freed buffers kept for reuse (simple / bucket). */
+  readonly cache: BufferCache;
+  /** Where buffers are destroyed. */
+  readonly throttle: DestroyThrottle;
+  /** Readback staging buffers. */
+  readonly staging: StagingPool;
+  /** Counts per owner label. */
+  readonly counts = new Map<string, HitCounts>();
+  /** Totals. */
+  hits = 0;
+  /** Totals. */
+  misses = 0;
+  #mode: CacheMode;
+
+  /** State for `record` in `mode`. */
+  constructor(record: DeviceRecord, mode: CacheMode, cacheLimits: Readonly<CacheLimits> = DEFAULT_CACHE_LIMITS,
+    throttleLimits: Readonly<ThrottleLimits> = DEFAULT_THROTTLE_LIMITS) {
+    this.record = record;
+    this.#mode = mode;
+    this.cache = new BufferCache(cacheLimits);
+    this.throttle = new DestroyThrottle(record.device, throttleLimits);
+    this.staging = new StagingPool(record.device, (b) => this.throttle.destroy(b));
+  }
+
+  /** The cache mode in force. */
+  get mode(): CacheMode {
+    return this.#mode;
+  }
+
+  /** Switch mode; leaving simple/bucket releases what the cache holds. */
+  setMode(mode: CacheMode): void {
+    this.#mode = mode;
+    if (mode !== "simple" && mode !== "bucket") for (const b of this.cache.drain()) this.throttle.destroy(b);
+  }
+
+  /** Change the cache caps, releasing what no longer fits. */
+  setCacheLimits(limits: Readonly<CacheLimits>): void {
+    for (const b of this.cache.setLimits(limits)) this.throttle.destroy(b);
+  }
+
+  /**
+   * Buffer size for a request: a bucket class for storage buffers in `bucket`
+   * mode (if within `maxBufferSize`), else the 16-byte rounded size.
+   */
+  sizeFor(nbytes: number, usage: number): number {
+    const limit = this.record.device.limits.maxBufferSize;
+    if (this.#mode === "bucket" && (usage & GPUUsage.STORAGE) !== 0) {
+      const size = bucketSize(nbytes);
+      if (size <= limit) return size;
+    }
+    return allocationSize(nbytes, limit);
+  }
+
+  /** A cached buffer of `size` and `usage` (a hit), or undefined (a miss: the caller creates one). Counts both. */
+  take(size: number, usage: number, owner: string): GPUBuffer | undefined {
+    const buffer = this.#mode === "simple" || this.#mode === "bucket" ? this.cache.take(size, usage) : undefined;
+    let counts = this.counts.get(owner);
+    if (counts === undefined) {
+      counts = { hits: 0, misses: 0 };
+      this.counts.set(owner, counts);
+    }
+    if (buffer !== undefined) {
+      this.hits += 1;
+      counts.hits += 1;
+    } else {
+      this.misses += 1;
+      counts.misses += 1;
+    }
+    return buffer;
+  }
+
+  /** Take back a freed buffer this device's allocator created: cache it, or release it per the mode. */
+  recycle(buffer: GPUBuffer): void {
+    if (this.record.lost) {
+      buffer.destroy();
+      return;
+    }
+    switch (this.#mode) {
+      case "simple":
+      case "bucket":
+        if (!this.cache.put(buffer)) this.throttle.destroy(buffer);
+        return;
+      case "lazyRelease":
+        this.throttle.releaseLazily(buffer);
+        return;
+      default:
+        this.throttle.destroy(buffer);
+    }
+  }
+
+  /** Destroy a buffer that must not be reused (registered, failed, or unwanted). */
+  discard(buffer: GPUBuffer): void {
+    if (this.record.lost) buffer.destroy();
+    else this.throttle.destroy(buffer);
+  }
+
+  /** Release everything held (device unregistered). */
+  drain(): void {
+    for (const b of this.cache.drain()) this.throttle.destroy(b);
+    this.staging.drain();
+  }
+
+  /** The device was lost: drop the cache and staging, stop throttling. */
+  lose(): void {
+    this.throttle.lose();
+    for (const b of this.cache.drain()) b.destroy();
+    this.staging.drain();
+  }
+}

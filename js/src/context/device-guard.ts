@@ -1,0 +1,103 @@
+/**
+ * Device guards: how frameworks share one GPUDevice without one of them taking
+ * it away from the others by calling `device.destroy()`.
+ *
+ * `ctx.getWebGPUDevice(id, {owner})` returns a guard: a Proxy of the device
+ * whose `destroy()` only drops that owner's reference. The real device is
+ * destroyed when the last owner holding a guard releases it (reference
+ * counting). Everything else is forwarded to the real device, with methods
+ * bound to it (so WebGPU's brand checks see the real device), and the same
+ * function object each time (`guard.createBuffer === guard.createBuffer`).
+ *
+ * Why a guard and not a patched `device.destroy`: a patched method can not
+ * tell which framework calls it, so a framework calling destroy() twice would
+ * drop another's reference; the guard knows its owner. The cost: a guard is
+ * not the native object, so APIs that take a device *argument* and check its
+ * brand (`canvasContext.configure({device})`) need the real device:
+ * `unwrapDevice(guard)` or `ctx.getWebGPUDevice(id)` without an owner.
+ */
+
+/** Key under which a guard answers with its real device (shared by every copy of webdlpack). */
+export const DEVICE_GUARD_TARGET: symbol = Symbol.for("webdlpack.deviceGuard.target");
+
+/** The real device behind `device` if it is a guard, else `device` itself. */
+export function unwrapDevice<T>(device: T): T {
+  if (device !== null && typeof device === "object") {
+    const target = (device as Record<symbol, unknown>)[DEVICE_GUARD_TARGET];
+    if (target !== undefined) return target as T;
+  }
+  return device;
+}
+
+/** One owner's hold on a device. */
+interface Hold {
+  guard: GPUDevice;
+  released: boolean;
+}
+
+/** The guards of one device. */
+export class DeviceGuards {
+  readonly #device: GPUDevice;
+  readonly #holds = new Map<string, Hold>();
+
+  /** Guards for `device`. */
+  constructor(device: GPUDevice) {
+    this.#device = device;
+  }
+
+  /** Owners currently holding the device, in the order they got it. */
+  get owners(): string[] {
+    return [...this.#holds.entries()].filter(([, h]) => !h.released).map(([o]) => o);
+  }
+
+  /** The guard of `owner` (the same object while the owner holds it; a new one after it released). */
+  acquire(owner: string): GPUDevice {
+    const held = this.#holds.get(owner);
+    if (held !== undefined && !held.released) return held.guard;
+    const hold: Hold = { guard: undefined as unknown as GPUDevice, released: false };
+    hold.guard = this.#makeGuard(owner, hold);
+    this.#holds.delete(owner); // keep insertion order = acquisition order
+    this.#holds.set(owner, hold);
+    return hold.guard;
+  }
+
+  /**
+   * Drop `owner`'s reference. Destroys the real device when it was the last one.
+   * Returns true if the device was destroyed. A second release is a no-op.
+   */
+  release(owner: string): boolean {
+    const hold = this.#holds.get(owner);
+    if (hold === undefined || hold.released) return false;
+    hold.released = true;
+    if (this.owners.length > 0) return false;
+    this.#device.destroy();
+    return true;
+  }
+
+  #makeGuard(owner: string, hold: Hold): GPUDevice {
+    const device = this.#device;
+    const bound = new Map<PropertyKey, unknown>();
+    const destroy = (): void => {
+      if (this.#holds.get(owner) === hold) this.release(owner);
+    };
+    return new Proxy(device, {
+      get(target, prop) {
+        if (prop === "destroy") return destroy;
+        if (prop === DEVICE_GUARD_TARGET) return target;
+        const value: unknown = Reflect.get(target, prop, target);
+        if (typeof value !== "function") return value;
+        let fn = bound.get(prop);
+        if (fn === undefined || (fn as { original?: unknown }).original !== value) {
+          const wrapper = (value as (...args: unknown[]) => unknown).bind(target) as ((...args: unknown[]) => unknown) & { original?: unknown };
+          wrapper.original = value;
+          fn = wrapper;
+          bound.set(prop, fn);
+        }
+        return fn;
+      },
+      set(target, prop, value) {
+        return Reflect.set(target, prop, value, target);
+      },
+    });
+  }
+}

@@ -1,0 +1,499 @@
+/**
+ * The lifetime ledger: one list of every live GPU allocation and every live
+ * tensor on the page, whoever made it, with the one release function each has.
+ *
+ * A release runs exactly once, whichever path gets there first:
+ * - explicit: `entry.release()` / `entry[Symbol.dispose]()` / `ctx.dispose(x)`;
+ * - scope end: `ctx.scope(fn)` releases what was tracked while it ran, except
+ *   what was kept (`ctx.keep(x)`) or returned (moved to the enclosing scope);
+ * - finalizer: `ledger.watch(obj, entry)` releases the entry when `obj` is
+ *   garbage collected unreleased, and records it as a leak (`ctx.leaks()`,
+ *   one `console.warn` per leak);
+ * - device loss: the context releases every entry of a lost device.
+ *
+ * Async scopes: JS has no async context yet, so an entry tracked while several
+ * scopes are open goes to the innermost open one, even from unrelated code
+ * running during an `await`. Run one async scope at a time per task chain.
+ */
+import { WebDLPackError } from "../errors.js";
+import { describeValue } from "./devices.js";
+
+/** What an entry stands for. */
+export type LedgerKind = "tensor" | "gpu-buffer";
+
+/** Which path released an entry. */
+export type ReleaseReason = "dispose" | "scope" | "finalizer" | "device-lost";
+
+/** What {@link Ledger.track} takes. */
+export interface TrackOptions {
+  /** "tensor" or "gpu-buffer". */
+  kind: LedgerKind;
+  /** Who made it: a framework name such as "onnxruntime" (reported as a string). */
+  owner?: unknown;
+  /** webdlpack device id, or null for memory that is not on a GPU device (default null). */
+  deviceId?: number | null;
+  /** Bytes it holds (default 0). */
+  bytes?: number;
+  /** The GPU pointer it holds, if any. Tracking a tensor with the pointer of a tracked gpu-buffer hands that buffer to the tensor: scopes then release the tensor, not the buffer. */
+  pointer?: number;
+  /** Frees it. Called at most once. */
+  release: () => void;
+  /** Where it was made; default: captured when `debug.captureStacks` is on. */
+  stack?: string;
+}
+
+/** A row of {@link Ledger.entries}: a snapshot of one live entry. */
+export interface LedgerEntryInfo {
+  /** Entry id (increasing). */
+  id: number;
+  /** "tensor" or "gpu-buffer". */
+  kind: LedgerKind;
+  /** Owner label. */
+  owner: string;
+  /** Device id, or null. */
+  deviceId: number | null;
+  /** Bytes held. */
+  bytes: number;
+  /** GPU pointer, or null. */
+  pointer: number | null;
+  /** Milliseconds since it was tracked. */
+  ageMs: number;
+  /** Where it was made, or null when stacks were not captured. */
+  stack: string | null;
+  /** Whether a scope will release it. */
+  scoped: boolean;
+}
+
+/** One leak: an entry whose watched object was collected before it was released. */
+export interface LeakReport {
+  /** Entry id. */
+  id: number;
+  /** "tensor" or "gpu-buffer". */
+  kind: LedgerKind;
+  /** Owner label. */
+  owner: string;
+  /** Device id, or null. */
+  deviceId: number | null;
+  /** Bytes it held. */
+  bytes: number;
+  /** GPU pointer, or null. */
+  pointer: number | null;
+  /** Where it was made (a short stack), or a hint to turn stack capture on. */
+  where: string;
+  /** How long it lived, ms. */
+  ageMs: number;
+}
+
+/** Debug switches read at track time. */
+export interface LedgerDebug {
+  /** Capture a short stack for every tracked entry (costs ~µs per entry). Default false. */
+  captureStacks: boolean;
+}
+
+/** Internal: release with a reason. Not exported from the package. */
+export const RELEASE = Symbol("webdlpack.ledger.release");
+/** Internal: mark released without calling the release function (the resource was freed another way). */
+export const MARK_RELEASED = Symbol("webdlpack.ledger.markReleased");
+
+const NO_STACK = "(stack not captured: set ctx.debug.captureStacks = true before allocating)";
+const MAX_LEAKS = 1000;
+
+/** Owner as a short string for reports and stats. */
+export function ownerLabel(owner: unknown): string {
+  if (owner === undefined || owner === null) return "(none)";
+  if (typeof owner === "string") return owner;
+  if (typeof owner === "object" || typeof owner === "function") {
+    const name = (owner as { name?: unknown }).name;
+    if (typeof name === "string" && name !== "") return name;
+  }
+  return String(describeValue(owner));
+}
+
+/** One tracked allocation or tensor. Release it with {@link LedgerEntry.release}. */
+export class LedgerEntry {
+  /** Entry id (increasing). */
+  readonly id: number;
+  /** "tensor" or "gpu-buffer". */
+  readonly kind: LedgerKind;
+  /** Owner label. */
+  readonly owner: string;
+  /** Device id, or null. */
+  readonly deviceId: number | null;
+  /** Bytes held. */
+  readonly bytes: number;
+  /** GPU pointer, or null. */
+  readonly pointer: number | null;
+  /** `performance.now()` when tracked. */
+  readonly createdAt: number;
+  /** Where it was made, or null. */
+  readonly stack: string | null;
+  #fn: (() => void) | null;
+  #reason: ReleaseReason | null = null;
+  readonly #onReleased: (entry: LedgerEntry) => void;
+
+  /** Made by {@link Ledger.track}; do not construct directly. */
+  constructor(id: number, options: Required<Omit<TrackOptions, "owner" | "stack" | "pointer">> & { owner: string; stack: string | null; pointer: number | null },
+    onReleased: (entry: LedgerEntry) => void) {
+    this.id = id;
+    this.kind = options.kind;
+    this.owner = options.owner;
+    this.deviceId = options.deviceId;
+    this.bytes = options.bytes;
+    this.pointer = options.pointer;
+    this.stack = options.stack;
+    this.createdAt = now();
+    this.#fn = options.release;
+    this.#onReleased = onReleased;
+  }
+
+  /** Whether it was released (by any path). */
+  get released(): boolean {
+    return this.#reason !== null;
+  }
+
+  /** The path that released it, or null while live. */
+  get releasedBy(): ReleaseReason | null {
+    return this.#reason;
+  }
+
+  /** Release now. Returns true if this call released it, false if it already was. Rethrows the release function's error (the entry still counts as released). */
+  release(): boolean {
+    return this[RELEASE]("dispose");
+  }
+
+  /** `using` support: same as {@link release}. */
+  [Symbol.dispose](): void {
+    this.release();
+  }
+
+  /** Internal: release for `reason`; exactly once. */
+  [RELEASE](reason: ReleaseReason): boolean {
+    if (this.#reason !== null) return false;
+    this.#reason = reason;
+    const fn = this.#fn;
+    this.#fn = null;
+    this.#onReleased(this);
+    fn?.();
+    return true;
+  }
+
+  /** Internal: the resource was freed by its owner's own path; never call the release function. */
+  [MARK_RELEASED](reason: ReleaseReason): boolean {
+    if (this.#reason !== null) return false;
+    this.#reason = reason;
+    this.#fn = null;
+    this.#onReleased(this);
+    return true;
+  }
+}
+
+type Scope = Set<LedgerEntry>;
+
+/** The page's ledger (one per context). */
+export class Ledger {
+  /** Debug switches (`ctx.debug` is this object). */
+  readonly debug: LedgerDebug = { captureStacks: false };
+  readonly #live = new Map<number, LedgerEntry>();
+  readonly #byPointer = new Map<number, LedgerEntry>();
+  readonly #byObject = new WeakMap<object, LedgerEntry>();
+  readonly #scopeOf = new Map<LedgerEntry, Scope>();
+  readonly #scopes: Scope[] = [];
+  readonly #leaks: LeakReport[] = [];
+  readonly #registry: FinalizationRegistry<LedgerEntry> | null;
+  #nextId = 1;
+
+  /** An empty ledger. */
+  constructor() {
+    this.#registry = typeof FinalizationRegistry === "function"
+      ? new FinalizationRegistry<LedgerEntry>((entry) => this.#collected(entry))
+      : null;
+  }
+
+  /**
+   * Register a live allocation or tensor. Throws INVALID_ARGUMENT naming a bad field.
+   * The entry joins the innermost open scope, if any.
+   */
+  track(options: TrackOptions): LedgerEntry {
+    const o = checkTrack(options);
+    const stack = o.stack ?? (this.debug.captureStacks ? captureStack() : null);
+    const entry = new LedgerEntry(this.#nextId++, {
+      kind: o.kind, owner: ownerLabel(o.owner), deviceId: o.deviceId ?? null, bytes: o.bytes ?? 0,
+      pointer: o.pointer ?? null, release: o.release, stack,
+    }, (e) => this.#forget(e));
+    this.#live.set(entry.id, entry);
+    if (entry.pointer !== null) {
+      const held = this.#byPointer.get(entry.pointer);
+      if (entry.kind === "tensor" && held !== undefined && held.kind === "gpu-buffer") {
+        this.#unscope(held); // the tensor now owns the buffer
+      }
+      if (held === undefined || entry.kind === "gpu-buffer") this.#byPointer.set(entry.pointer, entry);
+    }
+    const scope = this.#scopes[this.#scopes.length - 1];
+    if (scope !== undefined) {
+      scope.add(entry);
+      this.#scopeOf.set(entry, scope);
+    }
+    return entry;
+  }
+
+  /**
+   * Release `entry` when `object` is garbage collected before `entry` is
+   * released, and record that as a leak. `entry`'s release function must not
+   * reference `object` (else it is never collected). Also lets `keep(object)`
+   * and `dispose(object)` find the entry.
+   */
+  watch(object: object, entry: LedgerEntry): void {
+    if (object === null || (typeof object !== "object" && typeof object !== "function")) {
+      throw new WebDLPackError("INVALID_ARGUMENT", "ledger.watch needs an object", {
+        field: "object", value: describeValue(object), expected: "an object or function to watch" });
+    }
+    if (!(entry instanceof LedgerEntry)) {
+      throw new WebDLPackError("INVALID_ARGUMENT", "ledger.watch needs a LedgerEntry", {
+        field: "entry", value: describeValue(entry), expected: "an entry returned by ledger.track" });
+    }
+    this.#byObject.set(object, entry);
+    if (!entry.released) this.#registry?.register(object, entry, entry);
+  }
+
+  /** Snapshots of every live entry, oldest first. */
+  entries(): LedgerEntryInfo[] {
+    const t = now();
+    return [...this.#live.values()].map((e) => ({
+      id: e.id, kind: e.kind, owner: e.owner, deviceId: e.deviceId, bytes: e.bytes, pointer: e.pointer,
+      ageMs: t - e.createdAt, stack: e.stack, scoped: this.#scopeOf.has(e),
+    }));
+  }
+
+  /** The live gpu-buffer (else tensor) entry holding `pointer`, if any. */
+  entryForPointer(pointer: number): LedgerEntry | undefined {
+    return this.#byPointer.get(pointer >>> 0);
+  }
+
+  /** Leaks found so far (oldest first, at most 1000 kept). */
+  leaks(): LeakReport[] {
+    return this.#leaks.map((l) => ({ ...l }));
+  }
+
+  /** Forget the leak reports. */
+  clearLeaks(): void {
+    this.#leaks.length = 0;
+  }
+
+  /**
+   * Run `fn`; when it returns (or its promise settles) release every entry
+   * tracked meanwhile, newest first, except kept ones and those in the result
+   * (an entry, a pointer, a watched object, or arrays / plain objects of them),
+   * which move to the enclosing scope. Errors of releases are reported; the first
+   * is thrown after all ran when `fn` itself succeeded.
+   */
+  scope<T>(fn: () => T): T {
+    if (typeof fn !== "function") {
+      throw new WebDLPackError("INVALID_ARGUMENT", "scope needs a function", {
+        field: "fn", value: describeValue(fn), expected: "a function (sync or async)" });
+    }
+    const scope: Scope = new Set();
+    this.#scopes.push(scope);
+    let result: T;
+    try {
+      result = fn();
+    } catch (err) {
+      this.#endScope(scope, undefined, false);
+      throw err;
+    }
+    if (isThenable(result)) {
+      return (result as unknown as Promise<unknown>).then(
+        (value) => {
+          this.#endScope(scope, value, true);
+          return value;
+        },
+        (err: unknown) => {
+          this.#endScope(scope, undefined, false);
+          throw err;
+        },
+      ) as unknown as T;
+    }
+    this.#endScope(scope, result, true);
+    return result;
+  }
+
+  /**
+   * Take `x` (an entry, a GPU pointer, or a watched object) out of every scope,
+   * so no scope releases it. Returns `x`. Throws INVALID_ARGUMENT if `x` names no live entry.
+   */
+  keep<T>(x: T): T {
+    const entries = this.#resolve(x);
+    if (entries.length === 0) {
+      throw new WebDLPackError("INVALID_ARGUMENT", "keep: the value names nothing live in the ledger", {
+        field: "x", value: describeValue(x), expected: "a LedgerEntry, a live GPU pointer, or an object passed to ledger.watch" });
+    }
+    for (const e of entries) this.#unscope(e);
+    return x;
+  }
+
+  /** Release what `x` names (entry, pointer, watched object) now. Returns false if it was already released. */
+  dispose(x: unknown): boolean {
+    const entries = this.#resolve(x, true);
+    if (entries.length === 0) {
+      throw new WebDLPackError("INVALID_ARGUMENT", "dispose: the value names nothing in the ledger", {
+        field: "x", value: describeValue(x), expected: "a LedgerEntry, a live GPU pointer, or an object passed to ledger.watch" });
+    }
+    let any = false;
+    for (const e of entries) any = e[RELEASE]("dispose") || any;
+    return any;
+  }
+
+  /** Release every live entry of `deviceId` (newest first) for device loss, except those `skip` accepts. Errors are reported. */
+  releaseDevice(deviceId: number, skip: (entry: LedgerEntry) => boolean): void {
+    const victims = [...this.#live.values()].filter((e) => e.deviceId === deviceId && !skip(e)).reverse();
+    for (const e of victims) {
+      try {
+        e[RELEASE]("device-lost");
+      } catch (err) {
+        reportError(err);
+      }
+    }
+  }
+
+  /** Live entries and bytes. */
+  get size(): number {
+    return this.#live.size;
+  }
+
+  #resolve(x: unknown, includeReleased = false): LedgerEntry[] {
+    if (x instanceof LedgerEntry) return includeReleased || !x.released ? [x] : [];
+    if (typeof x === "number") {
+      const p = x >>> 0;
+      return [...this.#live.values()].filter((e) => e.pointer === p);
+    }
+    if (x !== null && (typeof x === "object" || typeof x === "function")) {
+      const e = this.#byObject.get(x);
+      return e !== undefined && (includeReleased || !e.released) ? [e] : [];
+    }
+    return [];
+  }
+
+  #unscope(entry: LedgerEntry): void {
+    const scope = this.#scopeOf.get(entry);
+    if (scope === undefined) return;
+    scope.delete(entry);
+    this.#scopeOf.delete(entry);
+  }
+
+  #endScope(scope: Scope, result: unknown, rethrow: boolean): void {
+    const at = this.#scopes.lastIndexOf(scope);
+    if (at >= 0) this.#scopes.splice(at, 1);
+    const parent = this.#scopes[this.#scopes.length - 1];
+    for (const e of this.#returned(result)) {
+      if (scope.has(e)) {
+        scope.delete(e);
+        this.#scopeOf.delete(e);
+        if (parent !== undefined) {
+          parent.add(e);
+          this.#scopeOf.set(e, parent);
+        }
+      }
+    }
+    let first: unknown;
+    let failed = false;
+    for (const e of [...scope].reverse()) {
+      this.#scopeOf.delete(e);
+      try {
+        e[RELEASE]("scope");
+      } catch (err) {
+        if (!failed) first = err;
+        failed = true;
+        if (!rethrow) reportError(err);
+      }
+    }
+    scope.clear();
+    if (failed && rethrow) throw first;
+  }
+
+  /** Entries named by a scope's result: itself, or inside arrays / plain objects (4 levels). */
+  #returned(result: unknown, depth = 0, out: LedgerEntry[] = []): LedgerEntry[] {
+    if (depth > 4 || result === undefined || result === null) return out;
+    out.push(...this.#resolve(result));
+    if (Array.isArray(result)) {
+      for (const item of result) this.#returned(item, depth + 1, out);
+    } else if (typeof result === "object" && Object.getPrototypeOf(result) === Object.prototype) {
+      for (const item of Object.values(result as object)) this.#returned(item, depth + 1, out);
+    }
+    return out;
+  }
+
+  #forget(entry: LedgerEntry): void {
+    this.#live.delete(entry.id);
+    if (entry.pointer !== null && this.#byPointer.get(entry.pointer) === entry) {
+      this.#byPointer.delete(entry.pointer);
+      // A tensor entry on the same pointer takes its place for lookups.
+      for (const other of this.#live.values()) {
+        if (other.pointer === entry.pointer) {
+          this.#byPointer.set(other.pointer, other);
+          break;
+        }
+      }
+    }
+    this.#unscope(entry);
+    this.#registry?.unregister(entry);
+  }
+
+  #collected(entry: LedgerEntry): void {
+    if (entry.released) return;
+    const leak: LeakReport = {
+      id: entry.id, kind: entry.kind, owner: entry.owner, deviceId: entry.deviceId, bytes: entry.bytes,
+      pointer: entry.pointer, where: entry.stack ?? NO_STACK, ageMs: now() - entry.createdAt,
+    };
+    if (this.#leaks.length >= MAX_LEAKS) this.#leaks.shift();
+    this.#leaks.push(leak);
+    console.warn(`webdlpack: leaked ${leak.kind} (${leak.bytes} bytes, owner ${leak.owner}` +
+      `${leak.pointer === null ? "" : `, GPU pointer 0x${leak.pointer.toString(16).padStart(8, "0")}`}) was garbage collected ` +
+      `without being released; released it now. Dispose it, or make it inside ctx.scope(). Made at: ${leak.where}`);
+    try {
+      entry[RELEASE]("finalizer");
+    } catch (err) {
+      reportError(err);
+    }
+  }
+}
+
+function checkTrack(options: unknown): TrackOptions {
+  const bad = (field: string, value: unknown, expected: string): WebDLPackError =>
+    new WebDLPackError("INVALID_ARGUMENT", "bad ledger.track options", { field: `options.${field}`, value: describeValue(value), expected });
+  if (options === null || typeof options !== "object") throw bad("", options, "an object {kind, owner, deviceId, bytes, pointer?, release}");
+  const o = options as TrackOptions;
+  if (o.kind !== "tensor" && o.kind !== "gpu-buffer") throw bad("kind", o.kind, '"tensor" or "gpu-buffer"');
+  if (typeof o.release !== "function") throw bad("release", o.release, "a function () => void");
+  if (o.deviceId !== undefined && o.deviceId !== null && (!Number.isInteger(o.deviceId) || o.deviceId < 0)) {
+    throw bad("deviceId", o.deviceId, "an integer >= 0, or null");
+  }
+  if (o.bytes !== undefined && (typeof o.bytes !== "number" || !Number.isSafeInteger(o.bytes) || o.bytes < 0)) {
+    throw bad("bytes", o.bytes, "a safe integer >= 0");
+  }
+  if (o.pointer !== undefined && (typeof o.pointer !== "number" || o.pointer >>> 0 !== o.pointer || o.pointer === 0)) {
+    throw bad("pointer", o.pointer, "a nonzero unsigned 32-bit GPU pointer");
+  }
+  if (o.stack !== undefined && typeof o.stack !== "string") throw bad("stack", o.stack, "a string");
+  return o;
+}
+
+function isThenable(value: unknown): boolean {
+  return value !== null && (typeof value === "object" || typeof value === "function") &&
+    typeof (value as { then?: unknown }).then === "function";
+}
+
+function now(): number {
+  return typeof performance !== "undefined" ? performance.now() : Date.now();
+}
+
+/** A short stack of the caller, without webdlpack's own frames. */
+function captureStack(): string {
+  const lines = (new Error().stack ?? "").split("\n").slice(1).map((l) => l.trim());
+  const outside = lines.filter((l) => !/webdlpack\.bundle|[/\\]context[/\\](ledger|context)\.[jt]s/.test(l));
+  return (outside.length > 0 ? outside : lines).slice(0, 5).join("\n");
+}
+
+function reportError(err: unknown): void {
+  const report = (globalThis as { reportError?: (e: unknown) => void }).reportError;
+  if (typeof report === "function") report(err);
+  else console.error("webdlpack: a release function threw", err);
+}

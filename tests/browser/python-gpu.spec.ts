@@ -1,0 +1,455 @@
+/**
+ * WebGPU tensors from Python (Pyodide) in the real browser: allocation and
+ * upload through the shared context, JS compute shaders on the same
+ * GPUBuffer, explicit cross-device copies, readback synchronously through
+ * JSPI (inside runPythonAsync) and asynchronously (to_cpu_async), pointers
+ * freed exactly once.
+ */
+import { test, expect } from "./fixtures.js";
+
+type Webdlpack = typeof import("../../js/src/index.js");
+type PyProxy = { toJs(opts?: object): unknown; destroy(): void };
+type W = {
+  pyodide: {
+    runPython(c: string): unknown;
+    runPythonAsync(c: string): Promise<unknown>;
+    globals: { get(n: string): unknown; set(n: string, v: unknown): void };
+    _module: { HEAPU8: Uint8Array; _malloc(n: number): number; _free(a: number): void };
+  };
+  webdlpack: Webdlpack;
+  gpuTest: {
+    /** Run `x[i] = expr(i, x[i])` (WGSL, u32 or f32 element) over `count` elements at element offset `first`. */
+    dispatch(buffer: GPUBuffer, count: number, first: number, wgslType: "f32" | "u32", expr: string): void;
+    /** Bytes of a GPUBuffer, read with mapAsync (after all submitted work). */
+    read(buffer: GPUBuffer, offset: number, size: number): Promise<Uint8Array>;
+  };
+};
+
+/** Set up the page once: device 0, the Python bridge and two GPU helpers. */
+async function ready(page: import("@playwright/test").Page): Promise<void> {
+  await page.evaluate(async () => {
+    const w = window as unknown as W;
+    await w.webdlpack.getContext().setup();
+    await w.webdlpack.loadWebDLPack(w.pyodide as never);
+    if (w.gpuTest) return;
+    const device = w.webdlpack.getContext().getWebGPUDevice();
+    w.gpuTest = {
+      dispatch(buffer, count, first, wgslType, expr) {
+        const code = `
+@group(0) @binding(0) var<storage, read_write> x: array<${wgslType}>;
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+  let i = id.x;
+  if (i >= ${count}u) { return; }
+  let v = x[i + ${first}u];
+  x[i + ${first}u] = ${expr};
+}`;
+        const pipeline = device.createComputePipeline({ layout: "auto", compute: { module: device.createShaderModule({ code }), entryPoint: "main" } });
+        const bind = device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries: [{ binding: 0, resource: { buffer } }] });
+        const enc = device.createCommandEncoder();
+        const pass = enc.beginComputePass();
+        pass.setPipeline(pipeline);
+        pass.setBindGroup(0, bind);
+        pass.dispatchWorkgroups(Math.ceil(count / 64));
+        pass.end();
+        device.queue.submit([enc.finish()]);
+      },
+      async read(buffer, offset, size) {
+        const staging = device.createBuffer({ size, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+        const enc = device.createCommandEncoder();
+        enc.copyBufferToBuffer(buffer, offset, staging, 0, size);
+        device.queue.submit([enc.finish()]);
+        await staging.mapAsync(GPUMapMode.READ);
+        const out = new Uint8Array(staging.getMappedRange()).slice();
+        staging.destroy();
+        return out;
+      },
+    };
+  });
+}
+
+test("Python uploads array.array → JS shader doubles it in place on the same GPUBuffer → Python reads back sync (JSPI) and async", async ({ shared }) => {
+  await ready(shared);
+  const r = await shared.evaluate(async () => {
+    const w = window as unknown as W;
+    const py = w.pyodide;
+    const ctx = w.webdlpack.getContext();
+    const base = ctx.stats().livePointers;
+    const head = (py.runPython(`
+import webdlpack, array
+from webdlpack import _debug
+gpu0 = _debug.gpu_stats()
+src1 = array.array("f", [float(i) for i in range(100)])
+g1 = webdlpack.asarray(src1, device="webgpu:0")
+src1[0] = -1.0   # the upload took the bytes: later host writes do not reach the GPU
+jt1 = webdlpack.to_js(g1)
+[tuple(int(v) for v in g1.__dlpack_device__()), g1.data_ptr, g1.byte_offset, g1.flags.is_copied, str(g1.device)]
+`) as PyProxy).toJs() as [number[], number, number, boolean, string];
+    const jt = py.globals.get("jt1") as import("../../js/src/index.js").Tensor;
+    const ptr = head[1];
+    const info = ctx.gpuPointerInfo(ptr);
+    const sameBuffer = jt.gpuBuffer === ctx.gpuPointerToBuffer(ptr);
+    const jsSeesPointer = jt.data === ptr && jt.storage === "webgpu";
+    w.gpuTest.dispatch(jt.gpuBuffer, 100, 0, "f32", "v * 2.0 + 1.0");
+    // Sync: from_dlpack(device="cpu") and __dlpack__(dl_device=(1, 0)) inside runPythonAsync block through JSPI.
+    const sync = (await py.runPythonAsync(`
+c1 = webdlpack.from_dlpack(g1, device="cpu")
+cap = g1.__dlpack__(max_version=(1, 1), dl_device=(1, 0), copy=True)
+c2 = webdlpack.from_capsule(cap)
+c3 = g1.to_device("cpu")
+[c1.tolist(), c1.flags.is_copied, str(c1.device), c2.tolist() == c1.tolist(), c2.flags.is_copied, c3.tolist() == c1.tolist()]
+`) as PyProxy).toJs() as [number[], boolean, string, boolean, boolean, boolean];
+    // Async: await to_cpu_async.
+    const asyncVals = (await py.runPythonAsync(`
+a1 = await webdlpack.to_cpu_async(g1)
+a1.tolist()
+`) as PyProxy).toJs() as number[];
+    // Releases: Python drops g1 first; the JS export still holds the pointer.
+    py.runPython("g1.dispose(); del g1; c1.dispose(); c2.dispose(); c3.dispose(); a1.dispose(); del cap");
+    const liveWhileJsHolds = ctx.stats().livePointers - base;
+    jt.dispose();
+    const liveAfter = ctx.stats().livePointers - base;
+    let staleCode = "";
+    try {
+      ctx.gpuPointerInfo(ptr);
+    } catch (e) {
+      staleCode = (e as { code: string }).code;
+    }
+    const stats = (py.runPython(`
+s = _debug.gpu_stats()
+[s["allocated"] - gpu0["allocated"], s["freed"] - gpu0["freed"], s["free_errors"]]
+`) as PyProxy).toJs() as number[];
+    py.runPython("del jt1");
+    return { head, owner: info.owner, requested: info.requestedSize, sameBuffer, jsSeesPointer, sync, asyncVals, liveWhileJsHolds, liveAfter, staleCode, stats };
+  });
+  const expected = Array.from({ length: 100 }, (_, i) => i * 2 + 1);
+  expect(r.head[0]).toEqual([15, 0]);
+  expect(r.head[1]).toBeGreaterThan(0);
+  expect(r.head.slice(2)).toEqual([0, true, "webgpu:0"]);
+  expect(r.owner).toBe("webdlpack (Python)");
+  expect(r.requested).toBeGreaterThanOrEqual(400);
+  expect(r.sameBuffer).toBe(true);
+  expect(r.jsSeesPointer).toBe(true);
+  expect(r.sync[0]).toEqual(expected);
+  expect(r.sync.slice(1)).toEqual([true, "cpu", true, true, true]);
+  expect(r.asyncVals).toEqual(expected);
+  expect(r.liveWhileJsHolds).toBe(1);
+  expect(r.liveAfter).toBe(0);
+  expect(r.staleCode).toBe("STALE_POINTER");
+  expect(r.stats).toEqual([1, 1, 0]);
+});
+
+test("sync readback outside runPythonAsync is a clear typed error naming the fix, and starts no GPU work", async ({ shared }) => {
+  await ready(shared);
+  const r = await shared.evaluate(async () => {
+    const w = window as unknown as W;
+    const py = w.pyodide;
+    let maps = 0;
+    const mapAsync = GPUBuffer.prototype.mapAsync;
+    GPUBuffer.prototype.mapAsync = function (this: GPUBuffer, ...args: Parameters<GPUBuffer["mapAsync"]>) {
+      maps++;
+      return mapAsync.apply(this, args);
+    };
+    try {
+      const out = (py.runPython(`
+import webdlpack
+g2 = webdlpack.zeros((3,), "int32", device="webgpu:0")
+msgs = []
+for attempt in (lambda: webdlpack.from_dlpack(g2, device="cpu"),
+                lambda: g2.__dlpack__(max_version=(1, 1), dl_device=(1, 0)),
+                lambda: g2.to_device("cpu")):
+    try:
+        attempt()
+        msgs.append("no error")
+    except BufferError as e:
+        msgs.append([type(e).__name__, e.code.name, e.field, e.expected, isinstance(e, ValueError)])
+g2.dispose()
+msgs
+`) as PyProxy).toJs() as unknown[][];
+      return { out, maps };
+    } finally {
+      GPUBuffer.prototype.mapAsync = mapAsync;
+    }
+  });
+  expect(r.out).toHaveLength(3);
+  for (const m of r.out) {
+    expect(m[0]).toBe("WebDLPackDeviceError");
+    expect(m[1]).toBe("UNSUPPORTED");
+    expect(m[2]).toBe("device");
+    expect(String(m[3])).toContain("runPythonAsync");
+    expect(String(m[3])).toContain("await webdlpack.to_cpu_async(x)");
+    expect(m[4]).toBe(true);
+  }
+  expect(r.maps).toBe(0);
+});
+
+test("ordering: JS submits a shader that writes a tensor, Python reads it at once and sees the new values", async ({ shared }) => {
+  await ready(shared);
+  const r = await shared.evaluate(async () => {
+    const w = window as unknown as W;
+    const py = w.pyodide;
+    py.runPython(`
+import webdlpack
+z3 = webdlpack.zeros((256,), "uint32", device="webgpu:0")
+jz3 = webdlpack.to_js(z3)
+`);
+    const zeros = (await py.runPythonAsync("webdlpack.from_dlpack(z3, device='cpu').tolist()") as PyProxy).toJs() as number[];
+    const jz = py.globals.get("jz3") as import("../../js/src/index.js").Tensor;
+    const rounds: boolean[] = [];
+    for (let k = 1; k <= 3; k++) {
+      // No await between the submit and Python's read: only queue order makes this right.
+      w.gpuTest.dispatch(jz.gpuBuffer, 256, 0, "u32", `i * ${k}u + 7u`);
+      const sync = (await py.runPythonAsync("webdlpack.from_dlpack(z3, device='cpu').tolist()") as PyProxy).toJs() as number[];
+      w.gpuTest.dispatch(jz.gpuBuffer, 256, 0, "u32", "v + 1u");
+      const asyncVals = (await py.runPythonAsync("(await webdlpack.to_cpu_async(z3)).tolist()") as PyProxy).toJs() as number[];
+      rounds.push(sync.every((v, i) => v === i * k + 7) && asyncVals.every((v, i) => v === i * k + 8));
+    }
+    jz.dispose();
+    py.runPython("z3.dispose(); del z3, jz3");
+    return { zeros: zeros.every((v) => v === 0) && zeros.length === 256, rounds };
+  });
+  expect(r.zeros).toBe(true);
+  expect(r.rounds).toEqual([true, true, true]);
+});
+
+test("a JS-made GPU tensor → Python (same pointer as data_ptr, byte_offset kept) → freed exactly once when the last owner lets go", async ({ shared }) => {
+  await ready(shared);
+  const r = await shared.evaluate(async () => {
+    const w = window as unknown as W;
+    const py = w.pyodide;
+    const ctx = w.webdlpack.getContext();
+    const device = ctx.getWebGPUDevice();
+    const base = ctx.stats().livePointers;
+    const ptr = await ctx.allocWebGPU(64);
+    device.queue.writeBuffer(ctx.gpuPointerToBuffer(ptr), 0, new Float32Array(Array.from({ length: 16 }, (_, i) => i + 0.5)));
+    let released = 0;
+    const t = w.webdlpack.Tensor.webgpu({
+      pointer: ptr, deviceId: 0, dtype: "float32", shape: [2, 3], byteOffset: 16,
+      onRelease: () => { released++; ctx.freeWebGPU(ptr); },
+    });
+    py.globals.set("jt4", t);
+    const seen = (py.runPython(`
+import webdlpack
+p4 = webdlpack.from_js(jt4)
+[p4.data_ptr, p4.byte_offset, tuple(int(v) for v in p4.__dlpack_device__()), p4.shape, p4.flags.is_copied]
+`) as PyProxy).toJs() as [number, number, number[], number[], boolean];
+    t.dispose(); // Python's import alone holds the pointer now
+    const afterJsDispose = { released, live: ctx.stats().livePointers - base };
+    const values = (await py.runPythonAsync("webdlpack.from_dlpack(p4, device='cpu').tolist()") as PyProxy).toJs() as number[][];
+    // Python → JS again: the same GPUBuffer object.
+    py.runPython("jp4 = webdlpack.to_js(p4)");
+    const jp = py.globals.get("jp4") as import("../../js/src/index.js").Tensor;
+    const sameBuffer = jp.gpuBuffer === ctx.gpuPointerToBuffer(ptr) && jp.byteOffset === 16;
+    py.runPython("p4.dispose(); del p4");
+    const afterPython = released;
+    jp.dispose();
+    py.runPython("del jp4, jt4");
+    let staleCode = "";
+    try {
+      ctx.gpuPointerInfo(ptr);
+    } catch (e) {
+      staleCode = (e as { code: string }).code;
+    }
+    return { ptr, seen, afterJsDispose, values, sameBuffer, afterPython, released, live: ctx.stats().livePointers - base, staleCode };
+  });
+  expect(r.seen[0]).toBe(r.ptr);
+  expect(r.seen.slice(1)).toEqual([16, [15, 0], [2, 3], false]);
+  expect(r.afterJsDispose).toEqual({ released: 0, live: 1 });
+  expect(r.values).toEqual([[4.5, 5.5, 6.5], [7.5, 8.5, 9.5]]);
+  expect(r.sameBuffer).toBe(true);
+  expect(r.afterPython).toBe(0); // the JS export of Python's tensor still holds it
+  expect(r.released).toBe(1);
+  expect(r.live).toBe(0);
+  expect(r.staleCode).toBe("STALE_POINTER");
+});
+
+test("copy=False across devices is a BufferError both ways; copy=None copies (array API); nothing leaks", async ({ shared }) => {
+  await ready(shared);
+  const r = await shared.evaluate(async () => {
+    const w = window as unknown as W;
+    const py = w.pyodide;
+    const ctx = w.webdlpack.getContext();
+    const base = ctx.stats().livePointers;
+    const out = (await py.runPythonAsync(`
+import webdlpack, array
+cpu5 = webdlpack.from_buffer(array.array("h", [1, -2, 3]))
+res = []
+for attempt in (lambda: webdlpack.from_dlpack(cpu5, device="webgpu:0", copy=False),
+                lambda: cpu5.__dlpack__(max_version=(1, 1), dl_device=(15, 0), copy=False),
+                lambda: webdlpack.asarray(array.array("h", [1]), device="webgpu:0", copy=False)):
+    try:
+        attempt()
+        res.append("no error")
+    except BufferError as e:
+        res.append(e.code.name)
+g5 = webdlpack.from_dlpack(cpu5, device="webgpu:0")          # copy=None: allowed to copy
+for attempt in (lambda: webdlpack.from_dlpack(g5, device="cpu", copy=False),
+                lambda: g5.__dlpack__(max_version=(1, 1), dl_device=(1, 0), copy=False)):
+    try:
+        attempt()
+        res.append("no error")
+    except BufferError as e:
+        res.append(e.code.name)
+back = webdlpack.from_dlpack(g5, device="cpu")                # copy=None: allowed to copy
+gcopy = g5.copy()                                             # same device: a GPU copy
+gcopy_back = webdlpack.from_dlpack(gcopy, device="cpu", copy=True)
+res += [g5.flags.is_copied, back.tolist(), back.flags.is_copied, gcopy.data_ptr != g5.data_ptr, gcopy_back.tolist()]
+for x in (cpu5, g5, back, gcopy, gcopy_back):
+    x.dispose()
+del x, g5, gcopy
+res
+`) as PyProxy).toJs() as unknown[];
+    return { out, live: ctx.stats().livePointers - base };
+  });
+  expect(r.out.slice(0, 5)).toEqual(["COPY_REQUIRED", "COPY_REQUIRED", "COPY_REQUIRED", "COPY_REQUIRED", "COPY_REQUIRED"]);
+  expect(r.out.slice(5)).toEqual([true, [1, -2, 3], true, true, [1, -2, 3]]);
+  expect(r.live).toBe(0);
+});
+
+test("byte_offset and strides are honoured on upload and on readback (also unaligned offsets)", async ({ shared }) => {
+  await ready(shared);
+  const r = await shared.evaluate(async () => {
+    const w = window as unknown as W;
+    const py = w.pyodide;
+    const ctx = w.webdlpack.getContext();
+    const device = ctx.getWebGPUDevice();
+    const bridge = await w.webdlpack.loadWebDLPack(py as never);
+    const base = ctx.stats().livePointers;
+    // Upload: a heap tensor with byte_offset 8, and a strided one (every other element).
+    const addr = py._module._malloc(64);
+    new Float32Array(py._module.HEAPU8.buffer, addr, 16).set(Array.from({ length: 16 }, (_, i) => 10 + i));
+    const shifted = w.webdlpack.Tensor.wasmView(bridge.host, { data: addr, byteOffset: 8, dtype: "float32", shape: [4] });
+    const strided = w.webdlpack.Tensor.wasmView(bridge.host, { data: addr, dtype: "float32", shape: [2, 2], strides: [8, 2] });
+    py.globals.set("shifted6", shifted);
+    py.globals.set("strided6", strided);
+    const up = (py.runPython(`
+import webdlpack
+s6 = webdlpack.from_js(shifted6)
+t6 = webdlpack.from_js(strided6)
+gs6 = webdlpack.asarray(s6, device="webgpu:0")
+gt6 = webdlpack.asarray(t6, device="webgpu:0")
+[s6.byte_offset, t6.strides, gs6.data_ptr, gt6.data_ptr, gt6.strides is None]
+`) as PyProxy).toJs() as [number, number[], number, number, boolean];
+    const readF32 = async (ptr: number, n: number) => Array.from(new Float32Array((await w.gpuTest.read(ctx.gpuPointerToBuffer(ptr), 0, n * 4)).buffer));
+    const uploadedShifted = await readF32(up[2], 4);
+    const uploadedStrided = await readF32(up[3], 4);
+    // Readback: JS GPU tensors with byte offsets (4-aligned and not) and strides.
+    const ptr = await ctx.allocWebGPU(64);
+    device.queue.writeBuffer(ctx.gpuPointerToBuffer(ptr), 0, new Int16Array(Array.from({ length: 32 }, (_, i) => 100 + i)));
+    const views = [
+      w.webdlpack.Tensor.webgpu({ pointer: ptr, deviceId: 0, dtype: "int16", shape: [3], byteOffset: 2 }),
+      w.webdlpack.Tensor.webgpu({ pointer: ptr, deviceId: 0, dtype: "int16", shape: [5], byteOffset: 6 }),
+      w.webdlpack.Tensor.webgpu({ pointer: ptr, deviceId: 0, dtype: "int16", shape: [2, 3], strides: [10, 3], byteOffset: 4 }),
+      w.webdlpack.Tensor.webgpu({ pointer: ptr, deviceId: 0, dtype: "int16", shape: [4], strides: [-2], byteOffset: 14 }),
+    ];
+    py.globals.set("views6", views);
+    const back = (await py.runPythonAsync(`
+out = []
+for v in views6:
+    p = webdlpack.from_js(v)
+    sync = webdlpack.from_dlpack(p, device="cpu")
+    asy = await webdlpack.to_cpu_async(p)
+    out.append([sync.tolist(), asy.tolist(), sync.strides is None])
+    for x in (p, sync, asy):
+        x.dispose()
+del p, sync, asy, x
+for x in (s6, t6, gs6, gt6):
+    x.dispose()
+del x, s6, t6, gs6, gt6, shifted6, strided6, views6
+out
+`) as PyProxy).toJs() as unknown[][];
+    for (const v of views) v.dispose();
+    ctx.freeWebGPU(ptr);
+    shifted.dispose();
+    strided.dispose();
+    py._module._free(addr);
+    return { up, uploadedShifted, uploadedStrided, back, live: ctx.stats().livePointers - base };
+  });
+  expect(r.up[0]).toBe(8);
+  expect(r.up[1]).toEqual([8, 2]);
+  expect(r.up[4]).toBe(true);
+  expect(r.uploadedShifted).toEqual([12, 13, 14, 15]);
+  expect(r.uploadedStrided).toEqual([10, 12, 18, 20]);
+  expect(r.back[0]).toEqual([[101, 102, 103], [101, 102, 103], true]);
+  expect(r.back[1]).toEqual([[103, 104, 105, 106, 107], [103, 104, 105, 106, 107], true]);
+  expect(r.back[2]).toEqual([[[102, 105, 108], [112, 115, 118]], [[102, 105, 108], [112, 115, 118]], true]);
+  expect(r.back[3]).toEqual([[107, 105, 103, 101], [107, 105, 103, 101], true]);
+  expect(r.live).toBe(0);
+});
+
+test("GPU errors from Python are typed: unknown device, stale pointer", async ({ shared }) => {
+  await ready(shared);
+  const r = await shared.evaluate(async () => {
+    const w = window as unknown as W;
+    const py = w.pyodide;
+    const ctx = w.webdlpack.getContext();
+    const ptr = await ctx.allocWebGPU(16);
+    const t = w.webdlpack.Tensor.webgpu({ pointer: ptr, deviceId: 0, dtype: "float32", shape: [4] });
+    py.globals.set("jt7", t);
+    py.runPython("import webdlpack; p7 = webdlpack.from_js(jt7)");
+    ctx.freeWebGPU(ptr); // freed behind Python's back
+    const out = (await py.runPythonAsync(`
+res = []
+for attempt in (lambda: webdlpack.empty((2,), device="webgpu:7"),
+                lambda: webdlpack.from_dlpack(p7, device="cpu")):
+    try:
+        attempt()
+        res.append("no error")
+    except ValueError as e:
+        res.append([type(e).__name__, e.code.name, e.field])
+try:
+    await webdlpack.to_cpu_async(p7)
+    res.append("no error")
+except BufferError as e:
+    res.append([type(e).__name__, e.code.name, e.field])
+p7.dispose()
+del p7, jt7
+res
+`) as PyProxy).toJs() as unknown[][];
+    t.dispose();
+    return out;
+  });
+  expect(r[0]).toEqual(["WebDLPackDeviceError", "UNKNOWN_DEVICE", expect.any(String)]);
+  expect(r[1]?.[1]).toBe("STALE_POINTER");
+  expect(r[2]?.[1]).toBe("STALE_POINTER");
+});
+
+test("fallback paths: a context without allocWebGPUSync / readback (an older copy's) still allocates, uploads and reads back", async ({ shared }) => {
+  await ready(shared);
+  const r = await shared.evaluate(async () => {
+    const w = window as unknown as W;
+    const py = w.pyodide;
+    const ctx = w.webdlpack.getContext() as unknown as Record<string, unknown>;
+    const base = w.webdlpack.getContext().stats().livePointers;
+    // Shadow the newer methods on the instance, as a context made by an older copy would lack them.
+    ctx["allocWebGPUSync"] = undefined;
+    ctx["readback"] = undefined;
+    const real = w.webdlpack.getContext();
+    const ptr = await real.allocWebGPU(32);
+    real.getWebGPUDevice().queue.writeBuffer(real.gpuPointerToBuffer(ptr), 0, new Int16Array([1, 2, 3, 4, 5, 6, 7, 8]));
+    const odd = w.webdlpack.Tensor.webgpu({ pointer: ptr, deviceId: 0, dtype: "int16", shape: [3], byteOffset: 6, onRelease: () => real.freeWebGPU(ptr) });
+    py.globals.set("odd8", odd);
+    let out: unknown[];
+    try {
+      out = (await py.runPythonAsync(`
+import webdlpack, array
+g8 = webdlpack.asarray(array.array("h", [5, 6, 7]), device="webgpu:0")
+z8 = webdlpack.zeros((5,), "uint8", device="webgpu:0")
+import webdlpack_js
+info8 = webdlpack_js.gpuPointerInfo(g8.data_ptr).to_py()
+p8 = webdlpack.from_js(odd8)
+res8 = [webdlpack.from_dlpack(g8, device="cpu").tolist(), (await webdlpack.to_cpu_async(z8)).tolist(), info8[1],
+        webdlpack.from_dlpack(p8, device="cpu").tolist()]
+g8.dispose(); z8.dispose(); p8.dispose()
+del g8, z8, p8, odd8
+res8
+`) as PyProxy).toJs() as unknown[];
+    } finally {
+      delete ctx["allocWebGPUSync"];
+      delete ctx["readback"];
+      odd.dispose(); // Python released its import already: this frees the pointer
+    }
+    return { out, live: w.webdlpack.getContext().stats().livePointers - base };
+  });
+  expect(r.out).toEqual([[5, 6, 7], [0, 0, 0, 0, 0], 16, [4, 5, 6]]);
+  expect(r.live).toBe(0);
+});
