@@ -251,3 +251,28 @@ test("unregistering a device releases its cache; a device lost drops it", async 
   assert.equal(bufQ.destroyed, 1);
   assert.equal(ctx.stats().cachedBuffers, 0);
 });
+
+test("a late allocation error follows the buffer: out of the cache if it sits there, onto the pointer now holding it", async () => {
+  const { ctx, device } = await ready();
+  // Freed before the verdict: the buffer went to the cache; the verdict takes it out and destroys it.
+  device.failNext = { filter: "out-of-memory", message: "Out of memory" };
+  const a = ctx.allocWebGPUSync(3000);
+  const bufA = device.created.at(-1)!;
+  ctx.freeWebGPU(a);
+  assert.equal(ctx.stats().cachedBuffers, 1);
+  await tick();
+  assert.equal(ctx.stats().cachedBuffers, 0);
+  assert.equal(bufA.destroyed, 1);
+  assert.equal(ctx.lastAsyncError()?.value, a);
+  // Freed and reused by another pointer before the verdict: that pointer gets the error.
+  device.failNext = { filter: "out-of-memory", message: "Out of memory" };
+  const b = ctx.allocWebGPUSync(3000);
+  ctx.freeWebGPU(b);
+  const c = ctx.allocWebGPUSync(3000);
+  assert.equal(ctx.gpuPointerToBuffer(c), asGPU<GPUBuffer>(device.created.at(-1)), "a hit on the not-yet-judged buffer");
+  await tick();
+  assert.throws(() => ctx.gpuPointerToBuffer(c), (e: unknown) => isCode("OUT_OF_MEMORY")(e) && (e as WebDLPackError).value === c);
+  assert.equal(ctx.lastAsyncError()?.value, c);
+  ctx.freeWebGPU(c);
+  assert.equal(ctx.stats().cachedBuffers, 0, "never cached again");
+});

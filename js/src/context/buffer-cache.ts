@@ -139,6 +139,17 @@ export class BufferCache {
     return true;
   }
 
+  /** Take `buffer` out of the cache if it is there (e.g. WebGPU reported it invalid). Returns whether it was. */
+  remove(buffer: GPUBuffer): boolean {
+    const stack = this.#classes.get(buffer.usage)?.get(buffer.size);
+    const at = stack?.indexOf(buffer) ?? -1;
+    if (stack === undefined || at < 0) return false;
+    stack.splice(at, 1);
+    this.#buffers -= 1;
+    this.#bytes -= buffer.size;
+    return true;
+  }
+
   /** Change the caps; returns the buffers that no longer fit (oldest first), for the caller to release. */
   setLimits(limits: Readonly<CacheLimits>): GPUBuffer[] {
     this.#limits = { ...limits };

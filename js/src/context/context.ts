@@ -17,7 +17,7 @@ import {
   type DeviceLostListener, type DeviceRecord,
 } from "./devices.js";
 import { Ledger, MARK_RELEASED, ownerLabel, type LeakReport, type LedgerDebug, type LedgerEntry } from "./ledger.js";
-import { formatPointer, PointerTable, type GPUPointer, type PointerTableOptions } from "./pointer-table.js";
+import { formatPointer, GPU_POINTER_SLOT_BITS, PointerTable, type GPUPointer, type PointerTableOptions } from "./pointer-table.js";
 import { orderedRead, resolveRange, targetBytes, type ReadbackRange, type ReadbackTarget } from "./readback.js";
 import { acquireDevice, checkFeatures, checkLimits, checkSetupConfig, describeDevice, type DeviceInfo, type SetupConfig } from "./setup.js";
 import type {
@@ -92,20 +92,18 @@ export class PageContext implements WebDLPackContext {
   #lastAsyncError: WebDLPackError | null = null;
   #setup: SetupState | undefined;
   /**
-   * Translation fast path, by slot: the live pointer value whose buffer can be
-   * handed out as is (0: go the slow way — freed, lost device, async error),
-   * and that buffer. Kept in step with the table by #insert, freeWebGPU,
-   * #deviceLost and the sync-allocation error path.
+   * Translation fast path: for slot s, `#fast[2s]` is the live pointer whose
+   * buffer can be handed out as is (-1: go the slow way — freed, lost device,
+   * async error) and `#fast[2s + 1]` that buffer; one array, so one cache line.
+   * Kept in step with the table by #insert, freeWebGPU, #deviceLost and the
+   * sync-allocation error path. (Measured: bench/allocator.mjs.)
    */
-  #fastPtr = new Uint32Array(64);
-  #fastBuffer: (GPUBuffer | undefined)[] = new Array<GPUBuffer | undefined>(64).fill(undefined);
-  readonly #slotMask: number;
+  #fast: unknown[] = emptyFastPath(64);
 
   /** Make a context speaking `protocol`. */
   constructor(protocol: ContextProtocol, options: ContextOptions = {}) {
     this.protocol = Object.freeze({ major: protocol.major, minor: protocol.minor });
     this.#table = new PointerTable<BufferEntry>(options.table);
-    this.#slotMask = this.#table.slotMask;
   }
 
   /** Debug switches: `ctx.debug.captureStacks = true` records where each ledger entry was made. */
@@ -211,7 +209,7 @@ export class PageContext implements WebDLPackContext {
     const req = this.#request(nbytes, options, "allocWebGPU");
     const { record, allocator } = req;
     const cached = allocator.take(req.size, req.usage, req.ownerLabel);
-    if (cached !== undefined) return this.#insertAllocated(req, cached, undefined);
+    if (cached !== undefined) return this.#insertAllocated(req, cached);
     if (allocator.throttle.overBudget) await allocator.throttle.relieve();
     const buffer = await createCheckedBuffer(record.device, {
       size: req.size, usage: req.usage, deviceId: record.id, ...(req.label !== undefined ? { label: req.label } : {}) });
@@ -219,32 +217,48 @@ export class PageContext implements WebDLPackContext {
       buffer.destroy();
       throw lostError(record, "allocWebGPU");
     }
-    return this.#insertAllocated(req, buffer, undefined);
+    return this.#insertAllocated(req, buffer);
   }
 
   allocWebGPUSync(nbytes: number, options: AllocOptions = {}): GPUPointer {
     const req = this.#request(nbytes, options, "allocWebGPUSync");
     const { record, allocator } = req;
     const cached = allocator.take(req.size, req.usage, req.ownerLabel);
-    if (cached !== undefined) return this.#insertAllocated(req, cached, undefined);
+    if (cached !== undefined) return this.#insertAllocated(req, cached);
     // Over the destroy budget a sync caller can not wait: the throttle's markers
     // are already submitted, so the GPU process can reclaim; allocate anyway.
     const { buffer, verdict } = createBufferUnchecked(record.device, {
       size: req.size, usage: req.usage, deviceId: record.id, ...(req.label !== undefined ? { label: req.label } : {}) });
-    let ptr = 0;
-    const entryBox: { entry?: BufferEntry } = {};
-    ptr = this.#insertAllocated(req, buffer, entryBox);
+    const ptr = this.#insertAllocated(req, buffer);
     void verdict.then((error) => {
-      if (error === null) return;
-      const shown = formatPointer(ptr);
-      const late = new WebDLPackError(error.code, `allocWebGPUSync: GPU pointer ${shown} has no usable buffer: ${error.message}`, {
-        field: "ptr", value: ptr, expected: "a pointer whose buffer WebGPU created (check ctx.lastAsyncError() after sync allocations)",
-        cause: error });
-      if (entryBox.entry !== undefined) entryBox.entry.asyncError = late;
-      this.#clearFast(ptr);
-      this.#lastAsyncError = late;
+      if (error !== null) this.#poison(buffer, allocator, error, ptr);
     });
     return ptr;
+  }
+
+  /**
+   * WebGPU reported that `buffer` (from allocWebGPUSync as `first`) was never
+   * created. Whoever holds it now gets the error on use: the pointer that
+   * names it (the first one, or a later one if it was freed and reused from
+   * the cache); if it sits in the cache, it is taken out and destroyed.
+   */
+  #poison(buffer: GPUBuffer, allocator: DeviceAllocator, error: WebDLPackError, first: GPUPointer): void {
+    const current = this.#byBuffer.get(buffer);
+    const ptr = current !== undefined && this.#table.has(current) ? current : first;
+    const shown = formatPointer(ptr);
+    const late = new WebDLPackError(error.code, `allocWebGPUSync: GPU pointer ${shown} has no usable buffer: ${error.message}`, {
+      field: "ptr", value: ptr, expected: "a pointer whose buffer WebGPU created (check ctx.lastAsyncError() after sync allocations)",
+      cause: error });
+    this.#lastAsyncError = late;
+    if (current !== undefined && this.#table.has(current)) {
+      const entry = this.#table.get(current);
+      if (entry.buffer === buffer) {
+        entry.asyncError = late;
+        this.#clearFast(current);
+        return;
+      }
+    }
+    if (allocator.cache.remove(buffer)) allocator.discard(buffer);
   }
 
   lastAsyncError(): WebDLPackError | null {
@@ -269,13 +283,12 @@ export class PageContext implements WebDLPackContext {
     };
   }
 
-  #insertAllocated(req: AllocRequest, buffer: GPUBuffer, box: { entry?: BufferEntry } | undefined): GPUPointer {
+  #insertAllocated(req: AllocRequest, buffer: GPUBuffer): GPUPointer {
     if (req.label !== undefined && buffer.label !== req.label) buffer.label = req.label;
     const entry: BufferEntry = {
       buffer, device: req.record, requestedSize: req.requested, owned: true, owner: req.owner, ownerLabel: req.ownerLabel,
       onRelease: undefined, pooled: true, ledger: undefined, released: false, asyncError: undefined,
     };
-    if (box !== undefined) box.entry = entry;
     return this.#insert(entry);
   }
 
@@ -411,9 +424,9 @@ export class PageContext implements WebDLPackContext {
   }
 
   gpuPointerToBuffer(ptr: GPUPointer): GPUBuffer {
-    const slot = ptr & this.#slotMask;
-    if (this.#fastPtr[slot] === ptr && ptr !== 0) return this.#fastBuffer[slot]!;
-    return this.#translateSlow(ptr);
+    const at = 2 * (ptr & FAST_SLOT_MASK);
+    const fast = this.#fast;
+    return fast[at] === ptr ? fast[at + 1] as GPUBuffer : this.#translateSlow(ptr);
   }
 
   /** Translation with full checks and exact errors (pointers not on the fast path). */
@@ -426,25 +439,24 @@ export class PageContext implements WebDLPackContext {
 
   /** Put a live pointer on the translation fast path. */
   #setFast(ptr: GPUPointer, buffer: GPUBuffer): void {
-    const slot = ptr & this.#slotMask;
-    if (slot >= this.#fastPtr.length) {
-      let length = this.#fastPtr.length;
-      while (length <= slot) length *= 2;
-      const grown = new Uint32Array(length);
-      grown.set(this.#fastPtr);
-      this.#fastPtr = grown;
-      while (this.#fastBuffer.length < length) this.#fastBuffer.push(undefined);
+    const at = 2 * (ptr & FAST_SLOT_MASK);
+    if (at >= this.#fast.length) {
+      let slots = this.#fast.length / 2;
+      while (2 * slots <= at) slots *= 2;
+      const grown = emptyFastPath(slots);
+      for (let i = 0; i < this.#fast.length; i++) grown[i] = this.#fast[i];
+      this.#fast = grown;
     }
-    this.#fastPtr[slot] = ptr;
-    this.#fastBuffer[slot] = buffer;
+    this.#fast[at] = ptr;
+    this.#fast[at + 1] = buffer;
   }
 
   /** Take `ptr` off the fast path (it then goes through the checks of #translateSlow). */
   #clearFast(ptr: GPUPointer): void {
-    const slot = ptr & this.#slotMask;
-    if (slot < this.#fastPtr.length && this.#fastPtr[slot] === ptr) {
-      this.#fastPtr[slot] = 0;
-      this.#fastBuffer[slot] = undefined;
+    const at = 2 * (ptr & FAST_SLOT_MASK);
+    if (at < this.#fast.length && this.#fast[at] === ptr) {
+      this.#fast[at] = -1;
+      this.#fast[at + 1] = undefined;
     }
   }
 
@@ -584,6 +596,23 @@ export class PageContext implements WebDLPackContext {
 function withoutDevice(cfg: SetupConfig): SetupConfig {
   const { device: _device, adapterInfo: _info, ...rest } = cfg;
   return rest;
+}
+
+/**
+ * Fast-path index mask: the default slot bits. With other table options two
+ * live pointers may share a fast-path position; the later one wins and the
+ * other takes the slow (checked) path, so results never change.
+ */
+const FAST_SLOT_MASK = 2 ** GPU_POINTER_SLOT_BITS - 1;
+
+/** A fast-path array for `slots` slots, all empty (pointer -1 never matches: pointers are >= 2^20). */
+function emptyFastPath(slots: number): unknown[] {
+  const fast = new Array<unknown>(2 * slots);
+  for (let i = 0; i < fast.length; i += 2) {
+    fast[i] = -1;
+    fast[i + 1] = undefined;
+  }
+  return fast;
 }
 
 /** Default readback length: the requested size for allocations, else to the end of the buffer. */

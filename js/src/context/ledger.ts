@@ -194,7 +194,8 @@ export class Ledger {
   /** Debug switches (`ctx.debug` is this object). */
   readonly debug: LedgerDebug = { captureStacks: false };
   readonly #live = new Map<number, LedgerEntry>();
-  readonly #byPointer = new Map<number, LedgerEntry>();
+  /** Live entries by GPU pointer (a buffer and the tensors made on it). */
+  readonly #byPointer = new Map<number, Set<LedgerEntry>>();
   readonly #byObject = new WeakMap<object, LedgerEntry>();
   readonly #scopeOf = new Map<LedgerEntry, Scope>();
   readonly #scopes: Scope[] = [];
@@ -222,11 +223,14 @@ export class Ledger {
     }, (e) => this.#forget(e));
     this.#live.set(entry.id, entry);
     if (entry.pointer !== null) {
-      const held = this.#byPointer.get(entry.pointer);
-      if (entry.kind === "tensor" && held !== undefined && held.kind === "gpu-buffer") {
-        this.#unscope(held); // the tensor now owns the buffer
+      let held = this.#byPointer.get(entry.pointer);
+      if (held === undefined) {
+        held = new Set();
+        this.#byPointer.set(entry.pointer, held);
+      } else if (entry.kind === "tensor") {
+        for (const other of held) if (other.kind === "gpu-buffer") this.#unscope(other); // the tensor now owns the buffer
       }
-      if (held === undefined || entry.kind === "gpu-buffer") this.#byPointer.set(entry.pointer, entry);
+      held.add(entry);
     }
     const scope = this.#scopes[this.#scopes.length - 1];
     if (scope !== undefined) {
@@ -266,7 +270,14 @@ export class Ledger {
 
   /** The live gpu-buffer (else tensor) entry holding `pointer`, if any. */
   entryForPointer(pointer: number): LedgerEntry | undefined {
-    return this.#byPointer.get(pointer >>> 0);
+    const held = this.#byPointer.get(pointer >>> 0);
+    if (held === undefined) return undefined;
+    let first: LedgerEntry | undefined;
+    for (const e of held) {
+      if (e.kind === "gpu-buffer") return e;
+      first ??= e;
+    }
+    return first;
   }
 
   /** Leaks found so far (oldest first, at most 1000 kept). */
@@ -362,8 +373,7 @@ export class Ledger {
   #resolve(x: unknown, includeReleased = false): LedgerEntry[] {
     if (x instanceof LedgerEntry) return includeReleased || !x.released ? [x] : [];
     if (typeof x === "number") {
-      const p = x >>> 0;
-      return [...this.#live.values()].filter((e) => e.pointer === p);
+      return x >>> 0 === x ? [...(this.#byPointer.get(x) ?? [])] : [];
     }
     if (x !== null && (typeof x === "object" || typeof x === "function")) {
       const e = this.#byObject.get(x);
@@ -423,15 +433,10 @@ export class Ledger {
 
   #forget(entry: LedgerEntry): void {
     this.#live.delete(entry.id);
-    if (entry.pointer !== null && this.#byPointer.get(entry.pointer) === entry) {
-      this.#byPointer.delete(entry.pointer);
-      // A tensor entry on the same pointer takes its place for lookups.
-      for (const other of this.#live.values()) {
-        if (other.pointer === entry.pointer) {
-          this.#byPointer.set(other.pointer, other);
-          break;
-        }
-      }
+    if (entry.pointer !== null) {
+      const held = this.#byPointer.get(entry.pointer);
+      held?.delete(entry);
+      if (held?.size === 0) this.#byPointer.delete(entry.pointer);
     }
     this.#unscope(entry);
     this.#registry?.unregister(entry);

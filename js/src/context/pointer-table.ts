@@ -138,11 +138,6 @@ export class PointerTable<T> {
     return this.#retired;
   }
 
-  /** Mask of the slot bits: `ptr & slotMask` is the slot index of `ptr`. */
-  get slotMask(): number {
-    return this.#slotMask;
-  }
-
   /** Largest number of slots this table can have. */
   get maxSlots(): number {
     return this.#maxSlots;
