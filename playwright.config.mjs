@@ -5,7 +5,7 @@
  *
  * Chromium comes from the system: $WEBDLPACK_CHROMIUM, else $CHROMIUM_PATH,
  * else the first of chromium / chromium-browser / google-chrome on PATH.
- * Never `playwright install`: browser downloads are not available.
+ * Playwright never downloads a browser here: downloads are not available.
  */
 import { defineConfig } from "@playwright/test";
 import { accessSync, constants } from "node:fs";
