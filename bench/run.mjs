@@ -1,82 +1,64 @@
 #!/usr/bin/env node
 /**
  * `make bench`: every benchmark in headless Chromium (WebGPU on SwiftShader),
- * never a timed test. Writes bench/results.json, bench/results.md and PNG plots
- * (bench/plot.py). Ratios are computed against baselines measured in the same run.
+ * never a timed test, in one run:
+ *   CPU exchange Python ↔ JS at 1 KiB … 64 MiB and a 10 000-exchange loop (bench.html + cpu-exchange.js),
+ *   GPU hand-off vs readback + re-upload, ORT → TF.js and Python → JS (gpu-handoff.mjs),
+ *   allocator cache modes vs raw createBuffer (alloc-modes.mjs),
+ *   pointer translation per call (allocator.mjs).
+ * Writes bench/results.json, bench/results.md and the README's benchmark section (report.mjs) and the PNG plots (plot.py).
+ * Every ratio is against a baseline measured in this same run.
  */
-import { chromium } from "@playwright/test";
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
-import { browserSettings } from "../playwright.config.mjs";
-import { startServer } from "../scripts/serve.mjs";
+import { allocModes } from "./alloc-modes.mjs";
+import { gpuHandoff } from "./gpu-handoff.mjs";
+import { withBenchPage, writeOut } from "./lib.mjs";
+import { markdownReport, readmeSection, replaceReadmeSection, targets } from "./report.mjs";
 
 const KiB = 1024, MiB = 1024 * 1024;
-const SIZES = [KiB, MiB, 16 * MiB, 64 * MiB];
-const label = (n) => (n >= MiB ? `${n / MiB} MiB` : `${n / KiB} KiB`);
+const CPU_SIZES = [KiB, MiB, 16 * MiB, 64 * MiB];
+const t0 = performance.now();
+const elapsed = () => `${((performance.now() - t0) / 1000).toFixed(0)} s`;
 
-const server = await startServer({ quiet: true });
-const browser = await chromium.launch(browserSettings.launchOptions());
-const out = { machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memGiB: Math.round(os.totalmem() / 2 ** 30), platform: `${os.platform()} ${os.release()}` } };
-try {
-  const page = await browser.newPage();
-  await page.goto(`${server.url}/bench/bench.html`);
-  await page.evaluate(() => window.benchReady);
-  out.browser = `Chromium ${browser.version()}`;
-  out.pyodide = await page.evaluate(() => window.webdlpack && "314");
-  console.log(`bench: ${out.browser}, ${out.machine.cpus} cores (${out.machine.cpu})`);
-  out.cpuExchange = await page.evaluate((sizes) => window.benchmarks.cpuExchange({ sizes }), SIZES);
+const out = {
+  date: new Date().toISOString(),
+  machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memGiB: Math.round(os.totalmem() / 2 ** 30), platform: `${os.platform()} ${os.release()}` },
+};
+
+console.log("bench: CPU exchange Python ↔ JS (bench/bench.html)");
+await withBenchPage("/bench/bench.html", "benchReady", async (page, chromium) => {
+  out.browser = `Chromium ${chromium}`;
+  Object.assign(out, await page.evaluate(() => window.benchInfo));
+  out.cpuExchange = await page.evaluate((sizes) => window.benchmarks.cpuExchange({ sizes }), CPU_SIZES);
   out.exchangeLoop = await page.evaluate(() => window.benchmarks.exchangeLoop({ count: 10000, nbytes: 1024 }));
-} finally {
-  await browser.close();
-  await server.close();
-}
+}, { isolated: false });
 
-// Other benchmark scripts (each writes bench/out/<name>.json).
-mkdirSync("bench/out", { recursive: true });
-for (const script of ["allocator", "adapters"]) {
-  if (!existsSync(`bench/${script}.mjs`)) continue;
-  console.log(`bench: running bench/${script}.mjs`);
-  const r = spawnSync(process.execPath, [`bench/${script}.mjs`], { stdio: "inherit" });
-  const file = `bench/out/${script}.json`;
-  if (r.status === 0 && existsSync(file)) out[script] = JSON.parse(readFileSync(file, "utf8"));
-  else out[script] = { error: `bench/${script}.mjs exited ${r.status}` };
-}
+console.log(`bench: GPU hand-off vs readback + re-upload (${elapsed()})`);
+out.gpuHandoff = await gpuHandoff();
+writeOut("gpu-handoff", out.gpuHandoff);
 
-// Ratios and targets, all from this run.
-const get = (c, n) => out.cpuExchange.find((r) => r.case === c && r.nbytes === n);
-const targets = [];
-const big = 64 * MiB;
-const wd = get("py→js webdlpack.to_js", big), copy = get("py→js pyodide toJs (copy)", big), buf = get("py→js pyodide getBuffer", big);
-targets.push({ target: "CPU exchange ≥ 1000× faster than toJs at 64 MiB", ratio: copy.median_us / wd.median_us, goal: 1000 });
-targets.push({ target: "CPU exchange no slower than getBuffer() at 64 MiB", ratio: buf.median_us / wd.median_us, goal: 1 });
-const small = get("py→js webdlpack.to_js", KiB);
-targets.push({ target: "exchange(64 MiB) / exchange(1 KiB) ≤ 1.5", ratio: wd.median_us / small.median_us, goal: 1.5, lowerIsBetter: true });
-const jsPy = get("js→py webdlpack.from_js", big), jsPyCopy = get("js→py pyodide to_py (copy)", big);
-targets.push({ target: "JS → Python exchange vs to_py copy at 64 MiB (info)", ratio: jsPyCopy.median_us / jsPy.median_us, goal: null });
-const ad = out.adapters?.[16 * MiB];
-if (ad) {
-  targets.push({ target: "GPU hand-off ORT → TF.js ≥ 50× faster than readback + re-upload at 16 MiB (hand-off only)", ratio: ad.readbackHandoffOnly.medianMs / ad.webdlpackHandoffOnly.medianMs, goal: 50 });
-  targets.push({ target: "same, including a tf.sum on the result (end to end, info)", ratio: ad.readback.medianMs / ad.webdlpack.medianMs, goal: null });
-}
-for (const t of targets) t.met = t.goal === null ? null : t.lowerIsBetter ? t.ratio <= t.goal : t.ratio >= t.goal;
-out.targets = targets;
-writeFileSync("bench/results.json", JSON.stringify(out, null, 2) + "\n");
+console.log(`bench: allocator cache modes vs raw createBuffer (${elapsed()})`);
+out.allocModes = await allocModes();
+writeOut("alloc-modes", out.allocModes);
 
-let md = `# webdlpack benchmarks\n\n${out.browser}, WebGPU on SwiftShader, ${out.machine.cpus} cores (${out.machine.cpu}), ${out.machine.memGiB} GiB.\n`;
-md += `Per exchange (exchange + touch + release), median and min of repeated samples; µs.\n\n`;
-md += `| case | ${SIZES.map(label).join(" | ")} |\n|---|${SIZES.map(() => "---:").join("|")}|\n`;
-for (const c of [...new Set(out.cpuExchange.map((r) => r.case))]) {
-  md += `| ${c} | ${SIZES.map((n) => { const r = get(c, n); return `${r.median_us.toFixed(1)} (min ${r.min_us.toFixed(1)})`; }).join(" | ")} |\n`;
-}
-md += `\n10 000 exchanges of 1 KiB Python → JS: ${out.exchangeLoop.per_exchange_us.toFixed(1)} µs each, ${out.exchangeLoop.live_exports_left} exports left alive.\n\n`;
-md += `| target | ratio (this run) | met |\n|---|---:|---|\n`;
-for (const t of targets) md += `| ${t.target} | ${t.ratio.toFixed(t.ratio > 100 ? 0 : 2)}× | ${t.met === null ? "—" : t.met ? "yes" : "**no**"} |\n`;
-if (out.allocator && !out.allocator.error) md += `\nAllocator: see bench/out/allocator.json.\n`;
-writeFileSync("bench/results.md", md);
+console.log(`bench: pointer translation, bucket async/sync (bench/allocator.mjs, ${elapsed()})`);
+const alloc = spawnSync(process.execPath, ["bench/allocator.mjs"], { stdio: "inherit" });
+const allocFile = new URL("./out/allocator.json", import.meta.url);
+if (alloc.status !== 0 || !existsSync(allocFile)) throw new Error(`bench/allocator.mjs exited ${alloc.status}`);
+const allocator = JSON.parse(readFileSync(allocFile, "utf8"));
+out.translation = allocator.translate;
+out.bucketSync = allocator.alloc;
+
+out.targets = targets(out);
+out.totalSeconds = (performance.now() - t0) / 1000;
+writeFileSync(new URL("./results.json", import.meta.url), JSON.stringify(out, null, 1) + "\n");
+const md = markdownReport(out);
+writeFileSync(new URL("./results.md", import.meta.url), md);
 console.log(md);
-try {
-  execFileSync(".venv/bin/python", ["bench/plot.py"], { stdio: "inherit" });
-} catch (e) {
-  console.log(`bench: plots not made (${e.message})`);
-}
+const readmeFile = new URL("../README.md", import.meta.url);
+writeFileSync(readmeFile, replaceReadmeSection(readFileSync(readmeFile, "utf8"), readmeSection(out)));
+console.log("bench: README.md benchmark section updated");
+execFileSync(".venv/bin/python", ["bench/plot.py"], { stdio: "inherit" });
+console.log(`bench: done in ${elapsed()}`);

@@ -2,12 +2,30 @@
 /**
  * The main job: start the local server, open the demo page in headless
  * Chromium with WebGPU (settings from playwright.config.mjs), let it run the
- * exchange Python → JS → WebGPU → JS → Python, and print what happened.
- * Exit code 0 only if every value came back right.
+ * exchange Python → JS → WebGPU → ORT-web → TF.js → Python, and print what
+ * happened, step by step, with the allocation panel at the end.
+ * Exit code 0 only if every value came back right and nothing was left alive.
  */
 import { chromium } from "@playwright/test";
 import { browserSettings } from "../playwright.config.mjs";
 import { startServer } from "./serve.mjs";
+
+/** One line per step: name, device, pointer, bytes, copy, time. */
+function stepLine(s) {
+  return `${String(s.index).padStart(2)}. ${s.name.padEnd(62)} ${String(s.device).padEnd(9)} ptr ${String(s.pointer).padEnd(10)} ` +
+    `${String(s.bytes).padStart(5)} B  ${s.copy ? "copy   " : "no copy"}  ${s.ms.toFixed(2).padStart(7)} ms`;
+}
+
+/** The allocation panel as text. */
+function panelLines(p) {
+  const d = p.device;
+  const lines = [`allocations  cache mode ${p.cacheMode}: ${d.livePointers} live pointers, ${d.cachedBuffers} cached buffers ` +
+    `(${d.cachedBytes} B), ${d.hits} hits, ${d.misses} misses; device guards held by ${d.guardOwners.join(", ") || "nobody"}`];
+  for (const o of p.owners) lines.push(`  owner ${o.owner.padEnd(28)} webgpu:${o.deviceId}  live ${o.livePointers}  hits ${o.hits}  misses ${o.misses}`);
+  lines.push(`  ledger: ${p.entries.length ? p.entries.map((e) => `${e.kind} ${e.owner} ${e.bytes} B`).join("; ") : "nothing alive"}; ` +
+    `leaks: ${p.leaks.length || "none"}`);
+  return lines;
+}
 
 const server = await startServer({ quiet: true });
 const browser = await chromium.launch(browserSettings.launchOptions());
@@ -22,23 +40,24 @@ try {
   const handle = await page.waitForFunction(() => window.demoResult, null, { timeout: 180_000 });
   const result = await handle.jsonValue();
   const wall = performance.now() - t0;
-  const version = browser.version();
-  console.log(`webdlpack demo — Chromium ${version}, page ${server.url}/web/index.html`);
+  console.log(`webdlpack demo — Chromium ${browser.version()}, page ${server.url}/web/index.html`);
   if (result.error) {
     console.log(`FAILED: ${result.error}`);
+    if (result.advice) console.log(result.advice);
   } else {
     const d = result.device;
+    const l = result.load;
     console.log(`device   webgpu:0 = ${d.vendor} ${d.architecture} (${d.description || "no description"}), maxBufferSize ${d.maxBufferSize}`);
-    console.log(`loading  runtime ${result.load.runtime.toFixed(0)} ms, package ${result.load.package.toFixed(0)} ms, device ${result.load.device.toFixed(0)} ms`);
+    console.log(`loading  device ${l.device.toFixed(0)} ms, runtime ${l.runtime.toFixed(0)} ms, package ${l.package.toFixed(0)} ms, ` +
+      `ORT-web + TF.js + model ${l.frameworks.toFixed(0)} ms`);
     console.log("");
     for (const s of result.steps) {
-      console.log(
-        `${String(s.index).padStart(2)}. ${s.name.padEnd(50)} ${String(s.device).padEnd(9)} ptr ${String(s.pointer).padEnd(11)} ` +
-          `${String(s.bytes).padStart(6)} B  ${s.copy ? "copy   " : "no copy"}  ${s.ms.toFixed(2).padStart(7)} ms`,
-      );
+      console.log(stepLine(s));
       console.log(`    ${s.detail}`);
       console.log(`    values ${s.values}`);
     }
+    console.log("");
+    for (const line of panelLines(result.panel)) console.log(line);
     console.log("");
     console.log(result.verdict);
     ok = result.ok === true;

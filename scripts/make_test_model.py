@@ -18,6 +18,11 @@ Outputs (both small enough to commit):
     ``input``, ``weight``, ``bias`` (nested lists), ``output`` (the NumPy
     result of the model for ``input``) and ``tfjs_sigmoid`` (``sigmoid(output)``,
     the TF.js op the browser test applies after ORT).
+``web/model/demo_mlp.onnx`` and ``web/model/demo_reference.json``
+    The demo page's model: the same dense layer at ``[16, 16]``, and what the
+    page must end with: ``input`` (``x0[i] = ((7 i) mod 17 - 8) / 8``, made in
+    Python), ``shader`` (``2 x0 + 1``, the page's WebGPU step), ``output``
+    (the model on that) and ``tfjs_sigmoid`` (the TF.js step).
 
 Run from the repository root::
 
@@ -35,6 +40,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 ROWS, FEATURES = 4, 8
+DEMO_SIZE = 16
 OPSET = 17
 IR_VERSION = 8
 
@@ -59,21 +65,46 @@ def fixed_input() -> np.ndarray:
     return np.cos(0.37 * r * FEATURES + 0.53 * c + 0.2).astype(np.float32)
 
 
-def build_model(weight: np.ndarray, bias: np.ndarray) -> onnx.ModelProto:
+def demo_weights() -> tuple[np.ndarray, np.ndarray]:
+    """Return the demo layer's weight ``[16, 16]`` and bias ``[16]`` as float32.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(weight, bias)``; weight in [-0.25, 0.25], bias in [-0.5, 0.5].
+    """
+    i, j = np.meshgrid(np.arange(DEMO_SIZE), np.arange(DEMO_SIZE), indexing="ij")
+    weight = (0.25 * np.sin(0.7 * i + 1.3 * j + 0.1)).astype(np.float32)
+    bias = (0.5 * np.cos(np.arange(DEMO_SIZE) * 0.9)).astype(np.float32)
+    return weight, bias
+
+
+def demo_input() -> np.ndarray:
+    """Return the demo input ``x0[i] = ((7 i) mod 17 - 8) / 8`` as float32 ``[16, 16]`` (exact in float32)."""
+    i = np.arange(DEMO_SIZE * DEMO_SIZE)
+    return (((7 * i) % 17 - 8) / 8).astype(np.float32).reshape(DEMO_SIZE, DEMO_SIZE)
+
+
+def build_model(weight: np.ndarray, bias: np.ndarray, rows: int = ROWS, name: str = "webdlpack_mlp") -> onnx.ModelProto:
     """Build the MatMul + Add + Relu graph with ``weight`` and ``bias`` baked in.
 
     Parameters
     ----------
     weight : numpy.ndarray
-        float32 ``[8, 8]`` matrix, stored as initializer ``W``.
+        float32 ``[F, F]`` matrix, stored as initializer ``W``.
     bias : numpy.ndarray
-        float32 ``[8]`` vector, stored as initializer ``B``.
+        float32 ``[F]`` vector, stored as initializer ``B``.
+    rows : int
+        Rows of the input ``X`` (fixed in the graph).
+    name : str
+        Graph name.
 
     Returns
     -------
     onnx.ModelProto
-        A checked model with input ``X`` ``[4, 8]`` and output ``Y`` ``[4, 8]``.
+        A checked model with input ``X`` ``[rows, F]`` and output ``Y`` ``[rows, F]``.
     """
+    features = weight.shape[1]
     nodes = [
         helper.make_node("MatMul", ["X", "W"], ["XW"], name="matmul"),
         helper.make_node("Add", ["XW", "B"], ["XWB"], name="add"),
@@ -81,9 +112,9 @@ def build_model(weight: np.ndarray, bias: np.ndarray) -> onnx.ModelProto:
     ]
     graph = helper.make_graph(
         nodes,
-        "webdlpack_mlp",
-        inputs=[helper.make_tensor_value_info("X", TensorProto.FLOAT, [ROWS, FEATURES])],
-        outputs=[helper.make_tensor_value_info("Y", TensorProto.FLOAT, [ROWS, FEATURES])],
+        name,
+        inputs=[helper.make_tensor_value_info("X", TensorProto.FLOAT, [rows, features])],
+        outputs=[helper.make_tensor_value_info("Y", TensorProto.FLOAT, [rows, features])],
         initializer=[numpy_helper.from_array(weight, "W"), numpy_helper.from_array(bias, "B")],
     )
     model = helper.make_model(
@@ -143,10 +174,50 @@ def reference(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> dict[str, 
     }
 
 
+def demo_reference() -> dict[str, list]:
+    """Compute what the demo page must show, step by step.
+
+    Returns
+    -------
+    dict
+        JSON-ready: ``shape``, ``input`` (flat), ``shader`` (``2 x0 + 1``),
+        ``output`` (the model) and ``tfjs_sigmoid``, all flat float32 lists.
+    """
+    weight, bias = demo_weights()
+    x0 = demo_input()
+    shader = (np.float32(2) * x0 + np.float32(1)).astype(np.float32)
+    ref = reference(shader, weight, bias)
+    flat = {k: np.asarray(ref[k], dtype=np.float32).ravel().tolist() for k in ("output", "tfjs_sigmoid")}
+    return {
+        "description": "x0 made in Python; shader = 2*x0 + 1 (WebGPU); output = Relu(shader @ W + B) (ORT-web); "
+        "tfjs_sigmoid = sigmoid(output) (TF.js). float32, row-major, flat.",
+        "shape": [DEMO_SIZE, DEMO_SIZE],
+        "input": x0.ravel().tolist(),
+        "shader": shader.ravel().tolist(),
+        **flat,
+    }
+
+
+def write_demo(out: Path) -> None:
+    """Write ``demo_mlp.onnx`` and ``demo_reference.json`` into ``out``.
+
+    Parameters
+    ----------
+    out : pathlib.Path
+        Folder (made if missing); the demo page loads ``web/model/``.
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    weight, bias = demo_weights()
+    onnx.save(build_model(weight, bias, rows=DEMO_SIZE, name="webdlpack_demo_mlp"), out / "demo_mlp.onnx")
+    (out / "demo_reference.json").write_text(json.dumps(demo_reference(), indent=1) + "\n")
+
+
 def main() -> None:
-    """Write ``mlp.onnx``, ``relu_dynamic.onnx`` and ``mlp_reference.json`` into the output folder."""
+    """Write the test models and references, and the demo page's model and reference."""
+    root = Path(__file__).resolve().parent.parent
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent.parent / "tests" / "data")
+    parser.add_argument("--out", type=Path, default=root / "tests" / "data")
+    parser.add_argument("--demo-out", type=Path, default=root / "web" / "model")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     weight, bias = fixed_weights()
@@ -154,7 +225,8 @@ def main() -> None:
     onnx.save(build_model(weight, bias), args.out / "mlp.onnx")
     onnx.save(build_relu_model(), args.out / "relu_dynamic.onnx")
     (args.out / "mlp_reference.json").write_text(json.dumps(reference(x, weight, bias), indent=1) + "\n")
-    print(f"wrote {args.out / 'mlp.onnx'} and {args.out / 'mlp_reference.json'}")
+    write_demo(args.demo_out)
+    print(f"wrote {args.out} (mlp.onnx, relu_dynamic.onnx, mlp_reference.json) and {args.demo_out} (demo_mlp.onnx, demo_reference.json)")
 
 
 if __name__ == "__main__":

@@ -18,18 +18,19 @@
  */
 import { WebDLPackError } from "./errors.js";
 import { getContext } from "./context/index.js";
+import type { LedgerEntry } from "./context/ledger.js";
+import { trackGPUTensor } from "./context/track-tensor.js";
 import {
   DLPackFlag,
   DeviceType,
   callManagedDeleter,
+  decodeManaged,
   deviceTypeName,
   dtypeOfTypedArray,
   formatDType,
   gatherStrided,
   isSubByte,
   itemsize,
-  readManagedTensor,
-  readManagedTensorVersioned,
   toAddress,
   toDType,
   typedArrayFor,
@@ -173,6 +174,8 @@ interface TensorInit {
   storage: Storage;
   flags: TensorFlags;
   owner: Ownership | null;
+  /** Owner label: put this tensor's hold in the context's lifetime ledger (owning webgpu tensors). */
+  ledgerOwner?: string | undefined;
 }
 
 /** Shape/dtype arguments shared by the factories. */
@@ -196,12 +199,17 @@ export interface ToManagedOptions {
   copy?: boolean;
 }
 
-function flagsOf(bits: number): TensorFlags {
-  return Object.freeze({
+/** The frozen {@link TensorFlags} of each combination of the three flag bits (shared, made once). */
+const FLAG_SETS: readonly TensorFlags[] = Array.from({ length: 8 }, (_, bits) =>
+  Object.freeze({
     readOnly: (bits & DLPackFlag.READ_ONLY) !== 0,
     isCopied: (bits & DLPackFlag.IS_COPIED) !== 0,
     subbytePadded: (bits & DLPackFlag.IS_SUBBYTE_TYPE_PADDED) !== 0,
-  });
+  }),
+);
+
+function flagsOf(bits: number): TensorFlags {
+  return FLAG_SETS[bits & 7]!;
 }
 
 /** A DLPack tensor on the JS side. See the module comment for storage kinds and ownership. */
@@ -211,6 +219,8 @@ export class Tensor {
   readonly #storage: Storage;
   readonly #flags: TensorFlags;
   #owner: Ownership | null;
+  /** Ledger entry of this tensor's own hold (owning webgpu tensors); releasing it releases the hold. */
+  #ledger: LedgerEntry | null = null;
   #disposed = false;
   #viewBuffer: ArrayBufferLike | null = null;
   #view: TypedArray | null = null;
@@ -221,10 +231,25 @@ export class Tensor {
     this.#storage = init.storage;
     this.#flags = init.flags;
     this.#owner = init.owner;
-    if (this.#owner !== null) registry.register(this, this.#owner, this);
+    if (this.#owner === null) return;
+    if (init.ledgerOwner !== undefined) {
+      const owner = this.#owner;
+      try {
+        // The ledger's finalizer (not `registry`) then releases a dropped tensor and reports the leak.
+        this.#ledger = trackGPUTensor(this, {
+          owner: init.ledgerOwner, deviceId: init.desc.device.deviceId, bytes: init.extent.nbytes, pointer: init.desc.data,
+          release: () => owner.release(),
+        });
+      } catch (err) {
+        owner.release(); // ownership was passed in
+        throw err;
+      }
+    }
+    if (this.#ledger === null) registry.register(this, this.#owner, this);
   }
 
   #alive(): void {
+    if (this.#ledger?.released === true && !this.#disposed) this.dispose(); // released by a scope or device loss
     if (this.#disposed) {
       throw new WebDLPackError("DISPOSED", "this Tensor was disposed", { field: "tensor", expected: "a live Tensor" });
     }
@@ -295,9 +320,9 @@ export class Tensor {
     this.#alive();
     return this.#storage.kind === "wasm" ? this.#storage.host : null;
   }
-  /** True once {@link Tensor.dispose} ran. */
+  /** True once {@link Tensor.dispose} ran (or the ledger released it: scope end, device loss). */
   get disposed(): boolean {
-    return this.#disposed;
+    return this.#disposed || this.#ledger?.released === true;
   }
 
   #buffer(): ArrayBufferLike {
@@ -435,7 +460,10 @@ export class Tensor {
     this.#viewBuffer = null;
     const owner = this.#owner;
     this.#owner = null;
-    if (owner !== null) {
+    const entry = this.#ledger;
+    this.#ledger = null;
+    if (entry !== null) entry.release(); // runs owner.release() unless a scope or device loss already did
+    else if (owner !== null) {
       registry.unregister(this);
       owner.release();
     }
@@ -458,10 +486,10 @@ export class Tensor {
   static fromManaged(host: WasmHost, address: number, options: { versioned?: boolean } = {}): Tensor {
     const versioned = options.versioned ?? true;
     const addr = toAddress(address);
-    let desc;
+    let decoded;
     try {
-      desc = versioned ? readManagedTensorVersioned(host, addr) : readManagedTensor(host, addr);
-      const t = desc.device.deviceType;
+      decoded = decodeManaged(host, addr, versioned);
+      const t = decoded.desc.device.deviceType;
       if (t !== DeviceType.kDLCPU && t !== DeviceType.kDLWebGPU) {
         throw new WebDLPackError("BAD_DEVICE", `webdlpack tensors live on kDLCPU or kDLWebGPU, not ${deviceTypeName(t)}`, {
           field: "DLTensor.device.device_type",
@@ -477,14 +505,14 @@ export class Tensor {
       }
       throw err;
     }
-    const { extent } = validateTensorDesc(desc, { subbytePadded: (desc.flags & DLPackFlag.IS_SUBBYTE_TYPE_PADDED) !== 0 });
+    const { desc, extent } = decoded;
     const cpu = desc.device.deviceType === DeviceType.kDLCPU;
     return new Tensor({
-      desc: stripManaged(desc),
+      desc,
       extent,
       storage: cpu ? { kind: "wasm", host } : { kind: "webgpu" },
-      flags: flagsOf(desc.flags),
-      owner: managedOwnership(host, addr, desc.deleter),
+      flags: flagsOf(decoded.flags),
+      owner: managedOwnership(host, addr, decoded.deleter),
     });
   }
 
@@ -698,6 +726,7 @@ export class Tensor {
       storage: { kind: "webgpu" },
       flags: flagsOf(flags),
       owner: onRelease === undefined ? null : new Ownership(onRelease),
+      ledgerOwner: input.owner ?? "js",
     });
   }
 
@@ -733,16 +762,12 @@ export interface WebGPUTensorInput extends TensorLayoutInput {
   isCopied?: boolean;
   /** Runs exactly once when the Tensor and all its exports/retains are released (ownership). */
   onRelease?: () => void;
-}
-
-function stripManaged(d: DLTensorDesc): DLTensorDesc {
-  return Object.freeze({
-    data: d.data,
-    device: d.device,
-    ndim: d.ndim,
-    dtype: d.dtype,
-    shape: d.shape,
-    strides: d.strides,
-    byteOffset: d.byteOffset,
-  });
+  /**
+   * Who made it, for the context's lifetime ledger (default `"js"`; the adapters
+   * pass their framework's name). A tensor with `onRelease` is listed in
+   * `ctx.ledger.entries()` as a `"tensor"` entry with this owner, its device,
+   * bytes and pointer until it is disposed; a scope or device loss releasing
+   * that entry disposes the tensor; dropping it undisposed is a leak in `ctx.leaks()`.
+   */
+  owner?: string;
 }

@@ -6,10 +6,8 @@ so webdlpack never changes what other libraries see. Capsule names are
 module-level C strings: a capsule keeps a ``const char *`` to its name, so the
 string must outlive every capsule.
 
-The capsule destructor is declared ``void (*)(void *)`` on purpose: a
-``py_object`` argument would make ctypes build a new reference to the dying
-capsule and re-enter the destructor until the stack overflows (seen in
-Pyodide and on CPython).
+webdlpack's capsules carry no destructor (see :mod:`webdlpack._export` for
+why, and how an unconsumed capsule's struct is freed instead).
 """
 
 from __future__ import annotations
@@ -24,12 +22,9 @@ __all__ = [
     "NAME_LEGACY",
     "NAME_USED_VERSIONED",
     "NAME_USED_LEGACY",
-    "DESTRUCTOR",
     "new_capsule",
     "capsule_name",
     "take_pointer",
-    "unused_pointer_raw",
-    "capsule_name_address",
 ]
 
 _c_names = {
@@ -45,36 +40,25 @@ NAME_USED_VERSIONED = "used_dltensor_versioned"
 #: Name a consumer gives a legacy capsule it took.
 NAME_USED_LEGACY = "used_dltensor"
 
-#: C type of a capsule destructor: ``void (*)(PyObject *)``, declared with ``void *``.
-DESTRUCTOR = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-
 
 def _api(name: str, restype: Any, *argtypes: Any) -> Callable[..., Any]:
     proto = ctypes.PYFUNCTYPE(restype, *argtypes)
     return proto((name, ctypes.pythonapi))
 
 
-_PyCapsule_New = _api("PyCapsule_New", ctypes.py_object, ctypes.c_void_p, ctypes.c_void_p, DESTRUCTOR)
+_PyCapsule_New = _api("PyCapsule_New", ctypes.py_object, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
 _PyCapsule_GetPointer = _api("PyCapsule_GetPointer", ctypes.c_void_p, ctypes.py_object, ctypes.c_void_p)
 _PyCapsule_GetName = _api("PyCapsule_GetName", ctypes.c_char_p, ctypes.py_object)
 _PyCapsule_SetName = _api("PyCapsule_SetName", ctypes.c_int, ctypes.py_object, ctypes.c_void_p)
-_PyCapsule_IsValid = _api("PyCapsule_IsValid", ctypes.c_int, ctypes.py_object, ctypes.c_void_p)
-# Raw-pointer variants for use inside a destructor, where we must not create
-# new references to the object being destroyed.
-_PyCapsule_IsValid_raw = _api("PyCapsule_IsValid", ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
-_PyCapsule_GetPointer_raw = _api("PyCapsule_GetPointer", ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
 
 
-def capsule_name_address(name: str) -> int:
+def _cname(name: str) -> int:
     """Address of webdlpack's own C string for one of the four capsule names."""
     return ctypes.addressof(_c_names[name])
 
 
-_cname = capsule_name_address
-
-
-def new_capsule(address: int, name: str, destructor: Any) -> Any:
-    """Wrap ``address`` in a new PyCapsule called ``name``.
+def new_capsule(address: int, name: str) -> Any:
+    """Wrap ``address`` in a new PyCapsule called ``name``, with no destructor.
 
     Parameters
     ----------
@@ -82,14 +66,12 @@ def new_capsule(address: int, name: str, destructor: Any) -> Any:
         The managed-tensor address (must not be 0).
     name : str
         :data:`NAME_VERSIONED` or :data:`NAME_LEGACY`.
-    destructor : DESTRUCTOR or None
-        A module-level callback that lives as long as the interpreter (None: no destructor).
 
     Returns
     -------
     PyCapsule
     """
-    return _PyCapsule_New(address, _cname(name), DESTRUCTOR() if destructor is None else destructor)
+    return _PyCapsule_New(address, _cname(name), None)
 
 
 def capsule_name(capsule: Any) -> str | None:
@@ -148,23 +130,3 @@ def take_pointer(capsule: Any) -> tuple[int, bool]:
         raise WebDLPackBufferError(ErrorCode.INVALID_ARGUMENT, "could not rename the capsule", field="capsule.name",
                                    value=name, expected=used)
     return int(address), versioned
-
-
-def unused_pointer_raw(capsule_address: int) -> tuple[int, bool] | None:
-    """In a capsule destructor: the managed pointer if the capsule was never consumed.
-
-    Parameters
-    ----------
-    capsule_address : int
-        The ``PyObject *`` of the capsule being destroyed.
-
-    Returns
-    -------
-    (address, versioned) or None
-        None when the capsule was renamed ``used_...`` (a consumer owns it now).
-    """
-    for name, versioned in ((NAME_VERSIONED, True), (NAME_LEGACY, False)):
-        if _PyCapsule_IsValid_raw(capsule_address, _cname(name)):
-            address = _PyCapsule_GetPointer_raw(capsule_address, _cname(name))
-            return (int(address), versioned) if address else None
-    return None

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._export import make_managed
 from ._import import adopt, from_dlpack
 from ._tensor import Tensor
 
@@ -47,7 +46,7 @@ def export_managed(x: Any, versioned: bool = True) -> int:
 
         raise WebDLPackBufferError(ErrorCode.UNSUPPORTED, "a read-only tensor cannot be exported as a legacy struct",
                                    field="versioned", value=False, expected="True")
-    return make_managed(view, tensor._owner, versioned=versioned)
+    return tensor._export(versioned)
 
 
 def import_managed(address: int, versioned: bool = True) -> Tensor:

@@ -1,12 +1,25 @@
 """Export: build a new managed DLPack struct for a tensor, and free it exactly once.
 
 Every export makes a fresh ``DLManagedTensorVersioned`` (or legacy
-``DLManagedTensor``) with its own shape and strides arrays. The ctypes objects
-live in a module-level registry keyed by the struct's address, together with
-the *owner* of the tensor's memory; that registry entry is what keeps the
-memory alive while a consumer holds the struct. The one deleter callback
-(:data:`DELETER_CALLBACK`) drops the entry, and with it the reference to the
-owner. A capsule destructor calls the same code when a capsule dies unused.
+``DLManagedTensor``) followed by its own shape and strides arrays, all in ONE
+block of host memory. What a tensor's struct says never changes, so its bytes
+are built once (an :class:`ExportTemplate`, cached by :class:`Tensor`); an
+export copies them into a new block and patches the two pointers that point
+into the block itself.
+
+The blocks live in a module-level registry keyed by the struct's address,
+together with the *owner* of the tensor's memory; that registry entry is what
+keeps the memory alive while a consumer holds the struct. The one deleter
+callback (:data:`DELETER_CALLBACK`) drops the entry, and with it the
+reference to the owner.
+
+Capsules have no destructor. A consumer may drop an unconsumed capsule while
+its own exception is set (NumPy does when it refuses one); any Python code
+run then, even through a ctypes callback that does nothing, makes CPython
+replace that exception with a SystemError. So webdlpack keeps a reference to
+each capsule it made and, at its next export (or :func:`stats`), frees the
+struct of every capsule that nobody else holds and nobody consumed, and
+forgets the consumed ones (their consumer calls the deleter).
 """
 
 from __future__ import annotations
@@ -23,33 +36,43 @@ from ._abi import (
     DLDevice,
     DLManagedTensor,
     DLManagedTensorVersioned,
+    DLTensor,
 )
-from ._capsule import (
-    DESTRUCTOR,
-    NAME_LEGACY,
-    NAME_VERSIONED,
-    capsule_name_address,
-    new_capsule,
-    unused_pointer_raw,
-)
-from ._host import MAX_ADDRESS
+from ._capsule import NAME_LEGACY, NAME_VERSIONED, capsule_name, new_capsule
+from ._raw import POINTER_PAIR, int64_array
 from ._view import TensorView
 
-__all__ = ["make_managed", "make_capsule", "DELETER_CALLBACK", "stats"]
+__all__ = [
+    "DELETER_CALLBACK",
+    "ExportTemplate",
+    "collect_capsules",
+    "export_template",
+    "make_capsule",
+    "release_export",
+    "stats",
+]
 
-
-class _Entry:
-    __slots__ = ("struct", "shape", "strides", "owner")
-
-    def __init__(self, struct: Any, shape: Any, strides: Any, owner: Any) -> None:
-        self.struct = struct
-        self.shape = shape
-        self.strides = strides
-        self.owner = owner
-
-
-_REGISTRY: dict[int, _Entry] = {}
+_REGISTRY: dict[int, tuple[Any, Any]] = {}  # struct address -> (memory block, owner)
 _STATS = {"created": 0, "deleted": 0, "unknown_deletes": 0}
+
+
+def _on_delete(address: int | None) -> None:
+    # Called from C (the consumer). Only dict and integer operations.
+    if address in _REGISTRY:
+        _STATS["deleted"] += 1
+        del _REGISTRY[address]  # releases the block and the owner
+    else:
+        _STATS["unknown_deletes"] += 1
+
+
+#: The one deleter every webdlpack export carries (``void (*)(void *self)``).
+DELETER_CALLBACK = DELETER(_on_delete)
+
+
+def release_export(address: int) -> None:
+    """Free the export at ``address`` if it is still live (for a struct no consumer took)."""
+    if address in _REGISTRY:
+        _on_delete(address)
 
 
 def stats() -> dict[str, int]:
@@ -57,89 +80,135 @@ def stats() -> dict[str, int]:
 
     ``unknown_deletes`` counts deleter calls for addresses that are not (or no
     longer) live exports, i.e. double frees by a consumer; it should stay 0.
+    Dropped unconsumed capsules are collected first.
     """
+    collect_capsules()
     return {**_STATS, "live": len(_REGISTRY)}
 
 
-# The deleter and the capsule destructor are called from C, sometimes while
-# an exception is in flight (NumPy refusing a capsule drops it with its error
-# set). Python code may run then, but any call into a C function, and even
-# converting an int to a pointer, would notice that exception and turn it into
-# a SystemError. So both callbacks use only call-free bytecode: dict
-# membership, subscripts, ``del``, integer arithmetic and compares. Dropping a
-# registry entry may run finalizers; CPython saves and restores the pending
-# exception around those.
-#
-# To read a capsule's fields without a call, memory is indexed as one huge
-# ctypes array of machine words starting at address 0 (two arrays on 32-bit
-# hosts, where one array cannot span more than 2 GiB). PyCapsule is
-# {PyObject_HEAD; void *pointer; const char *name; ...}: with the usual
-# two-word object header, word 2 is the pointer and word 3 the name. An
-# import-time probe checks this against the C API (CAPSULE_PEEK_OK).
+# -- templates -----------------------------------------------------------------
 
-_WORD = ctypes.sizeof(ctypes.c_size_t)
-_LOW_WORDS = sys.maxsize // _WORD
-_MEMORY_LOW = (ctypes.c_size_t * _LOW_WORDS).from_address(0)
-_HIGH_WORDS = min(max(0, (MAX_ADDRESS + 1) // _WORD - _LOW_WORDS), _LOW_WORDS)
-_MEMORY_HIGH = (ctypes.c_size_t * max(_HIGH_WORDS, 1)).from_address(_LOW_WORDS * _WORD if _HIGH_WORDS else 0)
-_POINTER_WORD = 2
-_NAME_WORD = 3
-_UNUSED_VERSIONED = capsule_name_address(NAME_VERSIONED)
-_UNUSED_LEGACY = capsule_name_address(NAME_LEGACY)
+_WORD = 8
+_BLOCK_TYPES: dict[int, Any] = {}
 
 
-def _word(address: int, index: int) -> int:
-    w = address // _WORD + index
-    return _MEMORY_LOW[w] if w < _LOW_WORDS else _MEMORY_HIGH[w - _LOW_WORDS]
+class ExportTemplate:
+    """The bytes of a managed struct for one view, ready to be copied per export.
+
+    Attributes
+    ----------
+    image : bytes
+        Struct, shape array and strides array (each array ``max(ndim, 1)``
+        int64), with the shape/strides pointers still 0.
+    block_type : ctypes array type
+        ``c_uint64 * words``: 8-aligned host memory of the image's size.
+    struct_size : int
+        Bytes of the struct (the shape array follows it).
+    pointers_at : int
+        Offset of the shape pointer (the strides pointer follows it).
+    array_bytes : int
+        Bytes of one of the two arrays.
+    """
+
+    __slots__ = ("image", "block_type", "struct_size", "pointers_at", "array_bytes")
+
+    def __init__(self, view: TensorView, versioned: bool) -> None:
+        ndim = view.ndim
+        struct: Any
+        if versioned:
+            struct = DLManagedTensorVersioned()
+            struct.version.major = DLPACK_MAJOR_VERSION
+            struct.version.minor = DLPACK_MINOR_VERSION
+            struct.flags = view.flags
+            tensor_at = DLManagedTensorVersioned.dl_tensor.offset
+        else:
+            struct = DLManagedTensor()
+            tensor_at = DLManagedTensor.dl_tensor.offset
+        t = struct.dl_tensor
+        t.data = view.data or None
+        t.device = DLDevice(view.device.type, view.device.id)
+        t.ndim = ndim
+        t.dtype = DLDataType(view.dtype.code, view.dtype.bits, view.dtype.lanes)
+        t.byte_offset = view.byte_offset
+        struct.manager_ctx = None
+        struct.deleter = DELETER_CALLBACK
+        entries = max(ndim, 1)
+        shape = view.shape if ndim else (0,)
+        strides = view.full_strides if ndim else (0,)
+        arrays = int64_array(entries)
+        self.image = bytes(struct) + arrays.pack(*shape) + arrays.pack(*strides)
+        words = len(self.image) // _WORD
+        block_type = _BLOCK_TYPES.get(words)
+        if block_type is None:
+            block_type = _BLOCK_TYPES[words] = ctypes.c_uint64 * words
+        self.block_type = block_type
+        self.struct_size = ctypes.sizeof(struct)
+        self.pointers_at = tensor_at + DLTensor.shape.offset
+        self.array_bytes = entries * _WORD
 
 
-def _capsule_peek_works() -> bool:
-    probe = new_capsule(0x5A5A5A50, NAME_VERSIONED, None)
-    return _word(id(probe), _POINTER_WORD) == 0x5A5A5A50 and _word(id(probe), _NAME_WORD) == _UNUSED_VERSIONED
+def export_template(template: ExportTemplate, owner: Any) -> int:
+    """Make a new managed struct from ``template`` and register it with ``owner``.
+
+    Returns
+    -------
+    int
+        The struct's address. Whoever receives it must call its deleter once.
+    """
+    if _CAPSULES:
+        collect_capsules()
+    block = template.block_type.from_buffer_copy(template.image)
+    address = ctypes.addressof(block)
+    shape_at = address + template.struct_size
+    POINTER_PAIR.pack_into(block, template.pointers_at, shape_at, shape_at + template.array_bytes)
+    _REGISTRY[address] = (block, owner)
+    _STATS["created"] += 1
+    return address
 
 
-#: False on an interpreter whose PyCapsule layout differs; then the
-#: destructor asks the C API instead (safe unless an exception is in flight).
-CAPSULE_PEEK_OK = _capsule_peek_works()
+# -- capsules --------------------------------------------------------------------
+
+_CAPSULES: list[list[Any]] = []  # [capsule, struct address] of capsules not yet seen consumed or dropped
 
 
-def _on_delete(address: int | None) -> None:
-    if address in _REGISTRY:
-        _STATS["deleted"] += 1
-        del _REGISTRY[address]  # releases the struct, its arrays and the owner
-    else:
-        _STATS["unknown_deletes"] += 1
+def _references(entry: list[Any]) -> int:
+    return sys.getrefcount(entry[0])
 
 
-def _on_capsule_destroyed(capsule: int | None) -> None:
-    if CAPSULE_PEEK_OK:
-        # Inlined _word(): a call-free body (see above).
-        w = capsule // _WORD + _NAME_WORD
-        name = _MEMORY_LOW[w] if w < _LOW_WORDS else _MEMORY_HIGH[w - _LOW_WORDS]
-        if name == _UNUSED_VERSIONED or name == _UNUSED_LEGACY:
-            w = capsule // _WORD + _POINTER_WORD
-            address = _MEMORY_LOW[w] if w < _LOW_WORDS else _MEMORY_HIGH[w - _LOW_WORDS]
-            if address in _REGISTRY:
-                _STATS["deleted"] += 1
-                del _REGISTRY[address]
-        return
-    found = unused_pointer_raw(int(capsule or 0))  # pragma: no cover - other interpreters
-    if found is not None:  # pragma: no cover
-        _on_delete(found[0])
+def _baseline() -> int:
+    probe = [new_capsule(0x5A5A5A50, NAME_VERSIONED), 0]
+    return _references(probe)
 
 
-def _release(address: int) -> None:
-    _on_delete(address)
+#: ``_references`` of a capsule held only by its ``_CAPSULES`` entry.
+_ONLY_OURS = _baseline()
 
 
-#: The one deleter every webdlpack export carries (``void (*)(void *self)``).
-DELETER_CALLBACK = DELETER(_on_delete)
-#: The one capsule destructor; it frees the struct only if the capsule was never consumed.
-DESTRUCTOR_CALLBACK = DESTRUCTOR(_on_capsule_destroyed)
+def collect_capsules() -> None:
+    """Free the struct of every exported capsule that was dropped unconsumed.
+
+    A capsule renamed ``used_...`` was consumed: its consumer calls the
+    deleter, so it is simply forgotten. One still named ``dltensor...`` that
+    nobody but webdlpack references was dropped: its struct is freed now.
+    """
+    keep = []
+    for entry in _CAPSULES:
+        if capsule_name(entry[0]) not in (NAME_VERSIONED, NAME_LEGACY):
+            continue
+        if _references(entry) > _ONLY_OURS:
+            keep.append(entry)
+            continue
+        release_export(entry[1])
+    _CAPSULES[:] = keep
 
 
-def make_managed(view: TensorView, owner: Any, *, versioned: bool = True) -> int:
-    """Build a new managed struct describing ``view`` and register it.
+def make_capsule(view: TensorView, owner: Any, *, versioned: bool = True,
+                 template: ExportTemplate | None = None) -> Any:
+    """Export ``view`` as a new PyCapsule named ``dltensor_versioned`` or ``dltensor``.
+
+    If the capsule is dropped without being consumed, its struct is freed at
+    webdlpack's next export or :func:`stats` call (see the module notes); a
+    consumed capsule (renamed ``used_...``) is never touched.
 
     Parameters
     ----------
@@ -149,48 +218,14 @@ def make_managed(view: TensorView, owner: Any, *, versioned: bool = True) -> int
         Keeps the memory alive until the deleter runs (held by the registry).
     versioned : bool, default True
         ``DLManagedTensorVersioned`` (DLPack 1.1) or legacy ``DLManagedTensor``.
-
-    Returns
-    -------
-    int
-        The struct's address. Whoever receives it must call its deleter once.
+    template : ExportTemplate, optional
+        A cached template of ``view`` (must match ``versioned``).
     """
-    ndim = view.ndim
-    shape_arr = (ctypes.c_int64 * max(ndim, 1))(*view.shape)
-    strides_arr = (ctypes.c_int64 * max(ndim, 1))(*view.full_strides)
-    struct: Any
-    if versioned:
-        struct = DLManagedTensorVersioned()
-        struct.version.major = DLPACK_MAJOR_VERSION
-        struct.version.minor = DLPACK_MINOR_VERSION
-        struct.flags = view.flags
-    else:
-        struct = DLManagedTensor()
-    t = struct.dl_tensor
-    t.data = view.data or None
-    t.device = DLDevice(view.device.type, view.device.id)
-    t.ndim = ndim
-    t.dtype = DLDataType(view.dtype.code, view.dtype.bits, view.dtype.lanes)
-    t.shape = ctypes.cast(shape_arr, ctypes.POINTER(ctypes.c_int64))
-    t.strides = ctypes.cast(strides_arr, ctypes.POINTER(ctypes.c_int64))
-    t.byte_offset = view.byte_offset
-    struct.manager_ctx = None
-    struct.deleter = DELETER_CALLBACK
-    address = ctypes.addressof(struct)
-    _REGISTRY[address] = _Entry(struct, shape_arr, strides_arr, owner)
-    _STATS["created"] += 1
-    return address
-
-
-def make_capsule(view: TensorView, owner: Any, *, versioned: bool = True) -> Any:
-    """Export ``view`` as a new PyCapsule named ``dltensor_versioned`` or ``dltensor``.
-
-    If the capsule is collected without being consumed, its destructor frees
-    the struct; a consumed capsule (renamed ``used_...``) is never touched.
-    """
-    address = make_managed(view, owner, versioned=versioned)
+    address = export_template(template or ExportTemplate(view, versioned), owner)
     try:
-        return new_capsule(address, NAME_VERSIONED if versioned else NAME_LEGACY, DESTRUCTOR_CALLBACK)
+        capsule = new_capsule(address, NAME_VERSIONED if versioned else NAME_LEGACY)
     except BaseException:
-        _release(address)
+        release_export(address)
         raise
+    _CAPSULES.append([capsule, address])
+    return capsule

@@ -196,7 +196,8 @@ def gpu_copy(view: TensorView) -> tuple[TensorView, GPUAllocation]:
     check_webgpu(view.device)
     if not view.contiguous:
         raise WebDLPackDeviceError(ErrorCode.UNSUPPORTED, "copying strided WebGPU data needs a shader; read it back "
-                                   "or make it contiguous in JS first", field="strides", value=view.strides,
+                                   "(webdlpack.from_dlpack(x, device='cpu') or await webdlpack.to_cpu_async(x)) "
+                                   "and upload that, or make it contiguous in JS (copyGPUTensor of webdlpack/adapters)", field="strides", value=view.strides,
                                    expected="None (C-contiguous)")
     lead = view.byte_offset % 4
     owner = GPUAllocation(lead + view.nbytes, view.device)

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._abi import DLPACK_MAJOR_VERSION, DLPACK_VERSION, DLManagedTensor, DLManagedTensorVersioned
+from ._abi import DLPACK_MAJOR_VERSION, DLPACK_VERSION
 from ._capsule import take_pointer
 from ._device import Device, device as parse_device
 from ._errors import ErrorCode, WebDLPackAttributeError, WebDLPackBufferError, WebDLPackValueError
 from ._owner import ManagedOwner, call_deleter
 from ._tensor import Tensor
 from ._transfer import crosses_webgpu, move_view, refuse_copy
-from ._validate import read_dltensor
+from ._raw import MANAGED_LEGACY, MANAGED_VERSIONED, unpack_at
+from ._validate import read_dltensor_fields
 
 __all__ = ["adopt", "from_capsule", "from_dlpack"]
 
@@ -45,20 +46,19 @@ def adopt(address: int, versioned: bool = True) -> Tensor:
         raise WebDLPackValueError(ErrorCode.NULL_POINTER, "managed tensor address is NULL", field="address", value=0,
                                   expected="the address of a managed DLPack struct")
     if versioned:
-        managed_v = DLManagedTensorVersioned.from_address(address)
-        major, minor = int(managed_v.version.major), int(managed_v.version.minor)
+        major, minor, _ctx, deleter, flags, *fields = unpack_at(MANAGED_VERSIONED, address)
         if major != DLPACK_MAJOR_VERSION:
             call_deleter(address, versioned)
             raise WebDLPackBufferError(ErrorCode.VERSION_MISMATCH, f"DLPack {major}.{minor} tensor is not readable "
                                        f"by webdlpack (DLPack {DLPACK_VERSION[0]}.{DLPACK_VERSION[1]}); it was released",
                                        field="DLManagedTensorVersioned.version.major", value=major,
                                        expected=f"{DLPACK_MAJOR_VERSION}")
-    owner = ManagedOwner(address, versioned)
+    else:
+        *fields, _ctx, deleter = unpack_at(MANAGED_LEGACY, address)
+        flags = 0
+    owner = ManagedOwner(address, versioned, deleter)
     try:
-        if versioned:
-            view = read_dltensor(managed_v.dl_tensor, int(managed_v.flags))
-        else:
-            view = read_dltensor(DLManagedTensor.from_address(address).dl_tensor, 0)
+        view = read_dltensor_fields(*fields, flags)
     except BaseException:
         owner.release()
         raise

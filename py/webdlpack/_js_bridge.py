@@ -4,7 +4,7 @@ Tensors cross as the address of a ``DLManagedTensorVersioned`` in the wasm
 heap; the JS half (``js/src/bridge/pyodide.ts``) is registered by
 ``loadWebDLPack(pyodide)`` as the module ``webdlpack_js``:
 
-``importManaged(address, versioned) -> Tensor`` (JS)
+``importManaged(address, versioned) -> Tensor`` (JS; ``importVersioned(address)`` for a versioned one)
     JS takes ownership of a struct Python exported and calls its deleter
     exactly once (on ``dispose()``, or when the JS object is collected). If it
     refuses the struct it still calls the deleter, unless the struct could not
@@ -28,8 +28,9 @@ from ._errors import (
     WebDLPackTypeError,
     WebDLPackValueError,
 )
-from ._exchange import export_managed, import_managed
-from ._export import _REGISTRY, _on_delete
+from ._exchange import export_managed
+from ._import import adopt
+from ._export import release_export
 from ._host import IS_PYODIDE
 from ._tensor import Tensor
 
@@ -40,6 +41,10 @@ import webdlpack_js  # type: ignore[import-not-found]  # noqa: E402
 from pyodide.ffi import JsException  # type: ignore[import-not-found]  # noqa: E402
 
 __all__ = ["to_js", "from_js", "is_js_tensor"]
+
+# Looked up once: each attribute access on a JS module makes a new proxy.
+_import_versioned = webdlpack_js.importVersioned
+_export_managed = webdlpack_js.exportManaged
 
 _BUFFER_CODES = {ErrorCode.COPY_REQUIRED, ErrorCode.UNSUPPORTED}
 _TYPE_CODES = {ErrorCode.INVALID_ARGUMENT}
@@ -93,13 +98,12 @@ def to_js(x: Any) -> Any:
     WebDLPackError
         JS refused the tensor (typed, with the JS error's code).
     """
-    address = export_managed(x, versioned=True)
+    address = x._export(True) if type(x) is Tensor else export_managed(x, versioned=True)
     try:
-        return webdlpack_js.importManaged(address, True)
+        return _import_versioned(address)
     except JsException as exc:
         # JS calls the deleter of a struct it refuses; free only what it never touched.
-        if address in _REGISTRY:
-            _on_delete(address)
+        release_export(address)
         raise _translate(exc) from None
 
 
@@ -128,7 +132,7 @@ def from_js(js_tensor: Any, *, copy: bool | None = None) -> Tensor:
         ``js_tensor`` is neither a JS Tensor nor a TypedArray.
     """
     try:
-        address = webdlpack_js.exportManaged(js_tensor, True, copy)
+        address = _export_managed(js_tensor, True, copy)
     except JsException as exc:
         raise _translate(exc) from None
-    return import_managed(int(address) & 0xFFFFFFFF, versioned=True)
+    return adopt(int(address) & 0xFFFFFFFF, True)

@@ -2,20 +2,24 @@
 
 Taking a managed struct means promising to call its deleter exactly once. A
 ``ManagedOwner`` keeps that promise: it calls the deleter when
-:meth:`ManagedOwner.release` is called or when the owner is garbage
-collected (a ``weakref.finalize``), whichever comes first, and never twice.
+:meth:`ManagedOwner.release` is called or when the owner itself is
+deallocated, whichever comes first, and never twice.
 """
 
 from __future__ import annotations
 
-import ctypes
-import weakref
+from typing import Any
 
-from ._abi import DELETER, DLManagedTensor, DLManagedTensorVersioned
+from ._abi import DELETER
+from ._raw import MANAGED_LEGACY, MANAGED_VERSIONED, unpack_at
 
 __all__ = ["ManagedOwner", "call_deleter", "stats"]
 
 _STATS = {"adopted": 0, "released": 0}
+
+# ctypes function objects for the deleter pointers seen so far (a producer
+# normally has one deleter for all its structs); bounded, cleared when full.
+_FUNCTIONS: dict[int, Any] = {}
 
 
 def stats() -> dict[str, int]:
@@ -24,9 +28,18 @@ def stats() -> dict[str, int]:
 
 
 def _deleter_address(address: int, versioned: bool) -> int:
-    struct = DLManagedTensorVersioned if versioned else DLManagedTensor
-    fn = ctypes.c_void_p.from_address(address + struct.deleter.offset).value
-    return int(fn or 0)
+    if versioned:
+        return int(unpack_at(MANAGED_VERSIONED, address)[3] or 0)
+    return int(unpack_at(MANAGED_LEGACY, address)[-1] or 0)
+
+
+def _call(deleter: int, address: int) -> None:
+    fn = _FUNCTIONS.get(deleter)
+    if fn is None:
+        if len(_FUNCTIONS) >= 64:
+            _FUNCTIONS.clear()
+        fn = _FUNCTIONS[deleter] = DELETER(deleter)
+    fn(address)
 
 
 def call_deleter(address: int, versioned: bool) -> None:
@@ -37,13 +50,7 @@ def call_deleter(address: int, versioned: bool) -> None:
     """
     fn = _deleter_address(address, versioned)
     if fn:
-        DELETER(fn)(address)
-
-
-def _finalize(address: int, deleter: int) -> None:
-    _STATS["released"] += 1
-    if deleter:
-        DELETER(deleter)(address)
+        _call(fn, address)
 
 
 class ManagedOwner:
@@ -56,29 +63,42 @@ class ManagedOwner:
         ``DLManagedTensor``. Ownership passes to this object.
     versioned : bool
         Which struct is at ``address``.
+    deleter : int, optional
+        The struct's deleter pointer when the caller already read it (0 for
+        none); read from the struct otherwise.
 
     Notes
     -----
-    The deleter pointer is read once, here; the struct is not read again on release.
+    The deleter pointer is read once, here; the struct is not read again on
+    release. The deleter runs on :meth:`release` or when this object is
+    deallocated (reference counting makes that prompt).
     """
 
-    __slots__ = ("address", "versioned", "_finalizer", "__weakref__")
+    __slots__ = ("address", "versioned", "_deleter", "__weakref__")
 
-    def __init__(self, address: int, versioned: bool) -> None:
+    def __init__(self, address: int, versioned: bool, deleter: int | None = None) -> None:
         self.address = address
         self.versioned = versioned
-        deleter = _deleter_address(address, versioned)
+        self._deleter: int | None = _deleter_address(address, versioned) if deleter is None else int(deleter or 0)
         _STATS["adopted"] += 1
-        self._finalizer = weakref.finalize(self, _finalize, address, deleter)
 
     @property
     def alive(self) -> bool:
         """False once the deleter has run."""
-        return self._finalizer.alive
+        return self._deleter is not None
 
     def release(self) -> None:
         """Call the deleter now (no-op if it already ran)."""
-        self._finalizer()
+        deleter = self._deleter
+        if deleter is None:
+            return
+        self._deleter = None
+        _STATS["released"] += 1
+        if deleter:
+            _call(deleter, self.address)
+
+    def __del__(self) -> None:
+        self.release()
 
     def __repr__(self) -> str:
         state = "live" if self.alive else "released"

@@ -10,7 +10,7 @@ from ._abi import DLPACK_MAJOR_VERSION, FLAG_IS_COPIED, FLAG_IS_SUBBYTE_TYPE_PAD
 from ._device import Device, device as parse_device
 from ._dtype import DType
 from ._errors import ErrorCode, WebDLPackBufferError, WebDLPackTypeError, WebDLPackValueError
-from ._export import make_capsule
+from ._export import ExportTemplate, export_template, make_capsule
 from ._memory import alloc, copy_view
 from ._view import TensorView
 
@@ -81,10 +81,11 @@ class Tensor:
     an export or a memoryview stays valid until that user lets go.
     """
 
-    __slots__ = ("_view", "_owner", "__weakref__")
+    __slots__ = ("_view", "_owner", "_templates", "__weakref__")
 
     _view: TensorView | None
     _owner: Any
+    _templates: list[Any] | None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise WebDLPackTypeError(ErrorCode.INVALID_ARGUMENT, "Tensor cannot be constructed directly",
@@ -95,6 +96,7 @@ class Tensor:
         self = object.__new__(cls)
         self._view = view
         self._owner = owner
+        self._templates = None
         return self
 
     # -- state -------------------------------------------------------------
@@ -119,6 +121,7 @@ class Tensor:
         """
         self._view = None
         self._owner = None
+        self._templates = None
 
     def __enter__(self) -> Tensor:
         return self
@@ -187,6 +190,30 @@ class Tensor:
         return f"webdlpack.Tensor(shape={v.shape}, dtype={v.dtype.name}, device={v.device}{extra}{ro})"
 
     # -- DLPack protocol ---------------------------------------------------------
+    def _template(self, view: TensorView, versioned: bool) -> ExportTemplate:
+        """The cached export template of this tensor's own ``view`` (built on first use)."""
+        cache = self._templates
+        if cache is None or cache[0] is not view:
+            cache = self._templates = [view, None, None]
+        template = cache[1 + versioned]
+        if template is None:
+            template = cache[1 + versioned] = ExportTemplate(view, versioned)
+        return template
+
+    def _export(self, versioned: bool = True) -> int:
+        """Export this tensor (as it is) as a new managed struct; returns its address.
+
+        The receiver must call the deleter once; until then the memory stays alive.
+        """
+        view = self._view
+        cache = self._templates
+        if view is not None and cache is not None and cache[0] is view:
+            template = cache[1 + versioned]
+            if template is not None:  # the common case: one lookup, no further calls
+                return export_template(template, self._owner)
+        view = self._live()
+        return export_template(self._template(view, versioned), self._owner)
+
     def __dlpack_device__(self) -> tuple[DLDeviceType, int]:
         """``(device_type, device_id)`` of the data, e.g. ``(DLDeviceType.kDLCPU, 0)``."""
         return self._live().device.to_dlpack()
@@ -203,9 +230,13 @@ class Tensor:
 
         Parameters
         ----------
-        stream : None
-            Only None is accepted: CPU has no streams, and WebGPU ordering is
-            handled by the device queue.
+        stream : None or -1
+            The consumer's stream on ``dl_device`` (see docs/stream-semantics.md).
+            None: the producer's default — for WebGPU the device's one queue,
+            where this tensor's writes were already submitted (submission order
+            is exchange order), so nothing waits. -1: no synchronization, the
+            same here. The CPU has no streams. Other values raise ValueError
+            (``INVALID_ARGUMENT``, field ``stream``).
         max_version : (int, int) or None
             Highest DLPack version the consumer understands. None or a major
             below 1 gives a legacy ``"dltensor"`` capsule; otherwise a
@@ -229,18 +260,19 @@ class Tensor:
         Raises
         ------
         ValueError
-            ``stream`` is not None, or ``max_version`` / ``dl_device`` is malformed.
+            ``stream`` is neither None nor -1, or ``max_version`` / ``dl_device`` is malformed.
         BufferError
             A device this tensor cannot be exported to, a copy required while
             ``copy=False`` (code ``COPY_REQUIRED``), or a read-only tensor asked
             for as a legacy capsule (DLPack 0.x cannot mark read-only data).
         """
         view = self._live()
-        if stream is not None:
-            raise WebDLPackValueError(ErrorCode.INVALID_ARGUMENT, f"stream is not supported on {view.device}",
-                                      field="stream", value=stream, expected="None")
         versioned = _want_versioned(max_version)
         target = view.device if dl_device is None else _parse_dl_device(dl_device)
+        if stream is not None:
+            from ._transfer import check_stream
+
+            check_stream(stream, target)
         owner: Any = self._owner
         if target != view.device:
             from ._transfer import move_view, refuse_copy
@@ -256,6 +288,8 @@ class Tensor:
                                        "a read-only tensor cannot be exported as a legacy capsule "
                                        "(DLPack 0.x cannot mark data read-only)",
                                        field="max_version", value=max_version, expected="(1, 0) or newer, or copy=True")
+        else:
+            return make_capsule(view, owner, versioned=versioned, template=self._template(view, versioned))
         return make_capsule(view, owner, versioned=versioned)
 
     @staticmethod
@@ -279,8 +313,9 @@ class Tensor:
         ----------
         device : str or Device or tuple
             ``"cpu"`` or ``"webgpu:N"``.
-        stream : None
-            Only None (WebGPU orders work on its device queue).
+        stream : None or -1
+            As for :meth:`__dlpack__`: None (the device queue; nothing waits) or -1
+            (no synchronization); anything else raises ValueError naming ``stream``.
 
         Returns
         -------
@@ -289,10 +324,11 @@ class Tensor:
             ``runPythonAsync``, or use ``await webdlpack.to_cpu_async(x)``.
         """
         view = self._live()
-        if stream is not None:
-            raise WebDLPackValueError(ErrorCode.INVALID_ARGUMENT, "stream is not supported", field="stream",
-                                      value=stream, expected="None")
         target = parse_device(device)
+        if stream is not None:
+            from ._transfer import check_stream
+
+            check_stream(stream, target)
         if target == view.device:
             return self
         from ._transfer import move_view

@@ -16,10 +16,48 @@ from typing import Any
 
 from ._abi import DLDeviceType
 from ._device import Device, device as parse_device
-from ._errors import ErrorCode, WebDLPackDeviceError, WebDLPackTypeError
+from ._errors import ErrorCode, WebDLPackDeviceError, WebDLPackTypeError, WebDLPackValueError
 from ._view import TensorView
 
-__all__ = ["move_view", "copy_view_on_device", "refuse_copy", "asarray", "to_cpu_async", "crosses_webgpu"]
+__all__ = ["move_view", "copy_view_on_device", "refuse_copy", "asarray", "to_cpu_async", "crosses_webgpu", "check_stream"]
+
+#: The ``stream`` values a consumer may pass (docs/stream-semantics.md): None, or -1 (no synchronization).
+NO_SYNC_STREAM = -1
+
+
+def check_stream(stream: Any, device: Device) -> None:
+    """Check the ``stream`` a consumer passed to ``__dlpack__`` / ``to_device`` for data used on ``device``.
+
+    WebGPU has one queue per device and every framework submits to it, so
+    submission order is exchange order and a producer has nothing to make
+    wait: ``None`` (the producer's default, the device queue) and ``-1`` (the
+    array API's "no synchronization") are both accepted and do the same —
+    nothing. The CPU has no streams: ``None``, and the harmless ``-1``.
+    Anything else (another integer, a bool, an object) names no stream
+    webdlpack has.
+
+    Parameters
+    ----------
+    stream : object
+        The consumer's ``stream`` argument.
+    device : Device
+        The device the consumer will use the data on (``dl_device``, or the tensor's own).
+
+    Raises
+    ------
+    WebDLPackValueError
+        ``INVALID_ARGUMENT`` naming the field ``stream``, the value and what is accepted.
+    """
+    if stream is None or (type(stream) is int and stream == NO_SYNC_STREAM):
+        return
+    if device.type == DLDeviceType.kDLWebGPU:
+        why = f"{device} has one queue, used by every framework (submission order is exchange order)"
+        expected = "None (the device queue) or -1 (no synchronization)"
+    else:
+        why = f"{device} has no streams"
+        expected = "None or -1 (no synchronization)"
+    raise WebDLPackValueError(ErrorCode.INVALID_ARGUMENT, f"stream {stream!r} names no stream webdlpack has: {why}",
+                              field="stream", value=stream, expected=expected)
 
 
 def crosses_webgpu(source: Device | None, target: Device | None) -> bool:

@@ -43,6 +43,27 @@ class TensorView:
         if self.strides is not None and is_c_contiguous(self.shape, self.strides):
             object.__setattr__(self, "strides", None)
 
+    @classmethod
+    def checked(
+        cls,
+        data: int,
+        byte_offset: int,
+        shape: tuple[int, ...],
+        strides: tuple[int, ...] | None,
+        dtype: DType,
+        device: Device,
+        flags: int,
+    ) -> TensorView:
+        """Make a view from fields the caller already validated and normalised.
+
+        ``strides`` must already be None when C-contiguous (what ``__post_init__``
+        would do); the import path uses this to skip the dataclass machinery.
+        """
+        self = object.__new__(cls)
+        self.__dict__.update(data=data, byte_offset=byte_offset, shape=shape, strides=strides, dtype=dtype,
+                             device=device, flags=flags)
+        return self
+
     @property
     def ndim(self) -> int:
         """Number of dimensions."""

@@ -65,6 +65,16 @@ test("ORT output → TF.js (same GPUBuffer) → TF.js op → webdlpack → read 
     const bytesAfterReadback = w.gpuReadBytes;
 
     const tShape = [...t.shape];
+    // One ledger: both adapter tensors are "tensor" entries under their framework's name, next to the adopted buffers.
+    const row = (ptr: number, kind: string) => {
+      const e = ctx.ledger.entries().find((x: { pointer: number; kind: string }) => x.pointer === ptr && x.kind === kind);
+      return e === undefined ? null : { owner: e.owner, deviceId: e.deviceId, bytes: e.bytes, aged: e.ageMs >= 0 };
+    };
+    const ledgerLive = {
+      ortTensor: row(t.data, "tensor"), ortBuffer: row(t.data, "gpu-buffer"),
+      tfjsTensor: row(out.data, "tensor"), tfjsBuffer: row(out.data, "gpu-buffer"),
+    };
+    const [tPtr, outPtr] = [t.data, out.data];
     const outFlags = { readOnly: out.flags.readOnly, isCopied: out.flags.isCopied };
     // Lifetime: the ORT output outlives the webdlpack tensor while TF.js still reads it.
     t.dispose();
@@ -74,7 +84,11 @@ test("ORT output → TF.js (same GPUBuffer) → TF.js op → webdlpack → read 
     const ortDisposedAfterTfjs = Y.location === "none";
     out.dispose();
     s.dispose();
+    const ledgerGone = ctx.ledger.entries().filter((x: { pointer: number }) => x.pointer === tPtr || x.pointer === outPtr).length;
     return {
+      ledgerLive,
+      ledgerGone,
+      guardOwners: ctx.stats().devices[0].guardOwners,
       sameAsOrt,
       sameInTfjs,
       sharedOut,
@@ -89,7 +103,9 @@ test("ORT output → TF.js (same GPUBuffer) → TF.js op → webdlpack → read 
       tfHeld,
       ortDisposedAfterTfjs,
       leftoverPointers: ctx.stats().livePointers - baseline,
-      deviceIsShared: binding.device === device && ort.env.webgpu.device === device,
+      // ORT and TF.js hold the device through their guards (a destroy() from one only drops its reference).
+      deviceIsShared: webdlpack.unwrapDevice(binding.device) === device && webdlpack.unwrapDevice(ort.env.webgpu.device) === device &&
+        webdlpack.unwrapDevice(backend.device) === device && binding.device !== device && backend.device !== device,
     };
   });
   expect(r.sameAsOrt).toBe(true);
@@ -107,6 +123,14 @@ test("ORT output → TF.js (same GPUBuffer) → TF.js op → webdlpack → read 
   expect(r.ortDisposedAfterTfjs).toBe(true);
   expect(r.leftoverPointers).toBe(0);
   expect(r.deviceIsShared).toBe(true);
+  expect(r.guardOwners).toEqual(expect.arrayContaining(["onnxruntime-web", "tfjs"]));
+  expect(r.ledgerLive).toEqual({
+    ortTensor: { owner: "onnxruntime-web", deviceId: 0, bytes: 4 * 8 * 4, aged: true },
+    ortBuffer: { owner: "onnxruntime-web", deviceId: 0, bytes: expect.any(Number), aged: true },
+    tfjsTensor: { owner: "tfjs", deviceId: 0, bytes: 4 * 8 * 4, aged: true },
+    tfjsBuffer: { owner: "tfjs", deviceId: 0, bytes: expect.any(Number), aged: true },
+  });
+  expect(r.ledgerGone).toBe(0);
 });
 
 test("TF.js tensor with unsubmitted work → webdlpack → ORT input (zero-copy) → right output", async ({ page }) => {

@@ -125,7 +125,7 @@ s = _debug.gpu_stats()
   expect(r.head[0]).toEqual([15, 0]);
   expect(r.head[1]).toBeGreaterThan(0);
   expect(r.head.slice(2)).toEqual([0, true, "webgpu:0"]);
-  expect(r.owner).toBe("webdlpack (Python)");
+  expect(r.owner).toBe("python");
   expect(r.requested).toBeGreaterThanOrEqual(400);
   expect(r.sameBuffer).toBe(true);
   expect(r.jsSeesPointer).toBe(true);
@@ -305,7 +305,7 @@ res
   expect(r.live).toBe(0);
 });
 
-test("byte_offset and strides are honoured on upload and on readback (also unaligned offsets)", async ({ shared }) => {
+test("byte_offset and strides (negative too) are honoured on upload and on readback, also with copy=True and unaligned offsets; strided GPU copies are refused saying what to do", async ({ shared }) => {
   await ready(shared);
   const r = await shared.evaluate(async () => {
     const w = window as unknown as W;
@@ -314,6 +314,12 @@ test("byte_offset and strides are honoured on upload and on readback (also unali
     const device = ctx.getWebGPUDevice();
     const bridge = await w.webdlpack.loadWebDLPack(py as never);
     const base = ctx.stats().livePointers;
+    /** Dispose the JS tensors, then free their GPU pointer and heap block. */
+    const release = (tensors: { dispose(): void }[], gpuPtr: number, heapAddr: number): void => {
+      for (const t of tensors) t.dispose();
+      ctx.freeWebGPU(gpuPtr);
+      py._module._free(heapAddr);
+    };
     // Upload: a heap tensor with byte_offset 8, and a strided one (every other element).
     const addr = py._module._malloc(64);
     new Float32Array(py._module.HEAPU8.buffer, addr, 16).set(Array.from({ length: 16 }, (_, i) => 10 + i));
@@ -357,12 +363,50 @@ for x in (s6, t6, gs6, gt6):
 del x, s6, t6, gs6, gt6, shifted6, strided6, views6
 out
 `) as PyProxy).toJs() as unknown[][];
-    for (const v of views) v.dispose();
-    ctx.freeWebGPU(ptr);
-    shifted.dispose();
-    strided.dispose();
-    py._module._free(addr);
-    return { up, uploadedShifted, uploadedStrided, back, live: ctx.stats().livePointers - base };
+    release([...views, shifted, strided], ptr, addr);
+    // More layouts: negative-stride / offset CPU → webgpu uploads, copy=True readbacks of offset and
+    // strided GPU tensors; a strided GPU copy is refused saying what to do.
+    const addr2 = py._module._malloc(96);
+    new Int32Array(py._module.HEAPU8.buffer, addr2, 24).set(Array.from({ length: 24 }, (_, i) => i));
+    // CPU sources: reversed rows and columns from byte_offset 92 (the last element), and a transposed view at byte_offset 4.
+    const reversed = w.webdlpack.Tensor.wasmView(bridge.host, { data: addr2, byteOffset: 92, dtype: "int32", shape: [4, 6], strides: [-6, -1] });
+    const transposed = w.webdlpack.Tensor.wasmView(bridge.host, { data: addr2, byteOffset: 4, dtype: "int32", shape: [3, 2], strides: [1, 6] });
+    py.globals.set("rev12", reversed);
+    py.globals.set("tr12", transposed);
+    const ptr2 = await ctx.allocWebGPU(128);
+    device.queue.writeBuffer(ctx.gpuPointerToBuffer(ptr2), 0, Int32Array.from({ length: 32 }, (_, i) => 100 + i));
+    const gpuViews = [
+      w.webdlpack.Tensor.webgpu({ pointer: ptr2, deviceId: 0, dtype: "int32", shape: [5], byteOffset: 12 }),
+      w.webdlpack.Tensor.webgpu({ pointer: ptr2, deviceId: 0, dtype: "int32", shape: [2, 3], strides: [1, -4], byteOffset: 40 }),
+    ];
+    py.globals.set("gv12", gpuViews);
+    const more = (await py.runPythonAsync(`
+res = []
+for src in (rev12, tr12):
+    c = webdlpack.from_js(src)
+    g = webdlpack.asarray(c, device="webgpu:0")
+    res.append([c.strides, c.byte_offset, g.strides is None, g.byte_offset, g.flags.is_copied, c.tolist(),
+                webdlpack.from_dlpack(g, device="cpu", copy=True).tolist()])
+    c.dispose(); g.dispose()
+for v in gv12:
+    p = webdlpack.from_js(v)
+    a = webdlpack.from_dlpack(p, device="cpu", copy=True)
+    b = webdlpack.from_capsule(p.__dlpack__(max_version=(1, 1), dl_device=(1, 0), copy=True))
+    res.append([a.tolist(), b.tolist(), a.flags.is_copied, b.flags.is_copied, a.strides is None, a.byte_offset])
+    a.dispose(); b.dispose()
+    try:
+        cp = p.copy()
+        res.append(webdlpack.from_dlpack(cp, device="cpu").tolist())
+        cp.dispose()
+        del cp
+    except BufferError as e:
+        res.append([e.code.name, e.field, e.expected, "read it back" in str(e)])
+    p.dispose()
+del c, g, p, a, b, src, v, rev12, tr12, gv12
+res
+`) as PyProxy).toJs() as unknown[][];
+    release([...gpuViews, reversed, transposed], ptr2, addr2);
+    return { up, uploadedShifted, uploadedStrided, back, more, live: ctx.stats().livePointers - base };
   });
   expect(r.up[0]).toBe(8);
   expect(r.up[1]).toEqual([8, 2]);
@@ -373,6 +417,15 @@ out
   expect(r.back[1]).toEqual([[103, 104, 105, 106, 107], [103, 104, 105, 106, 107], true]);
   expect(r.back[2]).toEqual([[[102, 105, 108], [112, 115, 118]], [[102, 105, 108], [112, 115, 118]], true]);
   expect(r.back[3]).toEqual([[107, 105, 103, 101], [107, 105, 103, 101], true]);
+  const rev = [[23, 22, 21, 20, 19, 18], [17, 16, 15, 14, 13, 12], [11, 10, 9, 8, 7, 6], [5, 4, 3, 2, 1, 0]];
+  expect(r.more[0]).toEqual([[-6, -1], 92, true, 0, true, rev, rev]);
+  const tr = [[1, 7], [2, 8], [3, 9]];
+  expect(r.more[1]).toEqual([[1, 6], 4, true, 0, true, tr, tr]);
+  expect(r.more[2]).toEqual([[103, 104, 105, 106, 107], [103, 104, 105, 106, 107], true, true, true, 0]);
+  expect(r.more[3]).toEqual([103, 104, 105, 106, 107]); // contiguous at an offset: copied on the GPU
+  const strided = [[110, 106, 102], [111, 107, 103]];
+  expect(r.more[4]).toEqual([strided, strided, true, true, true, 0]);
+  expect(r.more[5]).toEqual(["UNSUPPORTED", "strides", "None (C-contiguous)", true]);
   expect(r.live).toBe(0);
 });
 
@@ -451,5 +504,56 @@ res8
     return { out, live: w.webdlpack.getContext().stats().livePointers - base };
   });
   expect(r.out).toEqual([[5, 6, 7], [0, 0, 0, 0, 0], 16, [4, 5, 6]]);
+  expect(r.live).toBe(0);
+});
+
+test("stream: None and -1 are accepted for WebGPU tensors (one queue, nothing waits), other values are typed errors", async ({ shared }) => {
+  await ready(shared);
+  const r = await shared.evaluate(async () => {
+    const w = window as unknown as W;
+    const py = w.pyodide;
+    const ctx = w.webdlpack.getContext();
+    const base = ctx.stats().livePointers;
+    py.runPython(`
+import webdlpack
+g11 = webdlpack.zeros((64,), "uint32", device="webgpu:0")
+jg11 = webdlpack.to_js(g11)
+`);
+    const jg = py.globals.get("jg11") as import("../../js/src/index.js").Tensor;
+    // JS writes through a shader; the consumer asks with stream=-1 / None and still sees the writes (queue order).
+    w.gpuTest.dispatch(jg.gpuBuffer, 64, 0, "u32", "i * 3u + 1u");
+    const out = (await py.runPythonAsync(`
+res = []
+for stream in (None, -1):
+    p = webdlpack.from_capsule(g11.__dlpack__(stream=stream, max_version=(1, 1)))
+    res.append([p.data_ptr == g11.data_ptr, tuple(int(v) for v in p.__dlpack_device__())])
+    p.dispose()
+back = webdlpack.from_capsule(g11.__dlpack__(stream=-1, max_version=(1, 1), dl_device=(1, 0), copy=True))
+res.append(back.tolist()[:4])
+res.append(g11.to_device("cpu", stream=-1).tolist()[:4])
+for attempt in (lambda: g11.__dlpack__(stream=0, max_version=(1, 1)),
+                lambda: g11.__dlpack__(stream=1, max_version=(1, 1)),
+                lambda: g11.__dlpack__(stream=True, max_version=(1, 1)),
+                lambda: g11.to_device("webgpu:0", stream=2),
+                lambda: g11.__dlpack__(stream=5, max_version=(1, 1), dl_device=(1, 0), copy=True)):
+    try:
+        attempt()
+        res.append("no error")
+    except ValueError as e:
+        res.append([type(e).__name__, e.code.name, e.field, e.expected])
+back.dispose(); g11.dispose()
+del g11, back, p
+res
+`) as PyProxy).toJs() as unknown[];
+    jg.dispose();
+    py.runPython("del jg11");
+    return { out, live: ctx.stats().livePointers - base };
+  });
+  expect(r.out.slice(0, 2)).toEqual([[true, [15, 0]], [true, [15, 0]]]);
+  expect(r.out[2]).toEqual([1, 4, 7, 10]);
+  expect(r.out[3]).toEqual([1, 4, 7, 10]);
+  const gpuErr = ["WebDLPackValueError", "INVALID_ARGUMENT", "stream", "None (the device queue) or -1 (no synchronization)"];
+  expect(r.out.slice(4, 8)).toEqual([gpuErr, gpuErr, gpuErr, gpuErr]);
+  expect(r.out[8]).toEqual(["WebDLPackValueError", "INVALID_ARGUMENT", "stream", "None or -1 (no synchronization)"]); // the consumer's device: cpu
   expect(r.live).toBe(0);
 });

@@ -223,6 +223,52 @@ static void ledger_grows(void) {
   CHECK_EQ_INT(st.live_count, 0);
 }
 
+static void tensor_query_resolves_and_bounds(void) {
+  init_fake();
+  uint32_t p = wdl_webgpu_alloc(1, 100, 0); /* the fake host gives a 112-byte buffer */
+  CHECK(p != 0);
+  int64_t shape[2] = {2, 3};
+  int64_t strides[2] = {3, 1};
+  DLTensor t = {(void *)(uintptr_t)p, {kDLWebGPU, 1}, 2, {kDLFloat, 32, 1}, shape, NULL, 92};
+  wdl_gpu_buffer_info info;
+  memset(&info, 0xff, sizeof info);
+  CHECK_EQ_INT(wdl_webgpu_tensor_query(&t, &info), -1); /* 92 + 24 bytes > 112 */
+  CHECK_ERROR(WDL_OUT_OF_BOUNDS, "bytes [92, 116) of a 112-byte buffer");
+  t.byte_offset = 16;
+  t.strides = strides;
+  CHECK_EQ_INT(wdl_webgpu_tensor_query(&t, &info), 0);
+  CHECK_EQ_U64(info.nbytes, 100);
+  CHECK_EQ_U64(info.allocated_nbytes, 112);
+  CHECK_EQ_INT(info.device_id, 1);
+  int64_t back[2] = {-3, -1}; /* negative strides reach below data + byte_offset */
+  t.strides = back;
+  t.byte_offset = 16;
+  CHECK_EQ_INT(wdl_webgpu_tensor_query(&t, &info), -1);
+  CHECK_ERROR(WDL_OUT_OF_BOUNDS, "bytes [-4, 20) of a 112-byte buffer");
+  t.byte_offset = 20;
+  CHECK_EQ_INT(wdl_webgpu_tensor_query(&t, &info), 0);
+  t.device.device_id = 0;
+  CHECK_EQ_INT(wdl_webgpu_tensor_query(&t, &info), -1);
+  CHECK_ERROR(WDL_INVALID_POINTER, "field DLTensor.device.device_id; value 0 (pointer");
+  t.device = (DLDevice){kDLCPU, 0};
+  CHECK_EQ_INT(wdl_webgpu_tensor_query(&t, &info), -1);
+  CHECK_ERROR(WDL_BAD_DEVICE, "field DLTensor.device.device_type; value 1");
+  t.device = (DLDevice){kDLWebGPU, 1};
+  CHECK_EQ_INT(wdl_webgpu_tensor_query(&t, NULL), -1);
+  CHECK_ERROR(WDL_NULL_POINTER, "field out");
+  t.ndim = -1;
+  CHECK_EQ_INT(wdl_webgpu_tensor_query(&t, &info), -1);
+  CHECK_ERROR(WDL_BAD_NDIM, "ndim");
+  t.ndim = 2;
+  t.data = NULL;
+  CHECK_EQ_INT(wdl_webgpu_tensor_query(&t, &info), -1);
+  CHECK_ERROR(WDL_NULL_POINTER, "field DLTensor.data");
+  t.data = (void *)(uintptr_t)p;
+  CHECK_EQ_INT(wdl_webgpu_free(p), 0);
+  CHECK_EQ_INT(wdl_webgpu_tensor_query(&t, &info), -1); /* the host's error for a freed pointer */
+  CHECK_ERROR(WDL_INVALID_POINTER, "unknown pointer");
+}
+
 const wdl_test_case wdl_webgpu_cases[] = {
     {"webgpu", "init_checks_table", init_checks_table},
     {"webgpu", "not_initialized", not_initialized},
@@ -238,5 +284,6 @@ const wdl_test_case wdl_webgpu_cases[] = {
     {"webgpu", "free_other_failure_keeps", free_other_failure_keeps},
     {"webgpu", "query_fields", query_fields},
     {"webgpu", "ledger_grows", ledger_grows},
+    {"webgpu", "tensor_query_resolves_and_bounds", tensor_query_resolves_and_bounds},
 };
 const size_t wdl_webgpu_count = WDL_COUNT_OF(wdl_webgpu_cases);

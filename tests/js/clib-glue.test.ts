@@ -155,6 +155,7 @@ test("C library in Pyodide (Node): load, ctypes, GPU pointers and tensors throug
       isCode("INVALID_ARGUMENT", /not a wasm module/));
     await assert.rejects(loadWebDLPackC({ _module: {} } as unknown as ClibPyodide, { bytes: libBytes() }),
       isCode("UNSUPPORTED", /dynamic loader/));
+    await assert.rejects(loadWebDLPackC(py, { bytes: libBytes(), owner: "" }), isCode("INVALID_ARGUMENT", /options\.owner/));
   });
 
   let lib!: WebDLPackCLib;
@@ -170,15 +171,23 @@ test("C library in Pyodide (Node): load, ctypes, GPU pointers and tensors throug
     const [ptr, code] = run<[number, number]>("p = lib.wdl_webgpu_alloc(0, 1000, 0); (p, lib.wdl_last_error_code())");
     assert.ok(ptr > 0, `alloc failed: code ${code}`);
     const info = ctx.gpuPointerInfo(ptr);
-    assert.equal(info.owner, "webdlpack-c");
-    assert.equal(info.size, 1008, "rounded up to 16");
+    assert.equal(info.owner, "c");
+    assert.equal(info.size, 1024, "the context's bucket size class");
+    assert.equal(info.requestedSize, 1000);
     assert.equal(info.owned, true);
-    assert.equal(ctx.gpuPointerToBuffer(ptr).size, 1008);
+    assert.equal(ctx.gpuPointerToBuffer(ptr).size, 1024);
     const q = run<number[]>("i = Info(); rc = lib.wdl_webgpu_query(p, ctypes.byref(i)); [rc, i.nbytes, i.allocated_nbytes, i.device_id, i.usage, i.owned]");
-    assert.deepEqual(q, [0, 1008, 1008, 0, 0x8c, 1]);
+    assert.deepEqual(q, [0, 1000, 1024, 0, 0x8c, 1]);
+    // One ledger: C's allocation is a gpu-buffer entry of owner "c", counted in the per-owner stats.
+    const entry = ctx.ledger.entries().find((e) => e.pointer === ptr);
+    assert.deepEqual(entry && { kind: entry.kind, owner: entry.owner, deviceId: entry.deviceId, bytes: entry.bytes },
+      { kind: "gpu-buffer", owner: "c", deviceId: 0, bytes: 1024 });
+    assert.deepEqual(ctx.stats().owners.find((o) => o.owner === "c"), { owner: "c", deviceId: 0, livePointers: 1, liveBytes: 1024, hits: 0, misses: 1 });
     assert.deepEqual(lib.gpuStats(), { liveCount: 1, liveBytes: 1000 });
     assert.equal(run<number>("lib.wdl_webgpu_free(p)"), 0);
     assert.throws(() => ctx.gpuPointerInfo(ptr), isCode("STALE_POINTER"));
+    assert.equal(ctx.ledger.entries().some((e) => e.pointer === ptr), false, "the ledger entry went with the free");
+    assert.equal(ctx.stats().cachedBuffers, 1, "freed through the context: the buffer went back to its cache");
     assert.deepEqual(lib.gpuStats(), { liveCount: 0, liveBytes: 0 });
     const again = run<[number, [number, string]]>("(lib.wdl_webgpu_free(p), last())");
     assert.equal(again[0], -1);

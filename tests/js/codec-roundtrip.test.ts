@@ -198,3 +198,42 @@ test("writers validate before allocating and report OUT_OF_MEMORY", () => {
   expectError(() => writeDLTensor(host, block + 4, { data: 1024, device: cpu, dtype: "int8", shape: [1] }, { shape: block + 40, strides: 0 }), "INVALID_POINTER", "DLTensor");
   expectError(() => writeDLTensor(host, block, { data: 1024, device: cpu, dtype: "int8", shape: [1] }, { shape: 0, strides: 0 }), "NULL_POINTER", "DLTensor.shape");
 });
+
+test("int64 fields decode exactly across the 32-bit boundary and up to 2^53 - 1", () => {
+  const host = createTestHost();
+  const cases: [number[], number[], number][] = [
+    [[2, 3], [-(2 ** 40), 1], 2 ** 45], // negative stride with a high word of -256
+    [[1], [2 ** 53 - 1], 2 ** 53 - 1], // the largest safe values
+    [[2 ** 32 + 5], [-1], 2 ** 32], // a dimension just past 32 bits
+    [[3], [-(2 ** 32)], 0x7fffffff * 4],
+  ];
+  for (const [shape, strides, byteOffset] of cases) {
+    const address = writeManagedTensorVersioned(host, {
+      data: 0x1000,
+      device: { deviceType: DeviceType.kDLWebGPU, deviceId: 0 },
+      dtype: "uint8",
+      shape,
+      strides,
+      byteOffset,
+    });
+    const d = readManagedTensorVersioned(host, address);
+    assert.deepEqual([...d.shape], shape);
+    assert.deepEqual(d.strides && [...d.strides], strides);
+    assert.equal(d.byteOffset, byteOffset);
+    host.free(address);
+  }
+});
+
+test("the reader follows a new memory buffer after growth (no stale cached view)", () => {
+  const host = createTestHost();
+  const p = host.malloc(16);
+  const a = writeManagedTensorVersioned(host, { data: p, device: { deviceType: DeviceType.kDLCPU, deviceId: 0 }, dtype: "int32", shape: [4] });
+  assert.deepEqual([...readManagedTensorVersioned(host, a).shape], [4]);
+  const before = host.buffer;
+  const big = host.malloc(before.byteLength); // forces growth: a new buffer
+  assert.notEqual(host.buffer, before);
+  const b = writeManagedTensorVersioned(host, { data: p, device: { deviceType: DeviceType.kDLCPU, deviceId: 0 }, dtype: "int32", shape: [2, 2] });
+  assert.deepEqual([...readManagedTensorVersioned(host, b).shape], [2, 2]);
+  assert.deepEqual([...readManagedTensorVersioned(host, a).shape], [4]);
+  host.free(big);
+});

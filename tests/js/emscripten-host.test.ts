@@ -31,6 +31,30 @@ test("codec and Tensor on Pyodide's Emscripten heap", { timeout: 120_000 }, asyn
   assert.equal(e.data, prod.data);
   host.callVoidPointer(e.deleter, a);
   expectError(() => host.callVoidPointer(e.deleter, a), "INVALID_POINTER", "function index");
+  expectError(() => host.removeFunction(e.deleter), "INVALID_POINTER", "function index");
+
+  // Table entries are pooled: a freed one is reused, live ones are distinct,
+  // and each export's deleter still runs once.
+  const a1 = t.toManaged(host);
+  const d1 = readManagedTensorVersioned(host, a1).deleter;
+  assert.equal(d1, e.deleter, "the freed entry is reused");
+  const a2 = t.toManaged(host);
+  const d2 = readManagedTensorVersioned(host, a2).deleter;
+  assert.notEqual(d2, d1, "two live exports, two entries");
+  host.callVoidPointer(d2, a2);
+  host.callVoidPointer(d1, a1);
+  expectError(() => host.callVoidPointer(d1, a1), "INVALID_POINTER", "function index");
+  const tableSize = module.wasmTable!.length;
+  for (let i = 0; i < 50; i++) {
+    const x = t.toManaged(host);
+    host.callVoidPointer(readManagedTensorVersioned(host, x).deleter, x);
+  }
+  assert.equal(module.wasmTable!.length, tableSize, "no table growth for sequential exports");
+  // A second host over the same module shares the pool.
+  const again = emscriptenHost(module);
+  const f = again.addFunction(() => undefined);
+  assert.ok([d1, d2].includes(f));
+  again.removeFunction(f);
 
   // Grow the heap: the old view detaches, tensor.view follows.
   const before = t.view;

@@ -26,6 +26,7 @@ try {
   // to_js -> from_js hands the same managed struct back to Python.
   pyodide.registerJsModule("webdlpack_js", {
     importManaged: (address, versioned) => ({ address: address >>> 0, versioned }),
+    importVersioned: (address) => ({ address: address >>> 0, versioned: true }),
     exportManaged: (jsTensor) => jsTensor.address,
   });
   const body = readFileSync(join(root, "tests/py/pyodide_smoke_body.py"), "utf8");

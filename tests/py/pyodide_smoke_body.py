@@ -7,11 +7,12 @@ import sys
 
 sys.path.insert(0, "/home/pyodide")
 import webdlpack as w
-from webdlpack import _debug, _exchange, _export, _host
+from webdlpack import _debug, _exchange, _host, _raw
 from js import webdlpackSmokeHeapByte
 
 assert _host.IS_PYODIDE and _host.POINTER_SIZE == 4, (_host.HOST_NAME, _host.POINTER_SIZE)
-assert _export.CAPSULE_PEEK_OK  # the call-free capsule destructor works on wasm32 too
+# the struct-module reader agrees with the wasm32 layout
+assert _raw.MANAGED_VERSIONED.size == 64 and _raw.MANAGED_LEGACY.size == 48
 lay = w.layout()
 assert lay["DLTensor"]["size"] == 40 and lay["DLTensor"]["byte_offset"] == 32, lay["DLTensor"]
 assert lay["DLManagedTensor"]["size"] == 48, lay["DLManagedTensor"]

@@ -135,9 +135,15 @@ def test_to_cpu_async_of_cpu_data():
     u.dispose(), t.dispose()
 
 
-def test_to_device_rejects_streams():
+def test_to_device_stream_none_or_minus_one():
     t = w.zeros(1)
+    assert t.to_device("cpu", stream=None) is t and t.to_device("cpu", stream=-1) is t
+    for stream in (1, 0, True, "default"):
+        with pytest.raises(ValueError) as err:
+            t.to_device("cpu", stream=stream)
+        assert (err.value.field, err.value.code, err.value.expected) == ("stream", w.ErrorCode.INVALID_ARGUMENT,
+                                                                         "None or -1 (no synchronization)")
     with pytest.raises(ValueError) as err:
-        t.to_device("cpu", stream=1)
-    assert err.value.field == "stream"
+        t.to_device("webgpu:0", stream=3)
+    assert err.value.field == "stream" and "the device queue" in err.value.expected
     t.dispose()

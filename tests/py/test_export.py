@@ -103,13 +103,28 @@ def test_copy_false_and_none_share_memory():
         u.dispose()
 
 
-def test_stream_must_be_none():
+def test_stream_none_or_minus_one():
+    """CPU: None and -1 (no synchronization) export; anything else is a typed error naming stream."""
     t = w.zeros(2)
-    for stream in (0, 1, -1, object()):
+    for stream in (None, -1):
+        u, s = _struct(t.__dlpack__(stream=stream, max_version=(1, 1)))
+        assert u.data_ptr == t.data_ptr and s.flags == 0
+        u.dispose()
+    for stream in (0, 1, 2, -2, True, False, 1.0, "queue", object()):
         with pytest.raises(ValueError) as err:
             t.__dlpack__(stream=stream, max_version=(1, 1))
-        assert err.value.field == "stream"
+        e = err.value
+        assert (e.code, e.field, e.expected) == (w.ErrorCode.INVALID_ARGUMENT, "stream", "None or -1 (no synchronization)")
+        assert "cpu has no streams" in str(e) and repr(stream) in str(e)
     assert _debug.live_exports() == 0
+    # The stream is the consumer's, on dl_device: for webgpu:0 the message names the one queue
+    # (checked before any upload is tried, so this runs on CPython too).
+    with pytest.raises(ValueError) as err:
+        t.__dlpack__(stream=7, max_version=(1, 1), dl_device=(15, 0))
+    assert err.value.expected == "None (the device queue) or -1 (no synchronization)"
+    assert "webgpu:0 has one queue" in str(err.value)
+    assert _debug.live_exports() == 0
+    t.dispose()
 
 
 def test_dl_device_cpu_tuple_accepted():

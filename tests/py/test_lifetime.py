@@ -174,3 +174,44 @@ def test_export_managed_receiver_calls_deleter_once_and_double_free_is_counted()
     _abi.DELETER(deleter)(addr)  # a buggy consumer calls it again: ignored, but counted
     assert _debug.export_stats()["unknown_deletes"] == before + 1
     _export._STATS["unknown_deletes"] -= 1  # let the autouse fixture see a clean state
+
+
+@pytest.mark.parametrize("max_version", [None, (1, 1)])
+def test_consumer_error_with_an_unconsumed_capsule_survives_and_deleter_runs_once(max_version):
+    # Regression: NumPy refuses the capsule (no bfloat16) and drops it while its
+    # RuntimeError is set. A capsule destructor running Python code (even a
+    # ctypes callback that does nothing) made CPython replace that error with
+    # SystemError. webdlpack's capsules have no destructor now.
+    t = w.zeros((3,), "bfloat16")
+
+    class Consumer:  # forwards max_version so both capsule kinds are refused
+        def __dlpack__(self, **kwargs):
+            return t.__dlpack__(max_version=max_version)
+
+        def __dlpack_device__(self):
+            return t.__dlpack_device__()
+
+    before = _debug.export_stats()
+    with pytest.raises(Exception) as err:
+        np.from_dlpack(Consumer())
+    assert type(err.value) is RuntimeError, repr(err.value)  # NumPy's own error, not SystemError
+    after = _debug.export_stats()
+    assert after["created"] - before["created"] == 1
+    assert after["deleted"] - before["deleted"] == 1, "the refused capsule's struct is freed exactly once"
+    assert after["unknown_deletes"] == before["unknown_deletes"]
+    assert after["live"] == before["live"]
+
+
+def test_unconsumed_capsule_held_elsewhere_is_not_freed():
+    t = w.zeros(4)
+    cap = t.__dlpack__(max_version=(1, 1))
+    keep = [cap]
+    del cap
+    w.zeros(1).__dlpack__()  # another export scans the dropped capsules
+    assert _debug.live_exports() == 1  # still referenced from `keep`
+    u = w.from_capsule(keep[0])  # and still consumable
+    assert u.data_ptr == t.data_ptr
+    del keep
+    assert _debug.live_exports() == 1  # consumed: only u's release frees it
+    u.dispose()
+    assert _debug.live_exports() == 0

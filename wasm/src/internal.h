@@ -43,6 +43,13 @@ WDL_INTERNAL uint32_t wdl__error_seq(void);
  */
 WDL_INTERNAL int wdl__host_failed(const char *entry, uint32_t seq_before);
 
+/**
+ * Check `t`'s structure (ndim, shape, strides, dtype) and give the bytes its
+ * elements reach relative to data + byte_offset: [*lo, *hi) (lo <= 0 with
+ * negative strides), and the element count. Returns 0, or -1 with the last error set.
+ */
+WDL_INTERNAL int wdl__byte_span(const DLTensor *t, int64_t *lo, int64_t *hi, uint64_t *count);
+
 /** Bits of one element (bits * lanes), for a dtype already validated. */
 WDL_INTERNAL uint64_t wdl__element_bits(DLDataType dtype);
 

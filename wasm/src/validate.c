@@ -216,17 +216,26 @@ WDL_EXPORT int wdl_managed_tensor_validate(const DLManagedTensorVersioned *t, ui
   return wdl_tensor_validate(&t->dl_tensor, memory_size);
 }
 
-WDL_EXPORT int wdl_tensor_nbytes(const DLTensor *t, uint64_t *out) {
-  if (out == NULL) return wdl__fail(WDL_NULL_POINTER, "out is NULL", "out", "a uint64_t address", NULL);
+int wdl__byte_span(const DLTensor *t, int64_t *lo, int64_t *hi, uint64_t *count) {
   wdl_span span;
   if (check_structure(t, &span) != 0) return -1;
+  *count = span.count;
   if (span.count == 0) {
-    *out = 0;
+    *lo = 0;
+    *hi = 0;
     return 0;
   }
   /* Both products fit int64 (checked in check_structure). */
-  int64_t lo = floor_div8(span.min_off * (int64_t)span.elem_bits);
-  int64_t hi = ceil_div8((span.max_off + 1) * (int64_t)span.elem_bits);
+  *lo = floor_div8(span.min_off * (int64_t)span.elem_bits);
+  *hi = ceil_div8((span.max_off + 1) * (int64_t)span.elem_bits);
+  return 0;
+}
+
+WDL_EXPORT int wdl_tensor_nbytes(const DLTensor *t, uint64_t *out) {
+  if (out == NULL) return wdl__fail(WDL_NULL_POINTER, "out is NULL", "out", "a uint64_t address", NULL);
+  int64_t lo, hi;
+  uint64_t count;
+  if (wdl__byte_span(t, &lo, &hi, &count) != 0) return -1;
   *out = (uint64_t)hi + (uint64_t)(-lo);
   return 0;
 }

@@ -137,3 +137,35 @@ WDL_EXPORT int wdl_webgpu_stats_get(wdl_webgpu_stats *out) {
   out->reserved = 0;
   return 0;
 }
+
+WDL_EXPORT int wdl_webgpu_tensor_query(const DLTensor *t, wdl_gpu_buffer_info *out) {
+  if (out == NULL) return wdl__fail(WDL_NULL_POINTER, "out is NULL", "out", "a wdl_gpu_buffer_info address", NULL);
+  int64_t lo, hi;
+  uint64_t count;
+  if (wdl__byte_span(t, &lo, &hi, &count) != 0) return -1;
+  if (t->device.device_type != kDLWebGPU) {
+    return wdl__fail(WDL_BAD_DEVICE, "not a WebGPU tensor", "DLTensor.device.device_type", "kDLWebGPU (15)", "%d",
+                     (int)t->device.device_type);
+  }
+  uint32_t ptr = (uint32_t)(uintptr_t)t->data;
+  if (ptr == 0) {
+    return wdl__fail(WDL_NULL_POINTER, "a WebGPU tensor's data is a GPU pointer, never 0", "DLTensor.data",
+                     "a live GPU pointer", "0");
+  }
+  if (wdl_webgpu_query(ptr, out) != 0) return -1;
+  if (out->device_id != t->device.device_id) {
+    return wdl__fail(WDL_INVALID_POINTER, "the GPU pointer belongs to another device than the tensor says",
+                     "DLTensor.device.device_id", "the pointer's device", "%" PRId32 " (pointer 0x%08" PRIx32
+                     " is on device %" PRId32 ")", t->device.device_id, ptr, out->device_id);
+  }
+  if (count == 0) return 0;
+  uint64_t offset = t->byte_offset, end;
+  int below = lo < 0 && (uint64_t)(-lo) > offset;
+  int above = __builtin_add_overflow(offset, (uint64_t)hi, &end) || end > out->allocated_nbytes;
+  if (below || above) {
+    return wdl__fail(WDL_OUT_OF_BOUNDS, "the tensor reaches outside its GPU buffer", "DLTensor.byte_offset",
+                     "every element inside the buffer", "bytes [%" PRId64 ", %" PRId64 ") of a %" PRIu64
+                     "-byte buffer", (int64_t)offset + lo, (int64_t)offset + hi, out->allocated_nbytes);
+  }
+  return 0;
+}

@@ -6,10 +6,10 @@
 import { WebDLPackError } from "../errors.js";
 import { DeviceType } from "../dlpack/constants.js";
 import { itemsize, parseDType, toDType, typedArrayFor, type DType, type TypedArray } from "../dlpack/dtype.js";
-import { getContext, type WebDLPackContext } from "../context/index.js";
+import { getContext, ownerLabel, type WebDLPackContext } from "../context/index.js";
 import type { Tensor } from "../tensor.js";
 import { byteExtent, elementCount, isCContiguous, outputBytes, runGpuCopy, tryPlainCopy, type GpuCopyKind } from "./gpu-copy.js";
-import { produceGPUTensor } from "./producer.js";
+import { ADAPTERS_OWNER, produceGPUTensor } from "./producer.js";
 
 /** Options of {@link tensorFromGPUBuffer}. */
 export interface FromGPUBufferOptions {
@@ -29,7 +29,7 @@ export interface FromGPUBufferOptions {
   readOnly?: boolean;
   /** Mark the tensor IS_COPIED (the buffer is a copy made for the consumer). */
   isCopied?: boolean;
-  /** Who produced the buffer (shown by `gpuPointerInfo`). */
+  /** Who produced the buffer (shown by `gpuPointerInfo`, and the tensor's owner in the ledger). */
   owner?: unknown;
   /** Called once when the Tensor and every export of it are released (after the pointer is freed). */
   onRelease?: () => void;
@@ -122,10 +122,11 @@ export function tensorFromGPUBuffer(buffer: GPUBuffer, options: FromGPUBufferOpt
   const deviceId = options.deviceId ?? 0;
   ctx.getWebGPUDevice(deviceId); // UNKNOWN_DEVICE / DEVICE_LOST before anything is registered
   const onRelease = options.onRelease;
+  const owner = options.owner ?? "webdlpack.adapters.gpu-buffer";
   const pointer = ctx.registerGPUBuffer(buffer, {
     deviceId,
     owned: options.owned ?? false,
-    owner: options.owner ?? "webdlpack.adapters.gpu-buffer",
+    owner,
     ...(onRelease === undefined ? {} : { onRelease: () => onRelease() }),
   });
   return produceGPUTensor({
@@ -138,6 +139,7 @@ export function tensorFromGPUBuffer(buffer: GPUBuffer, options: FromGPUBufferOpt
     readOnly: options.readOnly ?? false,
     isCopied: options.isCopied ?? false,
     release: () => ctx.freeWebGPU(pointer),
+    owner: ownerLabel(owner),
   });
 }
 
@@ -181,7 +183,7 @@ export async function copyGPUTensor(tensor: Tensor, options: CopyGPUTensorOption
     deviceId: src.deviceId,
     ...(options.usage === undefined ? {} : { usage: options.usage }),
     label: `webdlpack.adapters.copy(${kind})`,
-    owner: "webdlpack.adapters",
+    owner: ADAPTERS_OWNER,
   });
   try {
     const dst = ctx.gpuPointerToBuffer(pointer);
@@ -193,7 +195,7 @@ export async function copyGPUTensor(tensor: Tensor, options: CopyGPUTensorOption
     ctx.freeWebGPU(pointer);
     throw err;
   }
-  return produceGPUTensor({ pointer, deviceId: src.deviceId, dtype, shape: tensor.shape, isCopied: true, release: () => ctx.freeWebGPU(pointer) });
+  return produceGPUTensor({ pointer, deviceId: src.deviceId, dtype, shape: tensor.shape, isCopied: true, release: () => ctx.freeWebGPU(pointer), owner: ADAPTERS_OWNER });
 }
 
 /**

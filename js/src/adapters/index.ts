@@ -29,6 +29,6 @@ export {
 } from "./gpu-buffer.js";
 export { ortTypeOf, dtypeOfOrt, tfjsTypeOf, dtypeOfTfjs, ORT_GPU_BUFFER_TYPES, type TfjsTypeMapping } from "./dtypes.js";
 export { runGpuCopy, GPU_COPY_MAX_NDIM, type GpuCopyKind, type GpuSource } from "./gpu-copy.js";
-export { liveProducedTensors } from "./producer.js";
+export { liveProducedTensors, ORT_OWNER, TFJS_OWNER, ADAPTERS_OWNER } from "./producer.js";
 export { handoffInfo, type HandoffInfo } from "./handoff.js";
 export type * from "./framework-types.js";

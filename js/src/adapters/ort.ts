@@ -18,7 +18,7 @@
 import { WebDLPackError } from "../errors.js";
 import { DeviceType } from "../dlpack/constants.js";
 import { itemsize } from "../dlpack/dtype.js";
-import { getContext, type WebDLPackContext } from "../context/index.js";
+import { getContext, unwrapDevice, type WebDLPackContext } from "../context/index.js";
 import { Tensor } from "../tensor.js";
 import { dtypeName, dtypeOfOrt, ORT_GPU_BUFFER_TYPES, ortTypeOf } from "./dtypes.js";
 import type { OrtExecutionProvider, OrtLike, OrtSessionOptions, OrtTensorLike } from "./framework-types.js";
@@ -26,7 +26,7 @@ import { copyGPUTensor, locateGPUTensor } from "./gpu-buffer.js";
 import { elementCount } from "./gpu-copy.js";
 import { recordHandoff } from "./handoff.js";
 import { BufferLease } from "./leases.js";
-import { produceGPUTensor, retainTensor } from "./producer.js";
+import { ORT_OWNER, produceGPUTensor, retainTensor } from "./producer.js";
 import { tensorToTypedArray } from "./typed-array.js";
 
 /** Options shared by the ORT adapter functions. */
@@ -47,7 +47,8 @@ function deviceLabel(id: number): string {
  * makes its own device).
  */
 export function checkOrtDevice(ort: OrtLike, ctx: WebDLPackContext = getContext(), deviceId = 0): GPUDevice {
-  const device = ctx.getWebGPUDevice(deviceId);
+  // ORT gets the device guard: its destroy() (ORT destroys devices it releases) drops only ORT's reference.
+  const device = ctx.getWebGPUDevice(deviceId, { owner: ORT_OWNER });
   const webgpuEnv = ort?.env?.webgpu;
   if (webgpuEnv === undefined || webgpuEnv === null) {
     throw new WebDLPackError("INVALID_ARGUMENT", "this does not look like the onnxruntime-web namespace (no ort.env.webgpu)", {
@@ -57,7 +58,7 @@ export function checkOrtDevice(ort: OrtLike, ctx: WebDLPackContext = getContext(
     });
   }
   const bound = webgpuEnv.device;
-  if (bound !== undefined && bound !== null && bound !== device) {
+  if (bound !== undefined && bound !== null && unwrapDevice(bound) !== unwrapDevice(device)) {
     throw new WebDLPackError(
       "BAD_DEVICE",
       `ONNX Runtime is already bound to another GPUDevice than webdlpack's ${deviceLabel(deviceId)}; ` +
@@ -81,7 +82,7 @@ export interface OrtBinding {
   readonly ctx: WebDLPackContext;
   /** webdlpack device id. */
   readonly deviceId: number;
-  /** The shared GPUDevice. */
+  /** ORT's guard of the shared GPUDevice (`destroy()` on it drops only ORT's reference; `unwrapDevice` gives the real one). */
   readonly device: GPUDevice;
   /** Session options running on the shared device (see {@link ortSessionOptions}). */
   sessionOptions(extra?: OrtSessionOptions): OrtSessionOptions;
@@ -130,7 +131,7 @@ export function bindOrtToContext(ort: OrtLike, ctx: WebDLPackContext = getContex
  */
 export function ortSessionOptions(ctx: WebDLPackContext = getContext(), extra: OrtSessionOptions = {}, options: { deviceId?: number } = {}): OrtSessionOptions {
   const deviceId = options.deviceId ?? 0;
-  const device = ctx.getWebGPUDevice(deviceId);
+  const device = ctx.getWebGPUDevice(deviceId, { owner: ORT_OWNER });
   const given = extra.executionProviders ?? [];
   if (!Array.isArray(given)) {
     throw new WebDLPackError("INVALID_ARGUMENT", "executionProviders must be an array", { field: "extra.executionProviders", value: given, expected: "an array" });
@@ -140,7 +141,7 @@ export function ortSessionOptions(ctx: WebDLPackContext = getContext(), extra: O
     const name = typeof ep === "string" ? ep : ep?.name;
     if (name !== "webgpu") return ep;
     hasWebGPU = true;
-    if (typeof ep !== "string" && ep.device !== undefined && ep.device !== device) {
+    if (typeof ep !== "string" && ep.device !== undefined && unwrapDevice(ep.device) !== unwrapDevice(device)) {
       throw new WebDLPackError("BAD_DEVICE", `the webgpu execution provider names another GPUDevice than webdlpack's ${deviceLabel(deviceId)}`, {
         field: `extra.executionProviders[${i}].device`,
         value: (ep.device as GPUDevice)?.label || "a different GPUDevice",
@@ -216,7 +217,7 @@ export function tensorFromOrt(ortTensor: OrtTensorLike, options: OrtAdapterOptio
       });
     }
     ctx.getWebGPUDevice(deviceId);
-    const pointer = ctx.registerGPUBuffer(buffer, { deviceId, owned: false, owner: "onnxruntime-web", onRelease: () => ortTensor.dispose() });
+    const pointer = ctx.registerGPUBuffer(buffer, { deviceId, owned: false, owner: ORT_OWNER, onRelease: () => ortTensor.dispose() });
     const lease = new BufferLease(`ORT output ${shape.join("x")} ${ortTensor.type}`, () => {
       adopted.delete(ortTensor);
       ctx.freeWebGPU(pointer);
@@ -227,7 +228,7 @@ export function tensorFromOrt(ortTensor: OrtTensorLike, options: OrtAdapterOptio
     throw new WebDLPackError("BAD_DEVICE", "this ORT tensor was already adopted on another device id", { field: "options.deviceId", value: deviceId, expected: `${entry.deviceId}` });
   }
   const release = entry.lease.retain();
-  return produceGPUTensor({ pointer: entry.pointer, deviceId, dtype, shape, release });
+  return produceGPUTensor({ pointer: entry.pointer, deviceId, dtype, shape, release, owner: ORT_OWNER });
 }
 
 /** Options of {@link tensorToOrt}. */

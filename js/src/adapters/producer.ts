@@ -6,10 +6,18 @@
  * that: the Tensor runs the adapter's release exactly once — on `dispose()`,
  * from its garbage-collection safety net, or when the last `toManaged` export
  * of it (e.g. to Python) or `retain()` hold is released — and carries the
- * READ_ONLY / IS_COPIED flags the adapter sets.
+ * READ_ONLY / IS_COPIED flags the adapter sets. Each such tensor is a "tensor"
+ * entry of the context's lifetime ledger under its framework's name.
  */
 import type { DType } from "../dlpack/dtype.js";
 import { Tensor } from "../tensor.js";
+
+/** Owner name of ONNX Runtime Web: its device guard, its adopted buffers and tensors in the ledger. */
+export const ORT_OWNER = "onnxruntime-web";
+/** Owner name of TensorFlow.js: its device guard, its adopted buffers and tensors in the ledger. */
+export const TFJS_OWNER = "tfjs";
+/** Owner name of buffers and tensors the adapters make themselves (GPU copies, uploads). */
+export const ADAPTERS_OWNER = "webdlpack.adapters";
 
 /** What {@link produceGPUTensor} needs. */
 export interface ProducedGPUTensor {
@@ -29,6 +37,8 @@ export interface ProducedGPUTensor {
   isCopied?: boolean;
   /** Runs exactly once when the Tensor and every export of it are released. */
   release: () => void;
+  /** The framework the tensor comes from (its owner in the context's lifetime ledger), e.g. "onnxruntime-web". */
+  owner: string;
 }
 
 /** Adapter-made tensors whose release has not run yet. */
@@ -61,6 +71,7 @@ export function produceGPUTensor(input: ProducedGPUTensor): Tensor {
     readOnly: input.readOnly ?? false,
     isCopied: input.isCopied ?? false,
     onRelease,
+    owner: input.owner,
   });
 }
 

@@ -16,7 +16,7 @@
  */
 import { WebDLPackError } from "../errors.js";
 import { DeviceType } from "../dlpack/constants.js";
-import { getContext, type WebDLPackContext } from "../context/index.js";
+import { getContext, unwrapDevice, type WebDLPackContext } from "../context/index.js";
 import { Tensor } from "../tensor.js";
 import type { DType } from "../dlpack/dtype.js";
 import { dtypeName, dtypeOfTfjs, tfjsTypeOf } from "./dtypes.js";
@@ -25,7 +25,7 @@ import { copyGPUTensor, locateGPUTensor } from "./gpu-buffer.js";
 import { elementCount, runGpuCopy } from "./gpu-copy.js";
 import { recordHandoff } from "./handoff.js";
 import { BufferLease } from "./leases.js";
-import { produceGPUTensor, retainTensor } from "./producer.js";
+import { ADAPTERS_OWNER, produceGPUTensor, retainTensor, TFJS_OWNER } from "./producer.js";
 import { tensorToTypedArray } from "./typed-array.js";
 
 /** Options of {@link registerTfjsWebGPUBackend}. */
@@ -113,7 +113,8 @@ export async function registerTfjsWebGPUBackend(
   if (typeof name !== "string" || name.length === 0) {
     throw new WebDLPackError("INVALID_ARGUMENT", "backend name must be a non-empty string", { field: "name", value: name });
   }
-  const device = ctx.getWebGPUDevice(options.deviceId ?? 0);
+  // TF.js gets the device guard: a destroy() from it drops only TF.js's reference.
+  const device = ctx.getWebGPUDevice(options.deviceId ?? 0, { owner: TFJS_OWNER });
   const adapterInfo = (device as GPUDevice & { adapterInfo?: GPUAdapterInfo }).adapterInfo ?? {};
   const backend = new WebGPUBackend(device, adapterInfo);
   if (name !== "webgpu") {
@@ -140,7 +141,7 @@ export async function registerTfjsWebGPUBackend(
 /** The active TF.js backend if it is a WebGPU backend on `device`, else a BAD_DEVICE error. */
 function activeBackendOn(tf: TfjsLike, device: GPUDevice, deviceId: number): TfjsWebGPUBackendLike {
   const backend = tf.backend() as TfjsWebGPUBackendLike | null;
-  if (backend === null || typeof backend !== "object" || backend.device !== device) {
+  if (backend === null || typeof backend !== "object" || unwrapDevice(backend.device) !== unwrapDevice(device)) {
     throw new WebDLPackError("BAD_DEVICE", `the active TF.js backend "${tf.getBackend()}" is not a WebGPU backend on webdlpack's webgpu:${deviceId}`, {
       field: "tf.getBackend()",
       value: tf.getBackend(),
@@ -320,7 +321,7 @@ export async function tensorFromTfjs(tf: TfjsLike, t: TfjsTensorLike, options: T
       const holder = tf.keep(tf.clone(t));
       let pointer: number | null = null;
       try {
-        pointer = ctx.registerGPUBuffer(buffer, { deviceId, owned: false, owner: "tfjs", onRelease: () => holder.dispose() });
+        pointer = ctx.registerGPUBuffer(buffer, { deviceId, owned: false, owner: TFJS_OWNER, onRelease: () => holder.dispose() });
       } catch (err) {
         holder.dispose();
         // Already in the table under another owner (e.g. an ORT output TF.js reads in place): copy instead.
@@ -339,7 +340,7 @@ export async function tensorFromTfjs(tf: TfjsLike, t: TfjsTensorLike, options: T
       }
     }
     if (entry !== undefined) {
-      return produceGPUTensor({ pointer: entry.pointer, deviceId, dtype, shape, readOnly: true, release: entry.lease.retain() });
+      return produceGPUTensor({ pointer: entry.pointer, deviceId, dtype, shape, readOnly: true, release: entry.lease.retain(), owner: TFJS_OWNER });
     }
     if (copy === "never") {
       throw new WebDLPackError("COPY_REQUIRED", "TF.js's buffer already belongs to another webdlpack pointer", { field: "tfTensor", value: "buffer in use", expected: "copy: 'auto'" });
@@ -363,7 +364,7 @@ export async function tensorFromTfjs(tf: TfjsLike, t: TfjsTensorLike, options: T
   if (!convert) {
     try {
       const pointer = ctx.registerGPUBuffer(buffer, { deviceId, owned: false, owner: "tfjs.dataToGPU", onRelease: () => gpuData.tensorRef.dispose() });
-      return produceGPUTensor({ pointer, deviceId, dtype, shape, isCopied: true, release: () => ctx.freeWebGPU(pointer) });
+      return produceGPUTensor({ pointer, deviceId, dtype, shape, isCopied: true, release: () => ctx.freeWebGPU(pointer), owner: TFJS_OWNER });
     } catch (err) {
       gpuData.tensorRef.dispose();
       throw err;
@@ -372,14 +373,14 @@ export async function tensorFromTfjs(tf: TfjsLike, t: TfjsTensorLike, options: T
   // bool: 4 bytes → 1 byte per element, into a buffer of the context.
   try {
     const count = elementCount(shape);
-    const pointer = await ctx.allocWebGPU(Math.max(count, 4), { deviceId, label: "webdlpack.adapters.tfjs-bool", owner: "webdlpack.adapters" });
+    const pointer = await ctx.allocWebGPU(Math.max(count, 4), { deviceId, label: "webdlpack.adapters.tfjs-bool", owner: ADAPTERS_OWNER });
     try {
       runGpuCopy(device, "u32-to-bool8", { buffer, shape, strides: null, byteOffset: 0, itemsize: 4 }, ctx.gpuPointerToBuffer(pointer));
     } catch (err) {
       ctx.freeWebGPU(pointer);
       throw err;
     }
-    return produceGPUTensor({ pointer, deviceId, dtype, shape, isCopied: true, release: () => ctx.freeWebGPU(pointer) });
+    return produceGPUTensor({ pointer, deviceId, dtype, shape, isCopied: true, release: () => ctx.freeWebGPU(pointer), owner: TFJS_OWNER });
   } finally {
     // The conversion was submitted before TF.js can reuse this buffer.
     gpuData.tensorRef.dispose();
@@ -404,12 +405,12 @@ async function uploadValues(
     : new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
   const padded = new Uint8Array(Math.max(4, Math.ceil(bytes.byteLength / 4) * 4));
   padded.set(bytes);
-  const pointer = await ctx.allocWebGPU(padded.byteLength, { deviceId, label: "webdlpack.adapters.tfjs-upload", owner: "webdlpack.adapters" });
+  const pointer = await ctx.allocWebGPU(padded.byteLength, { deviceId, label: "webdlpack.adapters.tfjs-upload", owner: ADAPTERS_OWNER });
   try {
     device.queue.writeBuffer(ctx.gpuPointerToBuffer(pointer), 0, padded);
   } catch (err) {
     ctx.freeWebGPU(pointer);
     throw err;
   }
-  return produceGPUTensor({ pointer, deviceId, dtype, shape, isCopied: true, release: () => ctx.freeWebGPU(pointer) });
+  return produceGPUTensor({ pointer, deviceId, dtype, shape, isCopied: true, release: () => ctx.freeWebGPU(pointer), owner: TFJS_OWNER });
 }

@@ -28,8 +28,8 @@ interface ContextExtras {
 
 type ExtendedContext = WebDLPackContext & ContextExtras;
 
-/** Owner recorded in the pointer table for buffers Python allocates. */
-export const PYTHON_GPU_OWNER = "webdlpack (Python)";
+/** Owner recorded in the pointer table, the stats and the ledger for buffers Python allocates. */
+export const PYTHON_GPU_OWNER = "python";
 
 const ceil4 = (n: number): number => Math.ceil(n / 4) * 4;
 

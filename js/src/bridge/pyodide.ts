@@ -55,6 +55,7 @@ export interface WebDLPackPython {
 }
 
 const bridges = new WeakMap<object, Promise<WebDLPackPython>>();
+const VERSIONED = Object.freeze({ versioned: true });
 
 function exportForPython(host: WasmHost, value: unknown, versioned: boolean, copy: boolean | undefined): number {
   let tensor: Tensor;
@@ -95,6 +96,8 @@ function pythonFacingModule(host: WasmHost): Record<string, unknown> {
     /** Python → JS: adopt a managed struct Python exported; the JS Tensor owns it. */
     importManaged: (address: number, versioned: boolean) =>
       Tensor.fromManaged(host, address >>> 0, { versioned: versioned !== false }),
+    /** `importManaged(address, true)` with one argument fewer to convert (the `to_js` path). */
+    importVersioned: (address: number) => Tensor.fromManaged(host, address >>> 0, VERSIONED),
     /** JS → Python: export a JS tensor (or TypedArray) as a managed struct in the heap. */
     exportManaged: (value: unknown, versioned: boolean, copy: boolean | null | undefined) =>
       exportForPython(host, value, versioned !== false, copy === null ? undefined : copy),

@@ -230,8 +230,15 @@ export class PageContext implements WebDLPackContext {
     const { buffer, verdict } = createBufferUnchecked(record.device, {
       size: req.size, usage: req.usage, deviceId: record.id, ...(req.label !== undefined ? { label: req.label } : {}) });
     const ptr = this.#insertAllocated(req, buffer);
+    const notify = options.onAsyncError;
     void verdict.then((error) => {
-      if (error !== null) this.#poison(buffer, allocator, error, ptr);
+      if (error === null) return;
+      const late = this.#poison(buffer, allocator, error, ptr);
+      try {
+        notify?.(late, ptr);
+      } catch (err) {
+        console.error("webdlpack: an onAsyncError callback threw", err);
+      }
     });
     return ptr;
   }
@@ -241,8 +248,9 @@ export class PageContext implements WebDLPackContext {
    * created. Whoever holds it now gets the error on use: the pointer that
    * names it (the first one, or a later one if it was freed and reused from
    * the cache); if it sits in the cache, it is taken out and destroyed.
+   * Returns the error as the pointer reports it.
    */
-  #poison(buffer: GPUBuffer, allocator: DeviceAllocator, error: WebDLPackError, first: GPUPointer): void {
+  #poison(buffer: GPUBuffer, allocator: DeviceAllocator, error: WebDLPackError, first: GPUPointer): WebDLPackError {
     const current = this.#byBuffer.get(buffer);
     const ptr = current !== undefined && this.#table.has(current) ? current : first;
     const shown = formatPointer(ptr);
@@ -255,10 +263,11 @@ export class PageContext implements WebDLPackContext {
       if (entry.buffer === buffer) {
         entry.asyncError = late;
         this.#clearFast(current);
-        return;
+        return late;
       }
     }
     if (allocator.cache.remove(buffer)) allocator.discard(buffer);
+    return late;
   }
 
   lastAsyncError(): WebDLPackError | null {
@@ -275,6 +284,10 @@ export class PageContext implements WebDLPackContext {
     if (opts.label !== undefined && typeof opts.label !== "string") {
       throw new WebDLPackError("INVALID_ARGUMENT", `bad ${fn} option`, {
         field: "options.label", value: describeValue(opts.label), expected: "a string" });
+    }
+    if (opts.onAsyncError !== undefined && typeof opts.onAsyncError !== "function") {
+      throw new WebDLPackError("INVALID_ARGUMENT", `bad ${fn} option`, {
+        field: "options.onAsyncError", value: describeValue(opts.onAsyncError), expected: "a function (error, ptr) => void" });
     }
     const allocator = this.#allocator(record);
     return {

@@ -22,6 +22,12 @@ export interface AllocOptions {
   label?: string;
   /** Who holds the allocation (any value, reported by gpuPointerInfo; e.g. "onnxruntime"). */
   owner?: unknown;
+  /**
+   * allocWebGPUSync only: called once if WebGPU reports, after the pointer was
+   * returned, that the buffer could not be made (the same error the pointer
+   * then throws on use, also kept as `lastAsyncError()`). Errors it throws are logged.
+   */
+  onAsyncError?: (error: WebDLPackError, ptr: GPUPointer) => void;
 }
 
 /** Options of {@link WebDLPackContext.registerGPUBuffer}. */

@@ -8,11 +8,13 @@ export {
   readManagedTensorVersioned,
   readManagedTensor,
   callManagedDeleter,
+  decodeManaged,
   memoryBuffer,
   toAddress,
   checkRange,
   type MemorySource,
   type ReadOptions,
+  type DecodedManaged,
 } from "./read.js";
 export {
   writeDLTensor,

@@ -178,8 +178,18 @@ export function toDType(dtype: DType | string, field = "dtype"): DType {
   if (dtype === null || typeof dtype !== "object") {
     throw new WebDLPackError("BAD_DTYPE", "dtype must be a name or {code, bits, lanes}", { field, value: dtype });
   }
-  return Object.freeze({ ...validateDType({ code: dtype.code, bits: dtype.bits, lanes: dtype.lanes }, field) });
+  const { code, bits, lanes } = dtype;
+  const small = (code & 0xff) === code && (bits & 0xff) === bits && (lanes & 0xffff) === lanes;
+  const key = small ? code + bits * 0x100 + lanes * 0x10000 : -1;
+  const known = small ? canonicalDTypes.get(key) : undefined;
+  if (known !== undefined) return known;
+  const checked = Object.freeze({ ...validateDType({ code, bits, lanes }, field) });
+  if (small && canonicalDTypes.size < 1024) canonicalDTypes.set(key, checked);
+  return checked;
 }
+
+/** Validated dtypes by `code | bits << 8 | lanes << 16`, so decoding a struct does not re-check a known dtype. */
+const canonicalDTypes = new Map<number, DType>();
 
 /** True if two dtypes are the same code, bits and lanes. */
 export function dtypeEquals(a: DType, b: DType): boolean {
@@ -252,6 +262,19 @@ export const Float16ArrayCtor: TypedArrayConstructorLike | undefined = (
  * Opaque handles have no TypedArray: `BAD_DTYPE`.
  */
 export function typedArrayFor(dtype: DType, field = "dtype"): TypedArrayInfo {
+  const { code, bits, lanes } = dtype;
+  const key = code + bits * 0x100 + lanes * 0x10000;
+  const known = typedArrayInfos.get(key);
+  if (known !== undefined && known.code === code && known.bits === bits && known.lanes === lanes) return known.info;
+  const info = Object.freeze(typedArrayInfoOf(dtype, field));
+  if (typedArrayInfos.size < 1024) typedArrayInfos.set(key, { code, bits, lanes, info });
+  return info;
+}
+
+/** {@link typedArrayFor} results by `code | bits << 8 | lanes << 16` (the triple is kept to reject odd inputs). */
+const typedArrayInfos = new Map<number, { code: number; bits: number; lanes: number; info: TypedArrayInfo }>();
+
+function typedArrayInfoOf(dtype: DType, field: string): TypedArrayInfo {
   validateDType(dtype, field);
   const { code, bits, lanes } = dtype;
   const ints: Record<number, TypedArrayConstructorLike> = { 8: Int8Array, 16: Int16Array, 32: Int32Array, 64: BigInt64Array };

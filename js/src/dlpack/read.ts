@@ -9,7 +9,8 @@
  */
 import { WebDLPackError } from "../errors.js";
 import { DLPackFlag, KNOWN_FLAGS_MASK, DLPACK_VERSION, MAX_NDIM } from "./constants.js";
-import { validateTensorDesc, type DLTensorDesc, type ManagedTensorDesc } from "./desc.js";
+import { validateTensorDesc, type DLPackVersionDesc, type DLTensorDesc, type ManagedTensorDesc } from "./desc.js";
+import type { TensorExtent } from "./extent.js";
 import { INT64_SIZE, LAYOUT } from "./layout.js";
 import type { WasmHost } from "./wasm-host.js";
 
@@ -73,20 +74,47 @@ export interface ReadOptions {
   subbytePadded?: boolean;
 }
 
-/**
- * Decode the 40-byte `DLTensor` at `address`.
- * @param source the wasm memory (a WasmHost, WebAssembly.Memory or ArrayBuffer)
- * @param address unsigned address of the struct (8-byte aligned)
- * @returns a frozen {@link DLTensorDesc}
- * @throws WebDLPackError naming the `DLTensor.*` field at fault
- */
-export function readDLTensor(source: MemorySource, address: number, options: ReadOptions = {}): DLTensorDesc {
-  const buffer = memoryBuffer(source);
-  const addr = toAddress(address);
+let viewBuffer: ArrayBufferLike | null = null;
+let viewOfBuffer: DataView | null = null;
+
+/** A DataView over `buffer`, reused while the memory's buffer stays the same one (growth replaces it). */
+function dataView(buffer: ArrayBufferLike): DataView {
+  if (buffer !== viewBuffer || viewOfBuffer === null) {
+    viewOfBuffer = new DataView(buffer);
+    viewBuffer = buffer;
+  }
+  return viewOfBuffer;
+}
+
+const TWO_32 = 4294967296;
+/** Largest high word of an int64 whose value is still a safe integer (|v| <= 2^53 - 1). */
+const SAFE_HIGH = 0x1fffff;
+
+/** The int64 at `at` as an exact number, or null when it is not a safe integer. */
+function int64At(view: DataView, at: number): number | null {
+  const hi = view.getInt32(at + 4, true);
+  if (hi > SAFE_HIGH || hi < -SAFE_HIGH - 1) return null;
+  const value = hi * TWO_32 + view.getUint32(at, true);
+  return Number.isSafeInteger(value) ? value : null;
+}
+
+/** The uint64 at `at` as an exact number, or null when it exceeds 2^53 - 1. */
+function uint64At(view: DataView, at: number): number | null {
+  const hi = view.getUint32(at + 4, true);
+  return hi > SAFE_HIGH ? null : hi * TWO_32 + view.getUint32(at, true);
+}
+
+/** A decoded DLTensor and its extent (what {@link validateTensorDesc} returns). */
+interface Decoded {
+  desc: DLTensorDesc;
+  extent: TensorExtent;
+}
+
+function decodeDLTensor(buffer: ArrayBufferLike, addr: number, subbytePadded: boolean): Decoded {
   const memorySize = buffer.byteLength;
   const L = LAYOUT.DLTensor;
   checkRange(addr, L.size, L.align, memorySize, "DLTensor");
-  const view = new DataView(buffer);
+  const view = dataView(buffer);
 
   const ndim = view.getInt32(addr + L.ndim, true);
   if (ndim < 0 || ndim > MAX_NDIM) {
@@ -98,51 +126,54 @@ export function readDLTensor(source: MemorySource, address: number, options: Rea
   }
   const shapePtr = view.getUint32(addr + L.shape, true);
   const stridesPtr = view.getUint32(addr + L.strides, true);
-  const shape: number[] = [];
+  const shape: number[] = new Array<number>(ndim);
   if (ndim > 0) {
     checkRange(shapePtr, ndim * INT64_SIZE, INT64_SIZE, memorySize, "DLTensor.shape");
     for (let i = 0; i < ndim; i++) {
-      const d = view.getBigInt64(shapePtr + i * INT64_SIZE, true);
-      if (d < 0n) {
-        throw new WebDLPackError("BAD_SHAPE", "negative dimension", { field: `DLTensor.shape[${i}]`, value: d, expected: ">= 0" });
-      }
-      if (d > BigInt(Number.MAX_SAFE_INTEGER)) {
+      const at = shapePtr + i * INT64_SIZE;
+      const d = int64At(view, at);
+      if (d === null || d < 0) {
+        const big = view.getBigInt64(at, true);
+        if (big < 0n) {
+          throw new WebDLPackError("BAD_SHAPE", "negative dimension", { field: `DLTensor.shape[${i}]`, value: big, expected: ">= 0" });
+        }
         throw new WebDLPackError("SIZE_OVERFLOW", "dimension too large", {
           field: `DLTensor.shape[${i}]`,
-          value: d,
+          value: big,
           expected: "<= 2^53 - 1",
         });
       }
-      shape.push(Number(d));
+      shape[i] = d;
     }
   }
   let strides: number[] | null = null;
   if (stridesPtr !== 0 && ndim > 0) {
     checkRange(stridesPtr, ndim * INT64_SIZE, INT64_SIZE, memorySize, "DLTensor.strides");
-    strides = [];
+    strides = new Array<number>(ndim);
     for (let i = 0; i < ndim; i++) {
-      const s = view.getBigInt64(stridesPtr + i * INT64_SIZE, true);
-      if (s > BigInt(Number.MAX_SAFE_INTEGER) || s < BigInt(Number.MIN_SAFE_INTEGER)) {
+      const at = stridesPtr + i * INT64_SIZE;
+      const s = int64At(view, at);
+      if (s === null) {
         throw new WebDLPackError("BAD_STRIDES", "stride too large", {
           field: `DLTensor.strides[${i}]`,
-          value: s,
+          value: view.getBigInt64(at, true),
           expected: "|stride| <= 2^53 - 1",
         });
       }
-      strides.push(Number(s));
+      strides[i] = s;
     }
   }
-  const byteOffset = view.getBigUint64(addr + L.byte_offset, true);
-  if (byteOffset > BigInt(Number.MAX_SAFE_INTEGER)) {
+  const byteOffset = uint64At(view, addr + L.byte_offset);
+  if (byteOffset === null) {
     throw new WebDLPackError("SIZE_OVERFLOW", "byte_offset too large", {
       field: "DLTensor.byte_offset",
-      value: byteOffset,
+      value: view.getBigUint64(addr + L.byte_offset, true),
       expected: "<= 2^53 - 1",
     });
   }
   const D = LAYOUT.DLDataType;
   const dtypeAt = addr + L.dtype;
-  const { desc } = validateTensorDesc(
+  return validateTensorDesc(
     {
       data: view.getUint32(addr + L.data, true),
       device: {
@@ -156,15 +187,98 @@ export function readDLTensor(source: MemorySource, address: number, options: Rea
       },
       shape,
       strides,
-      byteOffset: Number(byteOffset),
+      byteOffset,
     },
-    { memorySize, subbytePadded: options.subbytePadded ?? false },
+    { memorySize, subbytePadded },
   );
-  return desc;
 }
 
-function managed(desc: DLTensorDesc, extra: Omit<ManagedTensorDesc, keyof DLTensorDesc>): ManagedTensorDesc {
-  return Object.freeze({ ...desc, ...extra });
+/**
+ * Decode the 40-byte `DLTensor` at `address`.
+ * @param source the wasm memory (a WasmHost, WebAssembly.Memory or ArrayBuffer)
+ * @param address unsigned address of the struct (8-byte aligned)
+ * @returns a frozen {@link DLTensorDesc}
+ * @throws WebDLPackError naming the `DLTensor.*` field at fault
+ */
+export function readDLTensor(source: MemorySource, address: number, options: ReadOptions = {}): DLTensorDesc {
+  return decodeDLTensor(memoryBuffer(source), toAddress(address), options.subbytePadded ?? false).desc;
+}
+
+/** A decoded managed struct: the tensor, its extent, and what the managed struct adds. */
+export interface DecodedManaged extends Decoded {
+  /** `version` (null for the legacy struct). */
+  version: DLPackVersionDesc | null;
+  managerCtx: number;
+  /** Function-table index of the deleter, 0 for none. */
+  deleter: number;
+  /** DLPackFlag bits (0 for the legacy struct). */
+  flags: number;
+}
+
+/**
+ * Decode a managed struct in one pass — the tensor description with its
+ * extent, validated once — for consumers that take ownership (Tensor.fromManaged).
+ * Same checks and errors as {@link readManagedTensorVersioned} / {@link readManagedTensor}.
+ */
+export function decodeManaged(source: MemorySource | WasmHost, address: number, versioned: boolean): DecodedManaged {
+  const buffer = memoryBuffer(source);
+  const addr = toAddress(address);
+  if (!versioned) {
+    const L = LAYOUT.DLManagedTensor;
+    checkRange(addr, L.size, L.align, buffer.byteLength, "DLManagedTensor");
+    const { desc, extent } = decodeDLTensor(buffer, addr + L.dl_tensor, false);
+    const view = dataView(buffer);
+    return {
+      desc,
+      extent,
+      version: null,
+      managerCtx: view.getUint32(addr + L.manager_ctx, true),
+      deleter: view.getUint32(addr + L.deleter, true),
+      flags: 0,
+    };
+  }
+  const L = LAYOUT.DLManagedTensorVersioned;
+  checkRange(addr, L.size, L.align, buffer.byteLength, "DLManagedTensorVersioned");
+  const view = dataView(buffer);
+  const major = view.getUint32(addr + L.version + LAYOUT.DLPackVersion.major, true);
+  const minor = view.getUint32(addr + L.version + LAYOUT.DLPackVersion.minor, true);
+  if (major !== DLPACK_VERSION.major) {
+    throw new WebDLPackError(
+      "VERSION_MISMATCH",
+      "unsupported DLPack major version; the struct was still handed over, so its deleter must be called " +
+        "(callManagedDeleter(host, address) does only that)",
+      { field: "DLManagedTensorVersioned.version.major", value: major, expected: `${DLPACK_VERSION.major}` },
+    );
+  }
+  const flagsLow = view.getUint32(addr + L.flags, true);
+  if (view.getUint32(addr + L.flags + 4, true) !== 0 || (flagsLow & ~KNOWN_FLAGS_MASK) !== 0) {
+    const flags = view.getBigUint64(addr + L.flags, true);
+    throw new WebDLPackError("BAD_FLAGS", "unknown flag bits set", {
+      field: "DLManagedTensorVersioned.flags",
+      value: `0x${flags.toString(16)}`,
+      expected: `only bits 0x${KNOWN_FLAGS_MASK.toString(16)} (READ_ONLY, IS_COPIED, IS_SUBBYTE_TYPE_PADDED)`,
+    });
+  }
+  const { desc, extent } = decodeDLTensor(buffer, addr + L.dl_tensor, (flagsLow & DLPackFlag.IS_SUBBYTE_TYPE_PADDED) !== 0);
+  return {
+    desc,
+    extent,
+    version: { major, minor },
+    managerCtx: view.getUint32(addr + L.manager_ctx, true),
+    deleter: view.getUint32(addr + L.deleter, true),
+    flags: flagsLow,
+  };
+}
+
+function managed(address: number, d: DecodedManaged): ManagedTensorDesc {
+  return Object.freeze({
+    ...d.desc,
+    address,
+    version: d.version === null ? null : Object.freeze({ ...d.version }),
+    managerCtx: d.managerCtx,
+    deleter: d.deleter,
+    flags: d.flags,
+  });
 }
 
 /**
@@ -176,40 +290,7 @@ function managed(desc: DLTensorDesc, extra: Omit<ManagedTensorDesc, keyof DLTens
  * Unknown flag bits are BAD_FLAGS.
  */
 export function readManagedTensorVersioned(source: MemorySource | WasmHost, address: number): ManagedTensorDesc {
-  const buffer = memoryBuffer(source);
-  const addr = toAddress(address);
-  const L = LAYOUT.DLManagedTensorVersioned;
-  checkRange(addr, L.size, L.align, buffer.byteLength, "DLManagedTensorVersioned");
-  const view = new DataView(buffer);
-  const major = view.getUint32(addr + L.version + LAYOUT.DLPackVersion.major, true);
-  const minor = view.getUint32(addr + L.version + LAYOUT.DLPackVersion.minor, true);
-  if (major !== DLPACK_VERSION.major) {
-    throw new WebDLPackError(
-      "VERSION_MISMATCH",
-      "unsupported DLPack major version; the struct was still handed over, so its deleter must be called " +
-        "(callManagedDeleter(host, address) does only that)",
-      { field: "DLManagedTensorVersioned.version.major", value: major, expected: `${DLPACK_VERSION.major}` },
-    );
-  }
-  const flags = view.getBigUint64(addr + L.flags, true);
-  if ((flags & ~BigInt(KNOWN_FLAGS_MASK)) !== 0n) {
-    throw new WebDLPackError("BAD_FLAGS", "unknown flag bits set", {
-      field: "DLManagedTensorVersioned.flags",
-      value: `0x${flags.toString(16)}`,
-      expected: `only bits 0x${KNOWN_FLAGS_MASK.toString(16)} (READ_ONLY, IS_COPIED, IS_SUBBYTE_TYPE_PADDED)`,
-    });
-  }
-  const flagBits = Number(flags);
-  const desc = readDLTensor(buffer, addr + L.dl_tensor, {
-    subbytePadded: (flagBits & DLPackFlag.IS_SUBBYTE_TYPE_PADDED) !== 0,
-  });
-  return managed(desc, {
-    address: addr,
-    version: Object.freeze({ major, minor }),
-    managerCtx: view.getUint32(addr + L.manager_ctx, true),
-    deleter: view.getUint32(addr + L.deleter, true),
-    flags: flagBits,
-  });
+  return managed(toAddress(address), decodeManaged(source, address, true));
 }
 
 /**
@@ -217,19 +298,7 @@ export function readManagedTensorVersioned(source: MemorySource | WasmHost, addr
  * `address`. `version` is null and `flags` 0 in the result.
  */
 export function readManagedTensor(source: MemorySource | WasmHost, address: number): ManagedTensorDesc {
-  const buffer = memoryBuffer(source);
-  const addr = toAddress(address);
-  const L = LAYOUT.DLManagedTensor;
-  checkRange(addr, L.size, L.align, buffer.byteLength, "DLManagedTensor");
-  const view = new DataView(buffer);
-  const desc = readDLTensor(buffer, addr + L.dl_tensor);
-  return managed(desc, {
-    address: addr,
-    version: null,
-    managerCtx: view.getUint32(addr + L.manager_ctx, true),
-    deleter: view.getUint32(addr + L.deleter, true),
-    flags: 0,
-  });
+  return managed(toAddress(address), decodeManaged(source, address, false));
 }
 
 /**

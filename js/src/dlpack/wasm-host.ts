@@ -44,14 +44,79 @@ export interface EmscriptenModuleLike {
 }
 
 /**
+ * Table entries for short-lived `void f(i32)` JS functions, reused.
+ *
+ * Emscripten's `addFunction` compiles a small wasm module for every JS
+ * function it puts in the table (about 10 µs), and a managed struct exported
+ * from JS needs one per export for its deleter. Instead, each pooled entry is
+ * a trampoline made once that calls whatever JS function its slot holds now;
+ * `add` fills a free slot, `remove` empties it and returns the index to the
+ * pool. Calling an emptied entry does nothing (as calling a removed
+ * Emscripten entry ran the old function, whose own guard made it a no-op).
+ */
+class TrampolinePool {
+  private readonly slots: (((arg: number) => void) | null)[] = [];
+  private readonly indexOf: number[] = [];
+  private readonly free: number[] = [];
+  private readonly slotOfIndex = new Map<number, number>();
+
+  constructor(private readonly module: EmscriptenModuleLike) {}
+
+  add(fn: (arg: number) => void): number {
+    let slot = this.free.pop();
+    if (slot === undefined) {
+      slot = this.slots.length;
+      const s = slot;
+      this.slots.push(null);
+      const index = this.module.addFunction((arg: number) => {
+        const f = this.slots[s];
+        if (f) f(arg >>> 0);
+      }, "vi") >>> 0;
+      this.indexOf.push(index);
+      this.slotOfIndex.set(index, s);
+    }
+    this.slots[slot] = fn;
+    return this.indexOf[slot]!;
+  }
+
+  /** True when `index` is a pooled entry whose slot is empty (removed). */
+  isEmptied(index: number): boolean {
+    const slot = this.slotOfIndex.get(index >>> 0);
+    return slot !== undefined && this.slots[slot] === null;
+  }
+
+  remove(index: number): void {
+    const slot = this.slotOfIndex.get(index >>> 0);
+    if (slot === undefined || this.slots[slot] === null) {
+      throw new WebDLPackError("INVALID_POINTER", "no live function at this table index", {
+        field: "function index",
+        value: index >>> 0,
+        expected: "an index made by addFunction and not removed yet",
+      });
+    }
+    this.slots[slot] = null;
+    this.free.push(slot);
+  }
+}
+
+const pools = new WeakMap<object, TrampolinePool>();
+
+/**
  * A {@link WasmHost} over an Emscripten module (for example `pyodide._module`).
  * The buffer is re-read from `HEAPU8` on every access, so it follows growth.
- * Table entries are made with signature `"vi"` (`void f(i32)`).
+ * Table entries are made with signature `"vi"` (`void f(i32)`) and reused
+ * after `removeFunction` (one pool per module).
  */
 export function emscriptenHost(module: EmscriptenModuleLike): WasmHost {
+  let pool = pools.get(module);
+  if (pool === undefined) {
+    pool = new TrampolinePool(module);
+    pools.set(module, pool);
+  }
+  const trampolines = pool;
   const entry = (index: number): ((...args: number[]) => unknown) => {
     const fn = module.getWasmTableEntry ? module.getWasmTableEntry(index >>> 0) : module.wasmTable?.get(index >>> 0);
-    if (typeof fn !== "function") {
+    if (typeof fn !== "function" || trampolines.isEmptied(index)) {
       throw new WebDLPackError("INVALID_POINTER", "no function in the wasm table at this index", {
         field: "function index",
         value: index >>> 0,
@@ -66,8 +131,8 @@ export function emscriptenHost(module: EmscriptenModuleLike): WasmHost {
     },
     malloc: (nbytes) => module._malloc(nbytes) >>> 0,
     free: (address) => module._free(address >>> 0),
-    addFunction: (fn) => module.addFunction((arg: number) => fn(arg >>> 0), "vi") >>> 0,
-    removeFunction: (index) => module.removeFunction(index >>> 0),
+    addFunction: (fn) => trampolines.add(fn),
+    removeFunction: (index) => trampolines.remove(index),
     callVoidPointer: (index, arg) => {
       entry(index)(arg >>> 0);
     },

@@ -332,6 +332,18 @@ WDL_EXPORT int wdl_webgpu_free(uint32_t ptr);
 /** Ask the host about any GPU pointer (not only this library's). Returns 0 or -1. */
 WDL_EXPORT int wdl_webgpu_query(uint32_t ptr, wdl_gpu_buffer_info *out);
 
+/**
+ * Resolve the GPU buffer behind a WebGPU tensor through the host, as a C
+ * consumer of a tensor handed over by JS or Python does before using it.
+ * Checks that `t` is well formed and on kDLWebGPU, that its data (a GPU
+ * pointer, any producer's) is live on the host (else the host's
+ * WDL_STALE_POINTER / WDL_INVALID_POINTER / WDL_DEVICE_LOST), that the pointer's
+ * device is `t->device.device_id` (WDL_INVALID_POINTER) and that every byte the
+ * elements reach, from data + byte_offset, lies inside the buffer
+ * (WDL_OUT_OF_BOUNDS). Fills *out like wdl_webgpu_query. Returns 0 or -1.
+ */
+WDL_EXPORT int wdl_webgpu_tensor_query(const DLTensor *t, wdl_gpu_buffer_info *out);
+
 /** Copy the ledger of live pointers into *out. Returns 0, or -1 if out is NULL. */
 WDL_EXPORT int wdl_webgpu_stats_get(wdl_webgpu_stats *out);
 

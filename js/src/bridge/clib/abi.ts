@@ -185,6 +185,8 @@ export type WdlWebgpuAlloc = (deviceId: number, nbytes: bigint, usage: number) =
 export type WdlWebgpuFree = (ptr: number) => number;
 /** `int wdl_webgpu_query(uint32_t ptr, wdl_gpu_buffer_info *out);` */
 export type WdlWebgpuQuery = (ptr: number, out: number) => number;
+/** `int wdl_webgpu_tensor_query(const DLTensor *t, wdl_gpu_buffer_info *out);` — the buffer behind a WebGPU tensor, bounds checked. */
+export type WdlWebgpuTensorQuery = (tensor: number, out: number) => number;
 /** `int wdl_webgpu_stats_get(wdl_webgpu_stats *out);` */
 export type WdlWebgpuStatsGet = (out: number) => number;
 
@@ -217,6 +219,7 @@ export interface WebDLPackCExports {
   wdl_webgpu_alloc: WdlWebgpuAlloc;
   wdl_webgpu_free: WdlWebgpuFree;
   wdl_webgpu_query: WdlWebgpuQuery;
+  wdl_webgpu_tensor_query: WdlWebgpuTensorQuery;
   wdl_webgpu_stats_get: WdlWebgpuStatsGet;
   wdl_tensor_to_js: WdlTensorToJs;
   wdl_tensor_from_js: WdlTensorFromJs;
@@ -229,6 +232,6 @@ export const CLIB_EXPORT_NAMES: readonly (keyof WebDLPackCExports)[] = Object.fr
   "wdl_tensor_validate", "wdl_managed_tensor_validate", "wdl_tensor_nbytes", "wdl_memory_size",
   "wdl_managed_tensor_create", "wdl_managed_tensor_create_from_view", "wdl_managed_tensor_alloc_cpu",
   "wdl_managed_tensor_alloc_cpu_p", "wdl_managed_tensor_release", "wdl_managed_tensor_live_count",
-  "wdl_webgpu_alloc", "wdl_webgpu_free", "wdl_webgpu_query", "wdl_webgpu_stats_get",
+  "wdl_webgpu_alloc", "wdl_webgpu_free", "wdl_webgpu_query", "wdl_webgpu_tensor_query", "wdl_webgpu_stats_get",
   "wdl_tensor_to_js", "wdl_tensor_from_js",
 ] as const);

@@ -1,21 +1,20 @@
 /**
  * The JS side of `wdl_host_table`: functions C calls to reach the page-wide
- * WebDLPackContext and the tensor handle table. None of them throws into C:
+ * WebDLPackContext and the tensor handle table. GPU memory C asks for comes
+ * from the context's allocator (`allocWebGPUSync`), so it is cached, counted
+ * per owner and listed in the ledger like every other allocation, and
+ * `gpu_free` gives it back through `freeWebGPU`. None of them throws into C:
  * each catches, keeps the error for `last_error`, and returns the failure value.
  */
 import type { WebDLPackContext } from "../../context/index.js";
-import { DEFAULT_GPU_USAGE, GPU_ALLOCATION_ALIGNMENT } from "../../context/index.js";
-import { WebDLPackError } from "../../errors.js";
+import type { WebDLPackError } from "../../errors.js";
 import { GPU_BUFFER_INFO_LAYOUT as INFO, type HostFunctions } from "./abi.js";
 import { hostErrorOf, type HostError } from "./errors.js";
 import type { TensorHandleTable } from "./handles.js";
 import { heapView, writeCString, type HeapSource } from "./memory.js";
 
-/** Owner recorded in the pointer table for buffers the C library allocates. */
-export const CLIB_OWNER = "webdlpack-c";
-
-/** All GPUBufferUsage bits defined by WebGPU. */
-const ALL_USAGE_BITS = 0x3ff;
+/** Default owner recorded in the pointer table, the stats and the ledger for buffers the C library allocates. */
+export const CLIB_OWNER = "c";
 
 /** What the host functions need. */
 export interface HostDeps {
@@ -25,6 +24,8 @@ export interface HostDeps {
   heap: HeapSource;
   /** Handles for tensors in flight between C and JS. */
   handles: TensorHandleTable;
+  /** Owner name of C's allocations in the context (default {@link CLIB_OWNER}). */
+  owner?: string;
   /**
    * Called when WebGPU reports, after gpu_alloc already returned, that the
    * buffer could not be made (the error scopes resolve asynchronously).
@@ -50,47 +51,17 @@ export function makeHostFunctions(deps: HostDeps): HostImpl {
     }
   };
 
-  const allocate = (deviceId: number, nbytes: number, usageIn: number): number => {
-    const ctx = deps.context();
-    const device = ctx.getWebGPUDevice(deviceId);
-    const limit = device.limits.maxBufferSize;
-    if (!(nbytes > 0 && nbytes <= limit)) {
-      throw new WebDLPackError("INVALID_ARGUMENT", `bad GPU allocation size from C for device ${deviceId}`, {
-        field: "nbytes", value: nbytes, expected: `0 < nbytes <= ${limit} (device.limits.maxBufferSize)` });
-    }
-    const usage = usageIn === 0 ? DEFAULT_GPU_USAGE : usageIn >>> 0;
-    if ((usage & ~ALL_USAGE_BITS) !== 0) {
-      throw new WebDLPackError("INVALID_ARGUMENT", "bad GPU buffer usage from C", {
-        field: "usage", value: usage, expected: "GPUBufferUsage flags (0x001..0x3ff), or 0 for the default" });
-    }
-    const align = GPU_ALLOCATION_ALIGNMENT;
-    const rounded = Math.ceil(nbytes / align) * align;
-    const size = rounded <= limit ? rounded : nbytes;
-    let ptr = 0;
-    device.pushErrorScope("out-of-memory");
-    device.pushErrorScope("validation");
-    let buffer: GPUBuffer;
-    try {
-      buffer = device.createBuffer({ size, usage, label: CLIB_OWNER });
-    } finally {
-      const validation = device.popErrorScope();
-      const oom = device.popErrorScope();
-      void Promise.all([validation, oom]).then(([v, o]) => {
-        const e = o ?? v;
-        if (e) {
-          deps.onAsyncGpuError(new WebDLPackError(o ? "OUT_OF_MEMORY" : "GPU_ERROR",
-            `createBuffer for C failed after the pointer was returned: ${e.message}`,
-            { field: "nbytes", value: nbytes }), ptr >>> 0);
-        }
-      }, () => undefined);
-    }
-    try {
-      ptr = ctx.registerGPUBuffer(buffer, { deviceId, owned: true, owner: CLIB_OWNER }) >>> 0;
-    } catch (err) {
-      buffer.destroy();
-      throw err;
-    }
-    return ptr;
+  const allocate = (deviceId: number, nbytes: number, usage: number): number => {
+    const owner = deps.owner ?? CLIB_OWNER;
+    // Through the context's allocator: the caching modes, the stats per owner and
+    // the ledger see C's buffers like any other; the context checks size, usage and device.
+    return deps.context().allocWebGPUSync(nbytes, {
+      deviceId,
+      ...(usage === 0 ? {} : { usage }),
+      owner,
+      label: `${owner} ${nbytes} B`,
+      onAsyncError: (error, ptr) => deps.onAsyncGpuError(error, ptr >>> 0),
+    }) >>> 0;
   };
 
   return {

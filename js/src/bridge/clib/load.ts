@@ -58,6 +58,8 @@ export interface LoadWebDLPackCOptions {
   context?: () => WebDLPackContext;
   /** Reports a GPU allocation that WebGPU rejected after C already got its pointer (default: console.error). */
   onAsyncGpuError?: (error: WebDLPackError, ptr: number) => void;
+  /** Owner name of C's GPU allocations in the context's stats and ledger (default `"c"`). */
+  owner?: string;
 }
 
 /** Live GPU pointers the C library allocated (its own ledger). */
@@ -141,6 +143,10 @@ function dirname(path: string): string {
 export async function loadWebDLPackC(pyodide: ClibPyodide, options: LoadWebDLPackCOptions = {}): Promise<WebDLPackCLib> {
   const existing = instances.get(pyodide);
   if (existing !== undefined) return existing;
+  if (options.owner !== undefined && (typeof options.owner !== "string" || options.owner === "")) {
+    throw new WebDLPackError("INVALID_ARGUMENT", "bad loadWebDLPackC option", {
+      field: "options.owner", value: String(options.owner), expected: "a non-empty string naming C's allocations" });
+  }
   const m = pyodide._module;
   const fs = pyodide.FS ?? m.FS;
   const path = options.path ?? CLIB_DEFAULT_PATH;
@@ -195,6 +201,7 @@ function connect(
 ): WebDLPackCLib & { dispose(): void } {
   const handles = new TensorHandleTable();
   const host = makeHostFunctions({
+    ...(options.owner !== undefined ? { owner: options.owner } : {}),
     context: options.context ?? getContext,
     heap: m,
     handles,

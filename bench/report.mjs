@@ -1,0 +1,166 @@
+// Targets and the Markdown report of one `make bench` run (bench/results.json → bench/results.md).
+// Every ratio compares two numbers measured in the same run.
+import { sizeLabel } from "./lib.mjs";
+
+const KiB = 1024, MiB = 1024 * 1024;
+
+/** Why a target is missed and what would close it, per target id: `(target, out) => text`, used only when it is missed. */
+const MISS_NOTES = {
+  getBuffer: (t, out) => {
+    const cpu = (c) => out.cpuExchange.find((r) => r.case === c && r.nbytes === 64 * MiB).median_us;
+    const gap = cpu("py→js webdlpack.to_js") - cpu("py→js pyodide getBuffer");
+    return `to_js costs ${gap.toFixed(1)} µs more per exchange than getBuffer() at 64 MiB: it builds a ` +
+      "DLManagedTensorVersioned in the heap and a JS Tensor that owns it (deleter run exactly once, finalizer safety net), " +
+      "while getBuffer() wraps a borrowed view with no ownership transfer. What would close it: less per-exchange " +
+      "bookkeeping in to_js (reuse managed-tensor blocks, skip re-checking a struct webdlpack itself wrote).";
+  },
+  flat: () => "the fixed per-exchange cost should not depend on size; a miss means a copy or a size-dependent check crept in.",
+  toJs: () => "the copy baseline got faster or the exchange slower; see the CPU table.",
+  gpu: () => "the hand-off does no GPU work, so a miss means host-side bookkeeping (pointer registration, lease, TF.js tensor) " +
+    "grew; profile tensorFromOrt / tensorToTfjs / to_js.",
+  bucket: () => "a cache hit needs no GPU call; a miss means buffers were not reused (check hits/misses in bench/out/alloc-modes.json).",
+  translation: (t, out) => {
+    const x = out.translation;
+    const checked = x.arrayIndexChecked ? ` (array[handle] with a throwing miss check alone is ${(x.arrayIndexChecked.medianNs / x.arrayIndex.medianNs).toFixed(1)}× the bare index)` : "";
+    return `gpuPointerToBuffer costs ${(x.gpuPointerToBuffer.medianNs - x.arrayIndex.medianNs).toFixed(1)} ns more per call than a bare ` +
+      `array[handle], which returns undefined for a stale handle instead of an error; in V8 a lookup that can throw pays for ` +
+      `its cold error path${checked}. What would close it: resolving the buffer once per tensor rather than per use, ` +
+      "or a lookup variant without the typed errors for callers that checked the pointer already.";
+  },
+};
+
+/** The issue's targets with this run's ratios: `{id, target, ratio, goal, lowerIsBetter?, met, note?}`. */
+export function targets(out) {
+  const cpu = (c, n) => out.cpuExchange.find((r) => r.case === c && r.nbytes === n);
+  const wd = cpu("py→js webdlpack.to_js", 64 * MiB);
+  const rows = [
+    { id: "toJs", target: "CPU exchange ≥ 1000× faster than Pyodide toJs (copy) at 64 MiB", ratio: cpu("py→js pyodide toJs (copy)", 64 * MiB).median_us / wd.median_us, goal: 1000 },
+    { id: "getBuffer", target: "CPU exchange no slower than getBuffer() at 64 MiB (getBuffer time ÷ webdlpack time)", ratio: cpu("py→js pyodide getBuffer", 64 * MiB).median_us / wd.median_us, goal: 1 },
+    { id: "flat", target: "exchange(64 MiB) ÷ exchange(1 KiB) ≤ 1.5", ratio: wd.median_us / cpu("py→js webdlpack.to_js", KiB).median_us, goal: 1.5, lowerIsBetter: true },
+    { id: "gpu", target: "GPU hand-off ORT → TF.js ≥ 50× faster than readback + re-upload at 16 MiB", ratio: out.gpuHandoff.sizes[16 * MiB].ortToTfjs.speedup, goal: 50 },
+    { id: "gpu", target: "GPU hand-off Python → JS ≥ 50× faster than readback + re-upload at 16 MiB", ratio: out.gpuHandoff.sizes[16 * MiB].pythonToJs.speedup, goal: 50 },
+    { id: "bucket", target: "bucket allocator ≥ 10× faster than raw createBuffer + destroy at 16 MiB", ratio: out.allocModes.sizes[16 * MiB].bucket.speedupVsRaw, goal: 10 },
+    { id: "translation", target: "pointer translation ≤ 2× an array index (gpuPointerToBuffer ÷ array[handle])", ratio: out.translation.ratio, goal: 2, lowerIsBetter: true },
+  ];
+  for (const t of rows) {
+    t.met = t.lowerIsBetter ? t.ratio <= t.goal : t.ratio >= t.goal;
+    if (!t.met) t.note = MISS_NOTES[t.id](t, out);
+  }
+  return rows;
+}
+
+const num = (x) => (x >= 1000 ? x.toFixed(0) : x >= 100 ? x.toFixed(1) : x >= 1 ? x.toFixed(2) : x.toFixed(3));
+const cell = (median, min) => `${num(median)} (${num(min)})`;
+const ratio = (x) => `${num(x)}×`;
+const table = (head, rows) => `| ${head.join(" | ")} |\n|${head.map((_, i) => (i === 0 ? "---" : "---:")).join("|")}|\n` +
+  rows.map((r) => `| ${r.join(" | ")} |`).join("\n") + "\n";
+
+/** The CPU exchange tables: times, then ratios to the baselines. */
+function cpuSection(out) {
+  const sizes = [...new Set(out.cpuExchange.map((r) => r.nbytes))].sort((a, b) => a - b);
+  const cases = [...new Set(out.cpuExchange.map((r) => r.case))];
+  const get = (c, n) => out.cpuExchange.find((r) => r.case === c && r.nbytes === n);
+  let md = "## CPU exchange, Python ↔ JS\n\nµs per exchange (exchange + touch + release), median (min).\n\n";
+  md += table(["case", ...sizes.map(sizeLabel)], cases.map((c) => [c, ...sizes.map((n) => cell(get(c, n).median_us, get(c, n).min_us))]));
+  const ratios = [
+    ["Pyodide toJs (copy) ÷ webdlpack.to_js", "py→js pyodide toJs (copy)", "py→js webdlpack.to_js"],
+    ["Pyodide getBuffer ÷ webdlpack.to_js", "py→js pyodide getBuffer", "py→js webdlpack.to_js"],
+    ["Pyodide to_py (copy) ÷ webdlpack.from_js", "js→py pyodide to_py (copy)", "js→py webdlpack.from_js"],
+  ];
+  md += "\nRatio to the baseline (> 1: webdlpack is faster), medians of this run.\n\n";
+  md += table(["baseline ÷ webdlpack", ...sizes.map(sizeLabel)], ratios.map(([label, base, ours]) =>
+    [label, ...sizes.map((n) => ratio(get(base, n).median_us / get(ours, n).median_us))]));
+  const loop = out.exchangeLoop;
+  md += `\n${loop.count.toLocaleString("en")} exchanges of ${sizeLabel(loop.nbytes)} Python → JS in a loop: ` +
+    `${num(loop.per_exchange_us)} µs each, ${loop.live_exports_left} exports left alive.\n`;
+  return md;
+}
+
+/** GPU hand-off vs readback + re-upload. */
+function gpuSection(out) {
+  const rows = [];
+  for (const [n, row] of Object.entries(out.gpuHandoff.sizes)) {
+    for (const [key, label] of [["ortToTfjs", "ORT-web output → TF.js"], ["pythonToJs", "Python WebGPU tensor → JS"]]) {
+      const x = row[key];
+      rows.push([`${label}, ${sizeLabel(Number(n))}`, cell(x.webdlpack.medianMs * 1000, x.webdlpack.minMs * 1000),
+        cell(x.readbackReupload.medianMs * 1000, x.readbackReupload.minMs * 1000), ratio(x.speedup)]);
+    }
+  }
+  return "## GPU hand-off\n\nµs per hand-off, median (min). webdlpack: the consumer gets the same GPUBuffer " +
+    "(ORT: `tensorFromOrt` + `tensorToTfjs`; Python: `webdlpack.to_js(g).gpuBuffer`). Baseline: read back to the CPU " +
+    "(`Y.getData()` / `await to_cpu_async(g)`) and upload into a new GPUBuffer (`createBuffer` + `writeBuffer`).\n\n" +
+    table(["hand-off", "webdlpack", "readback + re-upload", "speed-up"], rows);
+}
+
+/** Allocator modes vs raw createBuffer. */
+function allocSection(out) {
+  const sizes = Object.keys(out.allocModes.sizes);
+  const modes = ["raw", "disabled", "lazyRelease", "simple", "bucket"];
+  const label = { raw: "raw createBuffer + destroy (baseline)", disabled: "disabled", lazyRelease: "lazyRelease", simple: "simple", bucket: "bucket (default)" };
+  const rows = modes.map((m) => [label[m], ...sizes.flatMap((n) => {
+    const x = out.allocModes.sizes[n][m];
+    return [cell(x.medianUs, x.minUs), m === "raw" ? "1×" : ratio(x.speedupVsRaw)];
+  })]);
+  let md = "## Allocator\n\nµs per allocWebGPU + freeWebGPU cycle, median (min), waiting for the GPU process at the end of each run; " +
+    "ratio = raw ÷ mode. disabled / lazyRelease create every buffer under WebGPU error scopes (an `await` per allocation), " +
+    "simple / bucket reuse cached buffers.\n\n";
+  md += table(["mode", ...sizes.flatMap((n) => [sizeLabel(Number(n)), "vs raw"])], rows);
+  const sync = out.bucketSync?.["16 MiB"];
+  if (sync) md += `\nbucket with allocWebGPUSync at 16 MiB (bench/allocator.mjs): ${num(sync.bucketSync.medianUs)} µs per cycle vs raw ${num(sync.raw.medianUs)} µs.\n`;
+  return md;
+}
+
+/** Pointer translation per call. */
+function translationSection(out) {
+  const t = out.translation;
+  const rows = [
+    ["ctx.gpuPointerToBuffer(ptr)", cell(t.gpuPointerToBuffer.medianNs, t.gpuPointerToBuffer.minNs), ratio(t.ratio)],
+    ["array[handle] (baseline, no check)", cell(t.arrayIndex.medianNs, t.arrayIndex.minNs), "1×"],
+  ];
+  if (t.arrayIndexChecked) rows.push(["array[handle], a miss throws", cell(t.arrayIndexChecked.medianNs, t.arrayIndexChecked.minNs), ratio(t.arrayIndexChecked.medianNs / t.arrayIndex.medianNs)]);
+  return `## Pointer translation\n\nns per call over ${t.pointers} live pointers, ${t.calls.toLocaleString("en")} calls per run, median (min).\n\n` +
+    table(["lookup", "ns per call", "÷ array[handle]"], rows);
+}
+
+/** The targets table and, for each missed target, why and what would close it. */
+function targetsSection(out) {
+  let md = table(["target", "this run", "goal", "met"], out.targets.map((t) => [t.target, ratio(t.ratio), `${t.lowerIsBetter ? "≤" : "≥"} ${t.goal}×`, t.met ? "yes" : "**no**"]));
+  const missed = out.targets.filter((t) => !t.met);
+  if (missed.length) md += "\n" + missed.map((t) => `- **${t.target}** — missed: ${t.note}`).join("\n") + "\n";
+  return md;
+}
+
+/** One line naming what the numbers were measured on. */
+function machineLine(out) {
+  return `${out.browser}, WebGPU adapter ${out.adapter}, Pyodide ${out.pyodide} (Python ${out.python}), ` +
+    `${out.machine.cpus} cores (${out.machine.cpu}), ${out.machine.memGiB} GiB, ${out.machine.platform}; ${out.date.slice(0, 10)}. ` +
+    `Made by \`make bench\` in ${out.totalSeconds.toFixed(0)} s`;
+}
+
+/** The whole report as Markdown. */
+export function markdownReport(out) {
+  let md = `# webdlpack benchmarks\n\n${machineLine(out)}; plots: cpu-exchange.png, gpu-handoff.png, allocator.png.\n\n`;
+  md += "## Targets\n\n" + targetsSection(out);
+  md += "\n" + [cpuSection(out), gpuSection(out), allocSection(out), translationSection(out)].join("\n");
+  return md;
+}
+
+/** Markers around the README's benchmark section, which `make bench` rewrites. */
+export const README_MARKERS = ["<!-- bench:begin (written by make bench) -->", "<!-- bench:end -->"];
+
+/** The README's benchmark section: the same numbers as results.md, one heading level down. */
+export function readmeSection(out) {
+  const demote = (md) => md.replace(/^## /gm, "#### ");
+  return `${machineLine(out)}. Median (min) of repeated samples; every ratio is against a baseline measured in the same run. ` +
+    "Full tables: [`bench/results.md`](bench/results.md); raw numbers: `bench/results.json`.\n\n" +
+    targetsSection(out) + "\n" + [cpuSection(out), gpuSection(out), allocSection(out), translationSection(out)].map(demote).join("\n") +
+    "\n![CPU exchange](bench/cpu-exchange.png)\n\n![GPU hand-off](bench/gpu-handoff.png)\n\n![allocator](bench/allocator.png)\n";
+}
+
+/** `readme` with the text between {@link README_MARKERS} replaced by `section`; throws if the markers are missing. */
+export function replaceReadmeSection(readme, section) {
+  const [begin, end] = README_MARKERS;
+  const i = readme.indexOf(begin), j = readme.indexOf(end);
+  if (i < 0 || j < i) throw new Error(`README.md has no benchmark markers (${begin} … ${end})`);
+  return `${readme.slice(0, i + begin.length)}\n${section}${readme.slice(j)}`;
+}
