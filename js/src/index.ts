@@ -13,5 +13,6 @@ export * from "./errors.js";
 export * from "./dlpack/index.js";
 export * from "./context/index.js";
 export * from "./tensor.js";
+export { findPythonHandoff, registerPythonHandoff, unregisterPythonHandoff, PYTHON_HANDOFFS_KEY, type PythonHandoff } from "./python-handoff.js";
 export * from "./bridge/index.js";
 export * from "./assets.js";

@@ -17,6 +17,7 @@
  * the same bytes. Any use after dispose is a `DISPOSED` error.
  */
 import { WebDLPackError } from "./errors.js";
+import { findPythonHandoff } from "./python-handoff.js";
 import { getContext } from "./context/index.js";
 import type { LedgerEntry } from "./context/ledger.js";
 import { trackGPUTensor } from "./context/track-tensor.js";
@@ -514,6 +515,20 @@ export class Tensor {
       flags: flagsOf(decoded.flags),
       owner: managedOwnership(host, addr, decoded.deleter),
     });
+  }
+
+  /**
+   * Hand this tensor to Python: a `webdlpack.Tensor` (PyProxy) over the same
+   * bytes when they live in that Pyodide's heap or on the GPU (zero-copy),
+   * else over a copy with IS_COPIED set (`{copy: false}` then throws
+   * COPY_REQUIRED). This tensor stays valid; Python's reference keeps the
+   * bytes alive until Python drops it. Needs `await loadWebDLPack(pyodide)`
+   * first; with several Pyodide instances, say which in `options.pyodide`.
+   */
+  toPython(options: { pyodide?: object; copy?: boolean } = {}): unknown {
+    this.#alive();
+    const handoff = findPythonHandoff(options.pyodide);
+    return handoff.toPython(this as never, options.copy === undefined ? {} : { copy: options.copy });
   }
 
   /**

@@ -95,6 +95,47 @@ except BufferError as e:
   expect(r.refusal).toMatch(/BufferError: \[COPY_REQUIRED\]/);
 });
 
+test("tensor.toPython(): a JS framework hands a tensor to Python without the bridge object; zero-copy in the heap, a copy outside", async ({ shared }) => {
+  const r = await shared.evaluate(async () => {
+    const w = window as unknown as W;
+    const py = w.pyodide;
+    const bridge = await w.webdlpack.loadWebDLPack(py as never);
+    const heapTensor = bridge.fromPython(py.runPython("import webdlpack; webdlpack.zeros((2, 3), 'float32')"));
+    (heapTensor.view as Float32Array).set([1, 2, 3, 4, 5, 6]);
+    // What a framework does: it has a webdlpack Tensor and a Python function to call.
+    const consume = py.runPython(`
+def consume(t):
+    return (t.shape, t.tolist(), t.flags.is_copied, t.data_ptr + t.byte_offset)
+consume
+`) as ((t: unknown) => { toJs(): [number[], number[][], boolean, number] }) & { destroy(): void };
+    const inHeap = heapTensor.toPython({ pyodide: py }) as { destroy(): void; dispose(): void };
+    const [shape, values, copied, address] = consume(inHeap).toJs();
+    const outside = w.webdlpack.Tensor.fromTypedArray(new Int16Array([-1, 2, -3]));
+    const copy = outside.toPython() as { destroy(): void; dispose(): void };
+    const [, copyValues, copyFlag] = consume(copy).toJs();
+    let refusal = "";
+    try {
+      outside.toPython({ copy: false });
+    } catch (e) {
+      refusal = String((e as { code?: string }).code);
+    }
+    inHeap.dispose(); inHeap.destroy(); copy.dispose(); copy.destroy(); consume.destroy();
+    const heapStillValid = Array.from(heapTensor.view as Float32Array);
+    const sameAddress = address === (heapTensor.view as Float32Array).byteOffset;
+    heapTensor.dispose();
+    outside.dispose();
+    return { shape, values, copied, sameAddress, copyValues, copyFlag, refusal, heapStillValid };
+  });
+  expect(r.shape).toEqual([2, 3]);
+  expect(r.values).toEqual([[1, 2, 3], [4, 5, 6]]);
+  expect(r.copied).toBe(false);
+  expect(r.sameAddress).toBe(true);
+  expect(r.copyValues).toEqual([-1, 2, -3]);
+  expect(r.copyFlag).toBe(true);
+  expect(r.refusal).toBe("COPY_REQUIRED");
+  expect(r.heapStillValid).toEqual([1, 2, 3, 4, 5, 6]);
+});
+
 test("heap growth between export and use: the JS view is re-derived and still shows Python's bytes", async ({ shared }) => {
   const r = await shared.evaluate(async () => {
     const w = window as unknown as W;

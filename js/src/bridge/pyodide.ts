@@ -15,6 +15,7 @@ import { defaultWheelURL } from "../assets.js";
 import { getContext } from "../context/index.js";
 import { dtypeOfTypedArray, emscriptenHost, itemsize, parseDType, type WasmHost } from "../dlpack/index.js";
 import { WebDLPackError } from "../errors.js";
+import { registerPythonHandoff } from "../python-handoff.js";
 import { Tensor } from "../tensor.js";
 import { pythonGPUModule } from "./pyodide-gpu.js";
 import type { PyodideLike, PyProxyLike } from "./pyodide-types.js";
@@ -151,7 +152,7 @@ async function load(pyodide: PyodideLike, options: LoadWebDLPackOptions): Promis
   pkg.destroy();
   const importManaged = exchange.import_managed as (address: number, versioned: boolean) => PyProxyLike;
   const exportManaged = exchange.export_managed as (obj: unknown, versioned: boolean) => number;
-  return {
+  const bridge: WebDLPackPython = {
     pyodide,
     host,
     pythonVersion,
@@ -164,6 +165,9 @@ async function load(pyodide: PyodideLike, options: LoadWebDLPackOptions): Promis
       return Tensor.fromManaged(host, address, { versioned: true });
     },
   };
+  // `tensor.toPython()` finds this bridge through the page-wide list.
+  registerPythonHandoff({ pyodide, toPython: (t: Tensor, opts) => bridge.toPython(t, opts) });
+  return bridge;
 }
 
 /**
