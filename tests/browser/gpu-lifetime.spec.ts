@@ -97,7 +97,7 @@ test("a dropped JS object is collected, its buffer released, and reported as a l
   expect(warnings[0]).toContain("forgetful-framework");
 });
 
-test("one framework destroying its device guard does not break another; the last owner's destroy loses it; two listeners hear it", async ({ jsPage }) => {
+test("one framework destroying its device guard does not break another; the last owner's destroy waits for webdlpack's live pointers, then loses it; two listeners hear it", async ({ jsPage }) => {
   const result = await jsPage.evaluate(async () => {
     const { getContext } = (window as unknown as { webdlpack: Lib }).webdlpack;
     const ctx = getContext();
@@ -121,19 +121,29 @@ test("one framework destroying its device guard does not break another; the last
     const values = Array.from(new Float32Array(await ctx.readback(ptr2)));
     const ownersBefore = ctx.stats().devices[0]!.guardOwners;
     const heardBefore = heard.length;
+    // The last framework leaves while webdlpack still has two live pointers: the destroy waits for them.
     tf.destroy();
+    await new Promise((r) => setTimeout(r, 50));
+    const pending = ctx.stats().devices[0]!.guardDestroyPending;
+    const heardWhilePending = heard.length;
+    const stillReadable = Array.from(new Float32Array(await ctx.readback(ptr)));
+    ctx.freeWebGPU(ptr);
+    ctx.freeWebGPU(ptr2);
     await new Promise((r) => setTimeout(r, 50));
     let after = "";
     try {
-      ctx.gpuPointerToBuffer(ptr);
+      ctx.getWebGPUDevice(0);
     } catch (e) {
       after = (e as { code: string }).code;
     }
-    return { values, ownersBefore, heardBefore, heard, after, isGPUDevice: tf instanceof GPUDevice };
+    return { values, ownersBefore, heardBefore, pending, heardWhilePending, stillReadable, heard, after, isGPUDevice: tf instanceof GPUDevice };
   });
   expect(result.values).toEqual([1, 2, 3, 4]);
   expect(result.ownersBefore).toEqual(["tfjs"]);
   expect(result.heardBefore).toBe(0);
+  expect(result.pending).toBe(true);
+  expect(result.heardWhilePending).toBe(0);
+  expect(result.stillReadable).toEqual([1, 2, 3, 4]);
   expect(result.heard).toEqual(["first:0:destroyed", "second:0:destroyed"]);
   expect(result.after).toBe("DEVICE_LOST");
   expect(result.isGPUDevice).toBe(true);

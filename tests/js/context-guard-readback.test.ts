@@ -53,12 +53,52 @@ test("guards: one per owner, methods bound to the real device, destroy drops onl
   assert.notEqual(again, ort, "a new guard after releasing");
   ort.destroy(); // the old guard no longer holds anything
   assert.deepEqual(ctx.stats().devices[0]!.guardOwners, ["tfjs", "onnxruntime"]);
+  ctx.freeWebGPU(p);
   tf.destroy();
   again.destroy();
   await new Promise((r) => setTimeout(r, 0));
-  assert.equal(lost, true, "the last owner destroyed the device");
+  assert.equal(lost, true, "the last owner destroyed the device (no webdlpack pointer left on it)");
   assert.throws(() => ctx.getWebGPUDevice(0, { owner: "tfjs" }), isCode("DEVICE_LOST"));
   assert.throws(() => ctx.getWebGPUDevice(0, { owner: "" }), isCode("DEVICE_LOST"));
+});
+
+test("guards: live webdlpack pointers keep the device after the last owner's destroy; freeing the last one destroys it, re-acquiring calls it off", async () => {
+  const { ctx } = await ready();
+  const raw = ctx.getWebGPUDevice(0);
+  let lost = false;
+  void raw.lost.then(() => { lost = true; });
+  const warnings: string[] = [];
+  const warn = console.warn;
+  console.warn = (msg: unknown) => { warnings.push(String(msg)); };
+  try {
+    const python = await ctx.allocWebGPU(64, { owner: "python" });
+    const c = await ctx.allocWebGPU(64, { owner: "c" });
+    const ort = ctx.getWebGPUDevice(0, { owner: "onnxruntime" });
+    ort.destroy();
+    await new Promise((r) => setTimeout(r, 0));
+    assert.equal(lost, false, "Python's and C's pointers still use the device");
+    assert.equal(ctx.stats().devices[0]!.guardDestroyPending, true);
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0]!, /"onnxruntime".*2 live GPU pointer\(s\) of python, c/);
+    assert.ok(ctx.gpuPointerToBuffer(python), "still usable");
+    // An owner coming back calls the pending destroy off.
+    const tf = ctx.getWebGPUDevice(0, { owner: "tfjs" });
+    assert.equal(ctx.stats().devices[0]!.guardDestroyPending, false);
+    ctx.freeWebGPU(python);
+    ctx.freeWebGPU(c);
+    await new Promise((r) => setTimeout(r, 0));
+    assert.equal(lost, false, "tfjs holds it");
+    // Pending again, then the last pointer's free destroys it.
+    const last = await ctx.allocWebGPU(16, { owner: "python" });
+    tf.destroy();
+    assert.equal(ctx.stats().devices[0]!.guardDestroyPending, true);
+    ctx.freeWebGPU(last);
+    await new Promise((r) => setTimeout(r, 0));
+    assert.equal(lost, true, "destroyed when the last pointer was freed");
+    assert.equal(warnings.length, 2);
+  } finally {
+    console.warn = warn;
+  }
 });
 
 test("guard owner must be a non-empty string", async () => {

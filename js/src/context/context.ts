@@ -173,7 +173,10 @@ export class PageContext implements WebDLPackContext {
     }
     let guards = this.#guards.get(record);
     if (guards === undefined) {
-      guards = new DeviceGuards(record.device);
+      guards = new DeviceGuards(record.device, {
+        livePointers: () => this.#livePointersOn(record),
+        pointerOwners: () => this.#pointerOwnersOn(record),
+      });
       this.#guards.set(record, guards);
     }
     return guards.acquire(opts.owner);
@@ -187,10 +190,7 @@ export class PageContext implements WebDLPackContext {
 
   unregisterWebGPUDevice(id: number): void {
     const record = this.#devices.record(id);
-    let live = 0;
-    this.#table.forEach((entry) => {
-      if (entry.device === record) live += 1;
-    });
+    const live = this.#livePointersOn(record);
     if (live > 0) {
       throw new WebDLPackError("INVALID_ARGUMENT", `device ${id} still has ${live} live GPU pointer(s)`, {
         field: "deviceId", value: id, expected: "a device whose pointers were all freed with freeWebGPU" });
@@ -502,6 +502,26 @@ export class PageContext implements WebDLPackContext {
     this.#clearFast(ptr);
     entry.ledger?.[MARK_RELEASED]("dispose");
     this.#releaseBuffer(entry, ptr);
+    const guards = this.#guards.get(entry.device);
+    if (guards?.destroyPending) guards.pointerFreed();
+  }
+
+  /** Live pointers on `record` (a scan: only used by the device guards). */
+  #livePointersOn(record: DeviceRecord): number {
+    let live = 0;
+    this.#table.forEach((entry) => {
+      if (entry.device === record) live += 1;
+    });
+    return live;
+  }
+
+  /** Distinct owners of the live pointers on `record`. */
+  #pointerOwnersOn(record: DeviceRecord): string[] {
+    const owners = new Set<string>();
+    this.#table.forEach((entry) => {
+      if (entry.device === record) owners.add(entry.ownerLabel);
+    });
+    return [...owners];
   }
 
   /** Give the buffer back (cache, lazy or throttled destroy) and call onRelease; once per entry. */
@@ -558,6 +578,7 @@ export class PageContext implements WebDLPackContext {
           lazyReleaseBuffers: t?.lazyBuffers ?? 0, lazyReleaseBytes: t?.lazyBytes ?? 0, pendingDestroyBytes: t?.unconfirmedBytes ?? 0,
           peakPendingBytes: t?.peakPendingBytes ?? 0, destroyed: t?.destroyed ?? 0, destroyMarkers: t?.markers ?? 0,
           throttleWaits: t?.waits ?? 0, stagingBuffers: a?.staging.cached ?? 0, guardOwners: this.#guards.get(record)?.owners ?? [],
+          guardDestroyPending: this.#guards.get(record)?.destroyPending ?? false,
         };
         rows.set(record, r);
       }

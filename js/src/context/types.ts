@@ -106,6 +106,8 @@ export interface DeviceStats {
   stagingBuffers: number;
   /** Owners holding a device guard (getWebGPUDevice(id, {owner})). */
   guardOwners: string[];
+  /** Every guard owner destroyed its guard, but live webdlpack pointers keep the device until the last is freed. */
+  guardDestroyPending: boolean;
 }
 
 /** Per owner and device numbers in {@link ContextStats}. */
