@@ -36,7 +36,7 @@ def js_module(device: Any) -> Any:
                                    "need Pyodide in a browser page with the webdlpack JS bridge",
                                    field="device", value=str(device), expected="'cpu' on this host")
     try:
-        import webdlpack_js  # type: ignore[import-not-found]
+        import webdlpack_js
     except ImportError:
         raise WebDLPackDeviceError(ErrorCode.NO_WEBGPU, f"{device} is not reachable: the webdlpack JS bridge is not "
                                    "loaded in this Pyodide", field="device", value=str(device),
@@ -72,7 +72,7 @@ def translate(exc: BaseException) -> WebDLPackDeviceError:
 def call(device: Any, fn: Callable[[Any], Callable[..., Any]], *args: Any) -> Any:
     """Call ``fn(webdlpack_js)(*args)``; a JS error comes back typed (see :func:`translate`)."""
     module = js_module(device)
-    from pyodide.ffi import JsException  # type: ignore[import-not-found]
+    from pyodide.ffi import JsException
 
     try:
         return fn(module)(*args)
@@ -85,7 +85,7 @@ def can_wait() -> bool:
     if not IS_PYODIDE:
         return False
     try:
-        from pyodide.ffi import can_run_sync  # type: ignore[import-not-found]
+        from pyodide.ffi import can_run_sync
     except ImportError:  # pragma: no cover - a Pyodide without JSPI support in its API
         return False
     try:
@@ -112,7 +112,7 @@ def wait(promise: Any) -> Any:
 
     Check :func:`require_wait` first.
     """
-    from pyodide.ffi import JsException, run_sync  # type: ignore[import-not-found]
+    from pyodide.ffi import JsException, run_sync
 
     try:
         return run_sync(promise)
@@ -122,7 +122,7 @@ def wait(promise: Any) -> Any:
 
 async def wait_async(promise: Any) -> Any:
     """``await`` a JS Promise; JS errors come back typed."""
-    from pyodide.ffi import JsException  # type: ignore[import-not-found]
+    from pyodide.ffi import JsException
 
     try:
         return await promise

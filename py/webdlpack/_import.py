@@ -58,7 +58,9 @@ def adopt(address: int, versioned: bool = True) -> Tensor:
         flags = 0
     owner = ManagedOwner(address, versioned, deleter)
     try:
-        view = read_dltensor_fields(*fields, flags)
+        data, dev_type, dev_id, ndim, code, bits, lanes, shape_ptr, strides_ptr, byte_offset = fields
+        view = read_dltensor_fields(data, dev_type, dev_id, ndim, code, bits, lanes, shape_ptr, strides_ptr,
+                                    byte_offset, flags)
     except BaseException:
         owner.release()
         raise

@@ -37,8 +37,8 @@ from ._tensor import Tensor
 if not IS_PYODIDE:  # pragma: no cover - CPython
     raise ImportError("webdlpack._js_bridge needs Pyodide (the 'js' module)")
 
-import webdlpack_js  # type: ignore[import-not-found]  # noqa: E402
-from pyodide.ffi import JsException  # type: ignore[import-not-found]  # noqa: E402
+import webdlpack_js  # noqa: E402
+from pyodide.ffi import JsException  # noqa: E402
 
 __all__ = ["to_js", "from_js", "is_js_tensor"]
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import ctypes
 import struct
 import sys
+from typing import Any
 
 from ._abi import DLManagedTensor, DLManagedTensorVersioned, DLTensor
 
@@ -50,7 +51,7 @@ def int64_array(n: int) -> struct.Struct:
     return s
 
 
-def unpack_at(s: struct.Struct, address: int) -> tuple:
+def unpack_at(s: struct.Struct, address: int) -> tuple[Any, ...]:
     """``s.unpack`` of the ``s.size`` bytes at host ``address``.
 
     The caller guarantees the bytes are readable (as with ``ctypes.from_address``).

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import ctypes
 import struct
 from typing import Any, NamedTuple
@@ -50,7 +51,7 @@ def _want_versioned(max_version: Any) -> bool:
         raise WebDLPackValueError(ErrorCode.INVALID_ARGUMENT, "max_version must be a (major, minor) tuple",
                                   field="max_version", value=max_version, expected="None or (int, int), e.g. (1, 1)")
     # Same major (or newer consumer): our 1.1 struct. An older major: the legacy struct.
-    return max_version[0] >= DLPACK_MAJOR_VERSION
+    return bool(max_version[0] >= DLPACK_MAJOR_VERSION)
 
 
 def _parse_dl_device(dl_device: Any) -> Device:
@@ -195,7 +196,7 @@ class Tensor:
         cache = self._templates
         if cache is None or cache[0] is not view:
             cache = self._templates = [view, None, None]
-        template = cache[1 + versioned]
+        template: ExportTemplate | None = cache[1 + versioned]
         if template is None:
             template = cache[1 + versioned] = ExportTemplate(view, versioned)
         return template
@@ -346,7 +347,7 @@ class Tensor:
                                                 "or await webdlpack.to_cpu_async(x)")
         return view
 
-    def memoryview(self) -> memoryview:
+    def memoryview(self) -> builtins.memoryview:
         """A zero-copy memoryview of the elements (CPU, C-contiguous tensors only).
 
         The format is the struct-module code of the dtype (``"f"``, ``"q"``,
@@ -380,7 +381,7 @@ class Tensor:
             raw = (ctypes.c_ubyte * view.nbytes).from_address(view.address)
             raw._webdlpack_owner = self._owner  # type: ignore[attr-defined]
             try:
-                mv = memoryview(raw).cast("B").cast(fmt, shape)
+                mv = builtins.memoryview(raw).cast("B").cast(fmt, shape)  # type: ignore[call-overload]  # fmt is a runtime format
             except ValueError:  # 'e' (float16) casts arrived in Python 3.12
                 raise WebDLPackBufferError(ErrorCode.UNSUPPORTED,
                                            f"this Python cannot make a memoryview with format {fmt!r}",
@@ -389,15 +390,16 @@ class Tensor:
         return mv.toreadonly() if view.read_only else mv
 
     @staticmethod
-    def _empty_memoryview(fmt: str, shape: list[int]) -> memoryview:
+    def _empty_memoryview(fmt: str, shape: list[int]) -> builtins.memoryview:
         if fmt in _CTYPES_OF_FORMAT:
             ctype = _CTYPES_OF_FORMAT[fmt]
             for n in reversed(shape):
                 ctype = ctype * n
-            return memoryview(ctype())
+            return builtins.memoryview(ctype())
         if len(shape) == 1:
             try:
-                return memoryview(b"").cast(fmt)
+                empty: builtins.memoryview = builtins.memoryview(b"").cast(fmt)  # type: ignore[call-overload]  # fmt is a runtime format
+                return empty
             except ValueError:  # 'e' (float16) casts arrived in Python 3.12
                 pass
         raise WebDLPackBufferError(ErrorCode.UNSUPPORTED,

@@ -194,7 +194,7 @@ def _from_js_if_any(obj: Any, copy: bool | None) -> Any:
 
     if not IS_PYODIDE:
         return None
-    from pyodide.ffi import JsProxy  # type: ignore[import-not-found]
+    from pyodide.ffi import JsProxy
 
     if not isinstance(obj, JsProxy):
         return None

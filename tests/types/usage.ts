@@ -1,0 +1,55 @@
+/**
+ * What users write, type-checked against the PUBLISHED declarations
+ * (`webdlpack` and `webdlpack/adapters` resolve through package.json
+ * "exports" to js/dist/*.d.ts). Lines marked @ts-expect-error must be refused.
+ * Checked by tests/js/published-types.test.ts; never run.
+ */
+import {
+  ErrorCode,
+  Tensor,
+  WebDLPackError,
+  getContext,
+  loadWebDLPack,
+  loadWebDLPackC,
+  type GPUPointer,
+  type WebDLPackPython,
+} from "webdlpack";
+import { tensorFromOrt, tensorToTfjs } from "webdlpack/adapters";
+
+export async function usage(pyodide: Parameters<typeof loadWebDLPack>[0]): Promise<void> {
+  const ctx = getContext();
+  await ctx.setup({ cacheMode: "bucket" });
+  const device: GPUDevice = ctx.getWebGPUDevice(0, { owner: "myframework" });
+  const ptr: GPUPointer = await ctx.allocWebGPU(1024, { owner: "myframework" });
+  const buffer: GPUBuffer = ctx.gpuPointerToBuffer(ptr);
+  device.queue.writeBuffer(buffer, 0, new Float32Array(4));
+  const t = Tensor.webgpu({ pointer: ptr, deviceId: 0, dtype: "float32", shape: [256], owner: "myframework",
+    onRelease: () => ctx.freeWebGPU(ptr) });
+  const py: WebDLPackPython = await loadWebDLPack(pyodide);
+  const proxy: unknown = t.toPython();
+  const back: Tensor = py.fromPython(proxy);
+  const cpu = Tensor.fromTypedArray(new Float32Array([1, 2, 3]));
+  const view = cpu.view;
+  const n: number = view.length + cpu.nbytes + cpu.shape.length;
+  await ctx.scope(async () => ctx.allocWebGPU(n));
+  try {
+    ctx.freeWebGPU(ptr);
+  } catch (e) {
+    if (e instanceof WebDLPackError && e.code === "DOUBLE_FREE") console.log(e.field, e.value, e.expected, ErrorCode.DOUBLE_FREE);
+  }
+  const c = await loadWebDLPackC(pyodide);
+  void c;
+  void tensorFromOrt;
+  void tensorToTfjs;
+  back.dispose();
+  t.dispose();
+
+  // @ts-expect-error: a GPU pointer is a number, not a GPUBuffer
+  ctx.freeWebGPU(buffer);
+  // @ts-expect-error: unknown cache mode
+  ctx.setCacheMode("lru");
+  // @ts-expect-error: shape must be numbers
+  Tensor.webgpu({ pointer: ptr, deviceId: 0, dtype: "float32", shape: ["4"] });
+  // @ts-expect-error: toPython's copy option is a boolean
+  t.toPython({ copy: "no" });
+}
