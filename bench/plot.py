@@ -75,8 +75,23 @@ def plot_cpu(data: dict[str, Any]) -> None:
     ax.set_ylabel("time per exchange (µs)")
     ax.set_title("CPU exchange Python ↔ JS: webdlpack vs Pyodide toJs copy vs getBuffer()\n" + subtitle(data), fontsize=8)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, loc="upper left")
+    ax.text(0.99, 0.02, cpu_ratios(rows), transform=ax.transAxes, ha="right", va="bottom", fontsize=7,
+            bbox={"boxstyle": "round", "facecolor": "white", "alpha": 0.85, "edgecolor": "0.7"})
     save(fig, "cpu-exchange.png")
+
+
+def cpu_ratios(rows: list[dict[str, Any]]) -> str:
+    """The baseline ÷ webdlpack ratios of this run at the largest size, for the CPU figure."""
+    largest = max(r["nbytes"] for r in rows)
+    med = {r["case"]: r["median_us"] for r in rows if r["nbytes"] == largest}
+    pairs = [
+        ("py→js pyodide toJs (copy)", "py→js webdlpack.to_js", "toJs copy ÷ to_js"),
+        ("py→js pyodide getBuffer", "py→js webdlpack.to_js", "getBuffer ÷ to_js"),
+        ("js→py pyodide to_py (copy)", "js→py webdlpack.from_js", "to_py copy ÷ from_js"),
+    ]
+    lines = [f"{label}: {med[base] / med[ours]:.3g}×" for base, ours, label in pairs if base in med and ours in med]
+    return f"ratios at {size_label(largest)} (same run, medians)\n" + "\n".join(lines)
 
 
 def plot_gpu(data: dict[str, Any]) -> None:
