@@ -635,11 +635,13 @@ export class Tensor {
   ): Tensor {
     const isBuffer = array instanceof ArrayBuffer;
     if (!isBuffer && !ArrayBuffer.isView(array)) {
-      throw new WebDLPackError("INVALID_ARGUMENT", "expected a TypedArray or ArrayBuffer", { field: "array", value: typeof array });
+      throw new WebDLPackError("INVALID_ARGUMENT", "expected a TypedArray or ArrayBuffer", {
+        field: "array", value: array === null ? "null" : typeof array, expected: "a TypedArray (not a DataView) or an ArrayBuffer with options.dtype" });
     }
     const dtype = options.dtype !== undefined ? toDType(options.dtype) : isBuffer ? undefined : dtypeOfTypedArray(array);
     if (dtype === undefined) {
-      throw new WebDLPackError("BAD_DTYPE", "an ArrayBuffer carries no element type; pass dtype", { field: "dtype", value: undefined });
+      throw new WebDLPackError("BAD_DTYPE", "an ArrayBuffer carries no element type; pass dtype", {
+        field: "dtype", value: undefined, expected: 'a dtype for the ArrayBuffer, e.g. {dtype: "float32"}' });
     }
     const buffer = isBuffer ? array : array.buffer;
     const offset = isBuffer ? 0 : array.byteOffset;

@@ -35,6 +35,7 @@ from ._errors import (
 )
 from ._host import HOST_NAME, IS_PYODIDE
 from ._import import from_capsule, from_dlpack
+from ._scope import Scope, keep, scope
 from ._tensor import Tensor, TensorFlags
 from ._transfer import asarray, to_cpu_async
 
@@ -53,6 +54,7 @@ __all__ = [
     "DType",
     "Device",
     "ErrorCode",
+    "Scope",
     "HOST_NAME",
     "IS_PYODIDE",
     "Tensor",
@@ -70,7 +72,9 @@ __all__ = [
     "from_buffer",
     "from_capsule",
     "from_dlpack",
+    "keep",
     "layout",
+    "scope",
     "to_cpu_async",
     "zeros",
 ]

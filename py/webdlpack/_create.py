@@ -7,7 +7,7 @@ from typing import Any, Sequence
 from ._abi import FLAG_READ_ONLY
 from ._device import CPU, device as parse_device
 from ._dtype import dtype as parse_dtype, dtype_from_format
-from ._errors import ErrorCode, WebDLPackBufferError, WebDLPackValueError
+from ._errors import ErrorCode, WebDLPackBufferError, WebDLPackTypeError, WebDLPackValueError
 from ._layout import numel
 from ._memory import alloc, buffer_address
 from ._tensor import Tensor
@@ -103,12 +103,19 @@ def from_buffer(obj: Any, *, dtype: Any = None, shape: Sequence[int] | int | Non
 
     Raises
     ------
+    TypeError
+        ``obj`` does not have the buffer protocol.
     BufferError
         A non-contiguous buffer.
     ValueError
         A format with no dtype, or a shape that does not cover the buffer exactly.
     """
-    mv = memoryview(obj)
+    try:
+        mv = memoryview(obj)
+    except TypeError:
+        raise WebDLPackTypeError(ErrorCode.INVALID_ARGUMENT, "from_buffer() needs an object with the buffer protocol",
+                                 field="obj", value=type(obj).__name__,
+                                 expected="a buffer: bytes, bytearray, array.array, memoryview, a NumPy array") from None
     if not mv.c_contiguous:
         raise WebDLPackBufferError(ErrorCode.BAD_STRIDES, "buffer is not C-contiguous", field="obj", value=mv.strides,
                                    expected="a C-contiguous buffer")

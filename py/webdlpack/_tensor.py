@@ -13,6 +13,8 @@ from ._dtype import DType
 from ._errors import ErrorCode, WebDLPackBufferError, WebDLPackTypeError, WebDLPackValueError
 from ._export import ExportTemplate, export_template, make_capsule
 from ._memory import alloc, copy_view
+from ._scope import _OPEN as _OPEN_SCOPES
+from ._scope import track as track_in_scope
 from ._view import TensorView
 
 __all__ = ["Tensor", "TensorFlags"]
@@ -98,6 +100,8 @@ class Tensor:
         self._view = view
         self._owner = owner
         self._templates = None
+        if _OPEN_SCOPES.get():
+            track_in_scope(self)
         return self
 
     # -- state -------------------------------------------------------------

@@ -158,3 +158,43 @@ cp10`) as number;
   expect(r.c["c"]).toEqual({ live: [{ kind: "gpu-buffer", owner: "c", deviceId: 0, bytes: 4096, aged: true }], after: 0 });
   expect(r.c["c-physics"]).toEqual({ live: [{ kind: "gpu-buffer", owner: "c-physics", deviceId: 0, bytes: 4096, aged: true }], after: 0 });
 });
+
+test("with webdlpack.scope(): Python's GPU tensors made inside are freed at the end (pointer STALE, ledger entry gone) unless kept", async ({ shared }) => {
+  const r = await shared.evaluate(async () => {
+    const w = window as unknown as PyPage;
+    const ctx = w.webdlpack.getContext();
+    await ctx.setup();
+    await w.webdlpack.loadWebDLPack(w.pyodide as never);
+    const base = ctx.stats().livePointers;
+    const out = (w.pyodide.runPython(`
+import webdlpack, array
+with webdlpack.scope() as s11:
+    tmp11 = webdlpack.zeros((256,), "float32", device="webgpu:0")
+    up11 = webdlpack.asarray(array.array("i", [1, 2, 3]), device="webgpu:0")
+    kept11 = webdlpack.keep(webdlpack.zeros((8,), "uint8", device="webgpu:0"))
+    inside11 = [tmp11.data_ptr, up11.data_ptr, kept11.data_ptr]
+[inside11, s11.disposed, tmp11.disposed, up11.disposed, kept11.disposed]
+`) as { toJs(): [number[], number, boolean, boolean, boolean] }).toJs();
+    const [[tmp, up, kept], disposed, tmpDisposed, upDisposed, keptDisposed] = out;
+    const stale = (p: number): string => {
+      try {
+        ctx.gpuPointerInfo(p);
+        return "live";
+      } catch (e) {
+        return (e as { code: string }).code;
+      }
+    };
+    const states = { tmp: stale(tmp!), up: stale(up!), kept: stale(kept!) };
+    const ledgerPointers = ctx.ledger.entries().map((e) => e.pointer);
+    const liveAfterScope = ctx.stats().livePointers - base;
+    w.pyodide.runPython("kept11.dispose(); del tmp11, up11, kept11, s11, inside11");
+    return { disposed, tmpDisposed, upDisposed, keptDisposed, states, inLedger: [tmp, up, kept].map((p) => ledgerPointers.includes(p!)),
+      liveAfterScope, liveAtEnd: ctx.stats().livePointers - base };
+  });
+  expect(r.disposed).toBe(2);
+  expect([r.tmpDisposed, r.upDisposed, r.keptDisposed]).toEqual([true, true, false]);
+  expect(r.states).toEqual({ tmp: "STALE_POINTER", up: "STALE_POINTER", kept: "live" });
+  expect(r.inLedger).toEqual([false, false, true]);
+  expect(r.liveAfterScope).toBe(1);
+  expect(r.liveAtEnd).toBe(0);
+});

@@ -136,6 +136,62 @@ consume
   expect(r.heapStillValid).toEqual([1, 2, 3, 4, 5, 6]);
 });
 
+test("10 000 exchange cycles (to_js, from_js, capsule) leave the wasm heap, Python's allocations and refcounts where they started", async ({ shared }) => {
+  test.setTimeout(120_000);
+  const r = await shared.evaluate(async () => {
+    const w = window as unknown as W;
+    const py = w.pyodide;
+    const bridge = await w.webdlpack.loadWebDLPack(py as never);
+    py.runPython(`
+import array, gc, sys, webdlpack
+from webdlpack import _debug
+src12 = array.array("f", range(256))
+t12 = webdlpack.from_buffer(src12)
+`);
+    const heapTensor = bridge.fromPython(py.runPython("webdlpack.zeros((64,), 'int32')"));
+    py.globals.set("ht12", heapTensor);
+    const measure = (): number[] => (py.runPython(`
+gc.collect()
+[sys.getallocatedblocks(), sys.getrefcount(src12), sys.getrefcount(t12), _debug.live_exports(), _debug.live_imports()]
+`) as { toJs(): number[] }).toJs();
+    const cycles = (n: number): void => {
+      py.globals.set("n12", n);
+      py.runPython(`
+for _ in range(n12):
+    jt = webdlpack.to_js(t12)      # Python → JS, JS owns the struct
+    jt.view
+    jt.dispose()
+    p = webdlpack.from_js(ht12)     # JS → Python
+    p.dispose()
+    u = webdlpack.from_dlpack(t12)  # capsule made and consumed
+    u.dispose()
+del jt, p, u
+`);
+    };
+    cycles(200); // warm caches (templates, pooled table entries) before the baseline
+    const before = measure();
+    const heapBefore = py._module.HEAPU8.buffer.byteLength;
+    const jsExportsBefore = w.webdlpack.liveExportCount();
+    cycles(10_000);
+    const after = measure();
+    const result = {
+      before, after, heapGrowth: py._module.HEAPU8.buffer.byteLength - heapBefore,
+      jsExports: w.webdlpack.liveExportCount() - jsExportsBefore,
+      unknownDeletes: Number(py.runPython("_debug.export_stats()['unknown_deletes']")),
+    };
+    py.runPython("del t12, src12, ht12, n12");
+    heapTensor.dispose();
+    return result;
+  });
+  const [blocks0, srcRefs0, tRefs0, exports0, imports0] = r.before;
+  const [blocks1, srcRefs1, tRefs1, exports1, imports1] = r.after;
+  expect(Math.abs(blocks1! - blocks0!)).toBeLessThan(50); // 30 000 exchanges: nothing per cycle stays allocated
+  expect([srcRefs1, tRefs1, exports1, imports1]).toEqual([srcRefs0, tRefs0, exports0, imports0]);
+  expect(r.heapGrowth).toBe(0);
+  expect(r.jsExports).toBe(0);
+  expect(r.unknownDeletes).toBe(0);
+});
+
 test("heap growth between export and use: the JS view is re-derived and still shows Python's bytes", async ({ shared }) => {
   const r = await shared.evaluate(async () => {
     const w = window as unknown as W;

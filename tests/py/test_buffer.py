@@ -122,3 +122,14 @@ def test_error_carries_code_field_value_expected():
     assert e.code == w.ErrorCode.BAD_SHAPE and e.errno == 5
     assert e.field == "shape[1]" and e.value == -5 and e.expected == ">= 0"
     assert str(e).startswith("[BAD_SHAPE]")
+
+
+@pytest.mark.parametrize("obj", [123, "text", None, [1, 2, 3]])
+def test_from_buffer_of_a_non_buffer_is_a_typed_type_error(obj):
+    with pytest.raises(TypeError) as err:
+        w.from_buffer(obj)
+    e = err.value
+    assert isinstance(e, w.WebDLPackError)
+    assert e.code == w.ErrorCode.INVALID_ARGUMENT
+    assert e.field == "obj" and e.value == type(obj).__name__
+    assert "buffer" in e.expected

@@ -170,11 +170,57 @@ async function load(pyodide: PyodideLike, options: LoadWebDLPackOptions): Promis
   return bridge;
 }
 
+const PYODIDE_MEMBERS = ["_module", "runPython", "runPythonAsync", "registerJsModule", "loadPackage", "pyimport", "globals"] as const;
+
+/** Typed errors for what `loadWebDLPack` can not use (before anything is started). */
+function checkLoadArguments(pyodide: unknown, options: unknown): void {
+  const expected = "the object `await loadPyodide()` returned";
+  if (pyodide === null || typeof pyodide !== "object") {
+    throw new WebDLPackError("INVALID_ARGUMENT", "loadWebDLPack needs a Pyodide instance", {
+      field: "pyodide", value: pyodide === null ? "null" : typeof pyodide, expected });
+  }
+  const missing = PYODIDE_MEMBERS.filter((m) => (pyodide as Record<string, unknown>)[m] === undefined);
+  if (missing.length > 0) {
+    throw new WebDLPackError("INVALID_ARGUMENT", `not a Pyodide instance (no ${missing.join(", ")})`, {
+      field: "pyodide", value: `an object without ${missing.join(", ")}`, expected });
+  }
+  if (options === null || typeof options !== "object") {
+    throw new WebDLPackError("INVALID_ARGUMENT", "bad loadWebDLPack options", {
+      field: "options", value: options === null ? "null" : typeof options, expected: "an object {wheelURL?, installer?, micropipURL?}" });
+  }
+  const o = options as Record<string, unknown>;
+  const known = new Set(["wheelURL", "installer", "micropipURL"]);
+  for (const key of Object.keys(o)) {
+    if (!known.has(key)) {
+      throw new WebDLPackError("INVALID_ARGUMENT", "unknown loadWebDLPack option", {
+        field: `options.${key}`, value: key, expected: "one of wheelURL, installer, micropipURL" });
+    }
+  }
+  if (o.installer !== undefined && o.installer !== "loadPackage" && o.installer !== "micropip") {
+    throw new WebDLPackError("INVALID_ARGUMENT", "bad loadWebDLPack option", {
+      field: "options.installer", value: String(o.installer), expected: '"loadPackage" (default) or "micropip"' });
+  }
+  for (const key of ["wheelURL", "micropipURL"] as const) {
+    const v = o[key];
+    if (v !== undefined && typeof v !== "string" && !(v instanceof URL)) {
+      throw new WebDLPackError("INVALID_ARGUMENT", "bad loadWebDLPack option", {
+        field: `options.${key}`, value: typeof v, expected: "a URL string or URL object" });
+    }
+  }
+}
+
 /**
  * Install webdlpack into a running Pyodide and connect it to the page's
  * context. Idempotent per Pyodide instance (concurrent calls share one load).
+ * Rejects with INVALID_ARGUMENT (naming the field) when `pyodide` is not a
+ * Pyodide instance or an option is unknown or malformed, before starting anything.
  */
 export function loadWebDLPack(pyodide: PyodideLike, options: LoadWebDLPackOptions = {}): Promise<WebDLPackPython> {
+  try {
+    checkLoadArguments(pyodide, options);
+  } catch (err) {
+    return Promise.reject(err);
+  }
   let bridge = bridges.get(pyodide);
   if (!bridge) {
     bridge = load(pyodide, options);

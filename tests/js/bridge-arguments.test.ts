@@ -1,0 +1,54 @@
+/** loadWebDLPack refuses what it can not use with typed errors, before starting anything (no unhandled rejection). */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { loadWebDLPack } from "../../js/src/bridge/pyodide.js";
+import { WebDLPackError } from "../../js/src/errors.js";
+import { Tensor } from "../../js/src/tensor.js";
+
+const fakePyodide = {
+  _module: {}, runPython: () => undefined, runPythonAsync: async () => undefined, registerJsModule: () => undefined,
+  loadPackage: async () => undefined, pyimport: () => undefined, globals: {},
+};
+
+async function rejectsWith(p: Promise<unknown>, field: string, text?: RegExp): Promise<void> {
+  await assert.rejects(p, (err: unknown) => {
+    assert.ok(err instanceof WebDLPackError, `expected WebDLPackError, got ${String(err)}`);
+    assert.equal(err.code, "INVALID_ARGUMENT");
+    assert.equal(err.field, field);
+    assert.ok(err.expected, "says what was expected");
+    if (text) assert.match(err.message, text);
+    return true;
+  });
+}
+
+test("loadWebDLPack(non-Pyodide) rejects INVALID_ARGUMENT naming `pyodide`", async () => {
+  let unhandled = 0;
+  const onUnhandled = (): void => { unhandled += 1; };
+  process.on("unhandledRejection", onUnhandled);
+  try {
+    await rejectsWith(loadWebDLPack(null as never), "pyodide");
+    await rejectsWith(loadWebDLPack(42 as never), "pyodide");
+    await rejectsWith(loadWebDLPack({} as never), "pyodide", /no _module, runPython/);
+    await rejectsWith(loadWebDLPack({ ...fakePyodide, registerJsModule: undefined } as never), "pyodide", /registerJsModule/);
+    await new Promise((r) => setTimeout(r, 10));
+    assert.equal(unhandled, 0, "no stray rejected promise");
+  } finally {
+    process.off("unhandledRejection", onUnhandled);
+  }
+});
+
+test("loadWebDLPack options: unknown key, bad installer, bad URL types are typed errors", async () => {
+  await rejectsWith(loadWebDLPack(fakePyodide as never, null as never), "options");
+  await rejectsWith(loadWebDLPack(fakePyodide as never, { wheelUrl: "/x.whl" } as never), "options.wheelUrl");
+  await rejectsWith(loadWebDLPack(fakePyodide as never, { installer: "pip" } as never), "options.installer");
+  await rejectsWith(loadWebDLPack(fakePyodide as never, { wheelURL: 5 } as never), "options.wheelURL");
+  await rejectsWith(loadWebDLPack(fakePyodide as never, { micropipURL: {} } as never), "options.micropipURL");
+});
+
+test("Tensor.fromTypedArray of a non-array names field, value and expected", () => {
+  assert.throws(() => Tensor.fromTypedArray(42 as never), (err: unknown) =>
+    err instanceof WebDLPackError && err.code === "INVALID_ARGUMENT" && err.field === "array" && err.value === "number" &&
+    typeof err.expected === "string" && err.expected.includes("TypedArray"));
+  assert.throws(() => Tensor.fromTypedArray(new ArrayBuffer(8) as never), (err: unknown) =>
+    err instanceof WebDLPackError && err.code === "BAD_DTYPE" && err.field === "dtype" && typeof err.expected === "string");
+});
