@@ -17,14 +17,16 @@ Capsules have no destructor. A consumer may drop an unconsumed capsule while
 its own exception is set (NumPy does when it refuses one); any Python code
 run then, even through a ctypes callback that does nothing, makes CPython
 replace that exception with a SystemError. So webdlpack keeps a reference to
-each capsule it made and, at its next export (or :func:`stats`), frees the
-struct of every capsule that nobody else holds and nobody consumed, and
-forgets the consumed ones (their consumer calls the deleter).
+each capsule it made and, at its next export, at :func:`stats`, or after the
+next pass of the garbage collector (which never runs with an exception set),
+frees the struct of every capsule that nobody else holds and nobody consumed,
+and forgets the consumed ones (their consumer calls the deleter).
 """
 
 from __future__ import annotations
 
 import ctypes
+import gc
 import sys
 from typing import Any
 
@@ -202,12 +204,23 @@ def collect_capsules() -> None:
     _CAPSULES[:] = keep
 
 
+def _after_gc(phase: str, info: dict[str, int]) -> None:
+    # gc.callbacks: CPython only collects when no exception is set, so running
+    # Python code here is safe (unlike in a capsule destructor).
+    if phase == "stop" and _CAPSULES:
+        collect_capsules()
+
+
+gc.callbacks.append(_after_gc)
+
+
 def make_capsule(view: TensorView, owner: Any, *, versioned: bool = True,
                  template: ExportTemplate | None = None) -> Any:
     """Export ``view`` as a new PyCapsule named ``dltensor_versioned`` or ``dltensor``.
 
     If the capsule is dropped without being consumed, its struct is freed at
-    webdlpack's next export or :func:`stats` call (see the module notes); a
+    webdlpack's next export, :func:`stats` call or garbage-collector pass (see
+    the module notes); a
     consumed capsule (renamed ``used_...``) is never touched.
 
     Parameters

@@ -24,7 +24,22 @@ def test_consumed_capsule_deleter_runs_once_on_consumer_release():
     assert after["deleted"] - before["deleted"] == 1 and after["live"] == 0
 
 
-def test_never_consumed_capsule_runs_deleter_when_collected():
+def test_dropped_unconsumed_capsule_is_freed_by_the_next_gc_pass_without_any_webdlpack_call():
+    import gc
+
+    from webdlpack import _export
+
+    t = w.zeros(8)
+    cap = t.__dlpack__(max_version=(1, 1))
+    live = len(_export._REGISTRY)          # read the registry directly: stats() would collect
+    del cap
+    assert len(_export._REGISTRY) == live  # no destructor ran
+    gc.collect()
+    assert len(_export._REGISTRY) == live - 1
+    assert _debug.export_stats()["unknown_deletes"] == 0
+
+
+def test_never_consumed_capsule_is_freed_after_it_is_dropped():
     t = w.zeros(8)
     cap = t.__dlpack__(max_version=(1, 1))
     legacy = t.__dlpack__()
