@@ -93,6 +93,7 @@ except BufferError as e:
   expect(r.sameAddress).toBe(true);
   expect(r.copiedRes).toEqual([[1.25, 2.5], true, "float64"]);
   expect(r.refusal).toMatch(/BufferError: \[COPY_REQUIRED\]/);
+  expect(r.refusal).toMatch(/a JS ArrayBuffer, not in this host's memory; exporting needs a copy/); // says why
 });
 
 test("tensor.toPython(): a JS framework hands a tensor to Python without the bridge object; zero-copy in the heap, a copy outside", async ({ shared }) => {

@@ -557,3 +557,37 @@ res
   expect(r.out[8]).toEqual(["WebDLPackValueError", "INVALID_ARGUMENT", "stream", "None or -1 (no synchronization)"]); // the consumer's device: cpu
   expect(r.live).toBe(0);
 });
+
+test("webdlpack.empty(device='webgpu:0') allocates a GPU tensor: (15, 0), a live pointer of the right size, owner python; freed on dispose", async ({ shared }) => {
+  await ready(shared);
+  const r = await shared.evaluate(async () => {
+    const w = window as unknown as W;
+    const ctx = w.webdlpack.getContext();
+    const out = (w.pyodide.runPython(`
+import webdlpack
+e13 = webdlpack.empty((3, 5), "int16", device="webgpu:0")
+[e13.__dlpack_device__(), e13.shape, str(e13.dtype), e13.data_ptr, e13.byte_offset, e13.nbytes, e13.strides]
+`) as { toJs(): [[number, number], number[], string, number, number, number, number[] | null] }).toJs();
+    const ptr = out[3];
+    const info = ctx.gpuPointerInfo(ptr);
+    const owner = ctx.ledger.entries().find((e) => e.pointer === ptr)?.owner;
+    w.pyodide.runPython("e13.dispose(); del e13");
+    let after = "";
+    try {
+      ctx.gpuPointerInfo(ptr);
+    } catch (e) {
+      after = (e as { code: string }).code;
+    }
+    return { device: out[0], shape: out[1], dtype: out[2], byteOffset: out[4], nbytes: out[5], strides: out[6], size: info.size, deviceId: info.deviceId, owner, after };
+  });
+  expect(r.device).toEqual([15, 0]);
+  expect(r.shape).toEqual([3, 5]);
+  expect(r.dtype).toBe("int16");
+  expect(r.byteOffset).toBe(0);
+  expect(r.nbytes).toBe(30);
+  expect(r.strides ?? null).toBeNull(); // None: C-contiguous
+  expect(r.size).toBeGreaterThanOrEqual(30);
+  expect(r.deviceId).toBe(0);
+  expect(r.owner).toBe("python");
+  expect(r.after).toBe("STALE_POINTER");
+});
