@@ -21,11 +21,16 @@ const MISS_NOTES = {
   bucket: () => "a cache hit needs no GPU call; a miss means buffers were not reused (check hits/misses in bench/out/alloc-modes.json).",
   translation: (t, out) => {
     const x = out.translation;
-    const checked = x.arrayIndexChecked ? ` (array[handle] with a throwing miss check alone is ${(x.arrayIndexChecked.medianNs / x.arrayIndex.medianNs).toFixed(1)}× the bare index)` : "";
+    const checked = x.arrayIndexChecked
+      ? ` Measured in the same run, array[handle] with a throwing miss check alone is ${(x.arrayIndexChecked.medianNs / x.arrayIndex.medianNs).toFixed(1)}× ` +
+        `the bare index, and gpuPointerToBuffer is ${(x.gpuPointerToBuffer.medianNs / x.arrayIndexChecked.medianNs).toFixed(2)}× that checked lookup ` +
+        "(the pattern TVM's WebGPU runtime uses for the same job: bufferTable[ptr] plus an assert)."
+      : "";
     return `gpuPointerToBuffer costs ${(x.gpuPointerToBuffer.medianNs - x.arrayIndex.medianNs).toFixed(1)} ns more per call than a bare ` +
       `array[handle], which returns undefined for a stale handle instead of an error; in V8 a lookup that can throw pays for ` +
-      `its cold error path${checked}. What would close it: resolving the buffer once per tensor rather than per use, ` +
-      "or a lookup variant without the typed errors for callers that checked the pointer already.";
+      `its cold error path.${checked} What would close it: ` +
+      "resolving the buffer once per tensor rather than per use, or a lookup variant without the typed errors for callers that " +
+      "checked the pointer already (webdlpack does not offer one: a stale pointer must never resolve silently).";
   },
 };
 
