@@ -27,7 +27,12 @@ WDL_TEST_HDR := $(wildcard tests/c/*.h)
 WDL_TEST_BIN := build/tests-c/webdlpack_tests
 WDL_SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 
-WASM_TARGETS := $(WDL_OUT)/libwebdlpack.so $(WDL_OUT)/libwebdlpack.a build/layout/wasm32.json
+# The README's C example (examples/c_webgpu_tensor.c): linked into the native tests, and
+# built with the library into one side module that the browser test loads into Pyodide.
+WDL_EXAMPLE_SRC := examples/c_webgpu_tensor.c
+WDL_EXAMPLE_SO := $(WDL_OUT)/examples/c_webgpu_tensor.so
+
+WASM_TARGETS := $(WDL_OUT)/libwebdlpack.so $(WDL_OUT)/libwebdlpack.a build/layout/wasm32.json $(WDL_EXAMPLE_SO)
 
 .PHONY: wasm test-c wasm-clean
 
@@ -36,6 +41,10 @@ wasm: $(WASM_TARGETS)
 $(WDL_OUT)/libwebdlpack.so: $(WDL_SRC) $(WDL_HDR)
 	@mkdir -p $(@D)
 	$(EMCC) $(WDL_CFLAGS) $(WDL_EMFLAGS) $(WDL_EMLINK) -sSIDE_MODULE=1 $(WDL_SRC) -o $@
+
+$(WDL_EXAMPLE_SO): $(WDL_SRC) $(WDL_HDR) $(WDL_EXAMPLE_SRC)
+	@mkdir -p $(@D)
+	$(EMCC) $(WDL_CFLAGS) $(WDL_EMFLAGS) $(WDL_EMLINK) -sSIDE_MODULE=1 $(WDL_SRC) $(WDL_EXAMPLE_SRC) -o $@
 
 $(WDL_OUT)/obj/%.o: wasm/src/%.c $(WDL_HDR)
 	@mkdir -p $(@D)
@@ -54,9 +63,9 @@ build/layout/wasm32.json: wasm/tools/layout_probe.c $(WDL_HDR)
 	node -e 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))' $@.tmp
 	mv $@.tmp $@
 
-$(WDL_TEST_BIN): $(WDL_SRC) $(WDL_HDR) $(WDL_TEST_SRC) $(WDL_TEST_HDR)
+$(WDL_TEST_BIN): $(WDL_SRC) $(WDL_HDR) $(WDL_TEST_SRC) $(WDL_TEST_HDR) $(WDL_EXAMPLE_SRC)
 	@mkdir -p $(@D)
-	$(CC_NATIVE) $(WDL_CFLAGS) -g -O1 $(WDL_SANITIZE) -Iwasm/src -Itests/c $(WDL_SRC) $(WDL_TEST_SRC) -o $@
+	$(CC_NATIVE) $(WDL_CFLAGS) -g -O1 $(WDL_SANITIZE) -Iwasm/src -Itests/c $(WDL_SRC) $(WDL_TEST_SRC) $(WDL_EXAMPLE_SRC) -o $@
 
 test-c: $(WDL_TEST_BIN)
 	@mkdir -p build/test-results

@@ -101,7 +101,7 @@ int main(int argc, char **argv) {
   } groups[] = {
       {wdl_errors_cases, wdl_errors_count},   {wdl_validate_cases, wdl_validate_count},
       {wdl_managed_cases, wdl_managed_count}, {wdl_webgpu_cases, wdl_webgpu_count},
-      {wdl_host_cases, wdl_host_count},
+      {wdl_host_cases, wdl_host_count},       {wdl_example_cases, wdl_example_count},
   };
   size_t total = 0;
   for (size_t g = 0; g < WDL_COUNT_OF(groups); g++) total += groups[g].n;

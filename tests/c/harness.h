@@ -88,6 +88,8 @@ extern const wdl_test_case wdl_webgpu_cases[];
 extern const size_t wdl_webgpu_count;
 extern const wdl_test_case wdl_host_cases[];
 extern const size_t wdl_host_count;
+extern const wdl_test_case wdl_example_cases[];
+extern const size_t wdl_example_count;
 
 #define WDL_COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
 

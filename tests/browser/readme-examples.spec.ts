@@ -1,0 +1,158 @@
+/**
+ * The README's three examples, run as written from examples/ in Chromium with real
+ * WebGPU (SwiftShader), on tests/browser/examples.html, whose import map resolves the
+ * package names the examples import ("webdlpack", "webdlpack/adapters", "pyodide", ORT,
+ * TF.js) to local files. tests/js/readme-examples.test.ts proves the README shows
+ * exactly these files.
+ */
+import { test, expect, type Page } from "@playwright/test";
+
+async function openExamplesPage(page: Page): Promise<void> {
+  page.on("pageerror", (err) => console.log(`[page error] ${err.message}`));
+  page.on("console", (msg) => {
+    if (msg.type() === "error") console.log(`[console error] ${msg.text()}`);
+  });
+  await page.goto("/tests/browser/examples.html");
+  await page.waitForFunction(() => (window as unknown as { examplesReady?: boolean }).examplesReady === true);
+}
+
+test.beforeEach(async ({ page }) => {
+  await openExamplesPage(page);
+});
+
+test("Python in Pyodide: python_in_pyodide.mjs runs python_in_pyodide.py; every assert passes and no GPU pointer is left", async ({ page }) => {
+  const r = await page.evaluate(async () => {
+    const { run } = await import("/examples/python_in_pyodide.mjs" as string);
+    const values = (await run()) as number[][];
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const ctx = (window as any).webdlpack.getContext();
+    return { values, livePointers: ctx.stats().livePointers as number };
+  });
+  // The example's last line: the async readback of the uploaded tensor, src[0] changed to 42 from Python.
+  expect(r.values).toEqual([[42, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]]);
+  expect(r.livePointers).toBe(0);
+});
+
+test("a failing assert in the Python example rejects run() with the PythonError (so a pass means the asserts held)", async ({ page }) => {
+  const message = await page.evaluate(async () => {
+    // Serve the example with its first assert made false, through the same run().
+    const original = window.fetch;
+    window.fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+      const response = await original(input, init);
+      if (!String(input).endsWith("/examples/python_in_pyodide.py")) return response;
+      const code = (await response.text()).replace("assert jt.view[0] == 42.0", "assert jt.view[0] == 41.0");
+      return new Response(code);
+    };
+    try {
+      const { run } = await import("/examples/python_in_pyodide.mjs" as string);
+      await run();
+      return "resolved";
+    } catch (err) {
+      return String((err as Error).message);
+    } finally {
+      window.fetch = original;
+    }
+  });
+  expect(message).toContain("AssertionError");
+});
+
+test("JS with ORT and TF.js: js_ort_tfjs.mjs gives sigmoid(model(x)) as NumPy does, with one readback, and leaves nothing alive", async ({ page }) => {
+  const r = await page.evaluate(async () => {
+    const [ort, tf, tfwebgpu, example] = await Promise.all([
+      import("onnxruntime-web/webgpu" as string),
+      import("@tensorflow/tfjs-core" as string),
+      import("@tensorflow/tfjs-backend-webgpu" as string),
+      import("/examples/js_ort_tfjs.mjs" as string),
+    ]);
+    ort.env.wasm.wasmPaths = "/node_modules/onnxruntime-web/dist/";
+    ort.env.wasm.numThreads = 1;
+    const ref = await (await fetch("/tests/data/mlp_reference.json")).json();
+    const modelBytes = new Uint8Array(await (await fetch("/tests/data/mlp.onnx")).arrayBuffer());
+    // Count bytes mapped for reading (GPU → CPU): the example's only one is z.data().
+    let readBytes = 0;
+    const mapAsync = GPUBuffer.prototype.mapAsync;
+    GPUBuffer.prototype.mapAsync = function (this: GPUBuffer, mode: number, offset?: number, size?: number) {
+      if ((mode & GPUMapMode.READ) !== 0) readBytes += size ?? this.size - (offset ?? 0);
+      return mapAsync.call(this, mode, offset, size);
+    };
+    let values: Float32Array;
+    try {
+      values = await example.run({
+        ort, tf, WebGPUBackend: tfwebgpu.WebGPUBackend, modelBytes,
+        input: Float32Array.from(ref.input.flat()), dims: ref.shape,
+      });
+    } finally {
+      GPUBuffer.prototype.mapAsync = mapAsync;
+    }
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const ctx = (window as any).webdlpack.getContext();
+    return {
+      isFloat32Array: values instanceof Float32Array,
+      values: Array.from(values),
+      expected: ref.tfjs_sigmoid.flat() as number[],
+      readBytes,
+      livePointers: ctx.stats().livePointers as number,
+      tfTensors: tf.memory().numTensors as number,
+      guardOwners: ctx.stats().devices[0].guardOwners as string[],
+    };
+  });
+  expect(r.isFloat32Array).toBe(true);
+  expect(r.values).toHaveLength(32);
+  r.values.forEach((v, i) => expect(Math.abs(v - r.expected[i]!)).toBeLessThan(1e-5));
+  expect(r.readBytes).toBe(32 * 4);
+  expect(r.livePointers).toBe(0);
+  expect(r.tfTensors).toBe(0);
+  expect(r.guardOwners).toEqual(expect.arrayContaining(["onnxruntime-web", "tfjs"]));
+});
+
+test("C compiled to wasm: example_gpu_tensor() (built with emcc into a side module, called via ctypes) hands JS a WebGPU tensor; JS's dispose frees its buffer once", async ({ page }) => {
+  const r = await page.evaluate(async () => {
+    const { loadPyodide } = await import("pyodide" as string);
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const webdlpack = (window as any).webdlpack;
+    const { readTensor } = await import("webdlpack/adapters" as string);
+    const ctx = webdlpack.getContext();
+    await ctx.setup();
+    const pyodide = await loadPyodide({ indexURL: "/node_modules/pyodide/" });
+    const bridge = await webdlpack.loadWebDLPack(pyodide);
+    // The side module holds the C library and the example (wasm/wasm.mk builds it).
+    const lib = await webdlpack.loadWebDLPackC(pyodide, { url: "/wasm/build/examples/c_webgpu_tensor.so", path: "/lib/c_webgpu_tensor.so" });
+    try {
+      const handle = pyodide.runPython(`
+import ctypes
+example = ctypes.CDLL("${lib.path}")
+example.example_gpu_tensor.restype = ctypes.c_int32
+example.example_gpu_tensor()
+`) as number;
+      const statsWhileLive = lib.gpuStats();
+      const t = webdlpack.Tensor.fromManaged(bridge.host, lib.takeTensor(handle)); // JS owns it now
+      const ptr = t.data as number;
+      const head = {
+        storage: t.storage, device: [t.device.deviceType, t.device.deviceId], shape: [...t.shape],
+        sameBuffer: t.gpuBuffer === ctx.gpuPointerToBuffer(ptr), owner: ctx.gpuPointerInfo(ptr).owner,
+      };
+      // The buffer C allocated is a real GPUBuffer: write it, read it back through the tensor.
+      const written = Float32Array.from({ length: 1024 }, (_, i) => i * 0.5 - 7);
+      ctx.getWebGPUDevice(0).queue.writeBuffer(t.gpuBuffer, 0, written);
+      const back = (await readTensor(t)) as Float32Array;
+      const matches = back.length === 1024 && back.every((v, i) => v === written[i]);
+      t.dispose(); // runs the C deleter: free_gpu_buffer → wdl_webgpu_free
+      let afterDispose = "still live";
+      try {
+        ctx.gpuPointerInfo(ptr);
+      } catch (e) {
+        afterDispose = (e as { code?: string }).code ?? String(e);
+      }
+      return { handle, statsWhileLive, head, matches, afterDispose, statsAfter: lib.gpuStats(), livePointers: ctx.stats().livePointers };
+    } finally {
+      lib.dispose();
+    }
+  });
+  expect(r.handle).toBeGreaterThan(0);
+  expect(r.statsWhileLive).toEqual({ liveCount: 1, liveBytes: 4096 });
+  expect(r.head).toEqual({ storage: "webgpu", device: [15, 0], shape: [1024], sameBuffer: true, owner: "c" });
+  expect(r.matches).toBe(true);
+  expect(r.afterDispose).toBe("STALE_POINTER");
+  expect(r.statsAfter).toEqual({ liveCount: 0, liveBytes: 0 });
+  expect(r.livePointers).toBe(0);
+});
