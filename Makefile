@@ -16,7 +16,7 @@ BUILD := build
 MICROPIP_VERSION := 0.11.1
 PYODIDE_PYTHON := 3.14
 
-.PHONY: setup build js wheel test test-js test-py test-browser demo bench serve clean typecheck
+.PHONY: setup build js wheel test test-js test-py test-browser demo bench serve clean typecheck screenshot
 .DEFAULT_GOAL := build
 
 setup: $(STAMPS)/npm $(STAMPS)/venv $(STAMPS)/vendor
@@ -92,6 +92,11 @@ test-browser: build
 # ---- Main job, benchmarks, server ------------------------------------------
 demo: build
 	node scripts/demo.mjs
+
+# The README's screenshot: the demo page test clicks through the page and saves it; copy it to docs/.
+screenshot: build
+	npx playwright test tests/browser/demo-page.spec.ts
+	cp build/screenshots/demo.png docs/demo.png
 
 bench: build
 	node bench/run.mjs

@@ -193,6 +193,44 @@ del jt, p, u
   expect(r.unknownDeletes).toBe(0);
 });
 
+test("a to_js tensor JS drops without dispose is collected: the safety net runs Python's deleter exactly once", async ({ shared }) => {
+  const r = await shared.evaluate(async () => {
+    const w = window as unknown as W;
+    const py = w.pyodide;
+    await w.webdlpack.loadWebDLPack(py as never);
+    const gc = (window as unknown as { gc: () => void }).gc;
+    const live = (): number => Number(py.runPython("_debug.live_exports()"));
+    py.runPython(`
+import array, webdlpack
+from webdlpack import _debug
+src14 = array.array("f", [1.0, 2.0, 3.0])
+t14 = webdlpack.from_buffer(src14)
+`);
+    const base = live();
+    const unknownBase = Number(py.runPython("_debug.export_stats()['unknown_deletes']"));
+    let sum = 0;
+    (function useAndDrop() {
+      for (let i = 0; i < 3; i++) {
+        const jt = py.runPython("webdlpack.to_js(t14)") as { view: Float32Array };  // never disposed
+        sum += jt.view[i]!;
+      }
+    })();
+    const whileHeld = live() - base;
+    for (let i = 0; i < 50 && live() > base; i++) {
+      gc();
+      await new Promise((res) => setTimeout(res, 10));
+    }
+    const result = { sum, whileHeld, afterGC: live() - base,
+      unknownDeletes: Number(py.runPython("_debug.export_stats()['unknown_deletes']")) - unknownBase };
+    py.runPython("del t14, src14");
+    return result;
+  });
+  expect(r.sum).toBe(6);
+  expect(r.whileHeld).toBe(3);       // three exports, each kept alive by its JS tensor
+  expect(r.afterGC).toBe(0);         // collected: each deleter ran ...
+  expect(r.unknownDeletes).toBe(0);  // ... exactly once
+});
+
 test("heap growth between export and use: the JS view is re-derived and still shows Python's bytes", async ({ shared }) => {
   const r = await shared.evaluate(async () => {
     const w = window as unknown as W;
