@@ -7,16 +7,11 @@
  * read back does.
  */
 import { test, expect, type Page } from "@playwright/test";
+import { openAdaptersPage } from "./fixtures.js";
 
-async function openAdaptersPage(page: Page): Promise<void> {
-  page.on("pageerror", (err) => console.log(`[page error] ${err.message}`));
-  page.on("console", (msg) => {
-    if (msg.type() === "error") console.log(`[console error] ${msg.text()}`);
-  });
-  await page.goto("/tests/browser/adapters.html");
-  await page.waitForFunction(() => (window as unknown as { adaptersReady?: Promise<boolean> }).adaptersReady !== undefined);
-  await page.evaluate(() => (window as unknown as { adaptersReady: Promise<boolean> }).adaptersReady);
-  // Count bytes mapped for reading (GPU → CPU) from here on.
+/** Open the adapters page, then count bytes mapped for reading (GPU → CPU) from there on. */
+async function openCountingPage(page: Page): Promise<void> {
+  await openAdaptersPage(page);
   await page.evaluate(() => {
     const w = window as unknown as { gpuReadBytes: number; gpuReadCalls: number };
     w.gpuReadBytes = 0;
@@ -33,16 +28,15 @@ async function openAdaptersPage(page: Page): Promise<void> {
 }
 
 test.beforeEach(async ({ page }) => {
-  await openAdaptersPage(page);
+  await openCountingPage(page);
 });
 
 test("ORT output → TF.js (same GPUBuffer) → TF.js op → webdlpack → read back matches NumPy", async ({ page }) => {
   const r = await page.evaluate(async () => {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    const { webdlpack, adapters, ort, tf, WebGPUBackend } = window as any;
+    const { webdlpack, adapters, ort, tf, WebGPUBackend, loadMlp } = window as any;
     const w = window as unknown as { gpuReadBytes: number };
-    const ref = await (await fetch("/tests/data/mlp_reference.json")).json();
-    const model = new Uint8Array(await (await fetch("/tests/data/mlp.onnx")).arrayBuffer());
+    const { ref, model } = await loadMlp();
     const ctx = webdlpack.getContext();
     await ctx.setup();
     const device = ctx.getWebGPUDevice(0);
@@ -136,10 +130,9 @@ test("ORT output → TF.js (same GPUBuffer) → TF.js op → webdlpack → read 
 test("TF.js tensor with unsubmitted work → webdlpack → ORT input (zero-copy) → right output", async ({ page }) => {
   const r = await page.evaluate(async () => {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    const { webdlpack, adapters, ort, tf, WebGPUBackend } = window as any;
+    const { webdlpack, adapters, ort, tf, WebGPUBackend, loadMlp } = window as any;
     const w = window as unknown as { gpuReadBytes: number };
-    const ref = await (await fetch("/tests/data/mlp_reference.json")).json();
-    const model = new Uint8Array(await (await fetch("/tests/data/mlp.onnx")).arrayBuffer());
+    const { ref, model } = await loadMlp();
     const ctx = webdlpack.getContext();
     await ctx.setup();
     const backend = await adapters.registerTfjsWebGPUBackend(tf, WebGPUBackend, ctx, "webdlpack-webgpu");
@@ -177,9 +170,8 @@ test("TF.js tensor with unsubmitted work → webdlpack → ORT input (zero-copy)
 test("byte_offset != 0 and strided inputs to ORT are copied on the GPU (IS_COPIED) and give the right values", async ({ page }) => {
   const r = await page.evaluate(async () => {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    const { webdlpack, adapters, ort } = window as any;
-    const ref = await (await fetch("/tests/data/mlp_reference.json")).json();
-    const model = new Uint8Array(await (await fetch("/tests/data/mlp.onnx")).arrayBuffer());
+    const { webdlpack, adapters, ort, loadMlp } = window as any;
+    const { ref, model } = await loadMlp();
     const ctx = webdlpack.getContext();
     await ctx.setup();
     const device: GPUDevice = ctx.getWebGPUDevice(0);

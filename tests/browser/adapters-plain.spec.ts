@@ -3,14 +3,8 @@
  * dtypes and layouts, ORT CPU tensors, and lifetimes across DLPack exports —
  * in real Chromium with WebGPU (SwiftShader), on tests/browser/adapters.html.
  */
-import { test, expect, type Page } from "@playwright/test";
-
-async function openAdaptersPage(page: Page): Promise<void> {
-  page.on("pageerror", (err) => console.log(`[page error] ${err.message}`));
-  await page.goto("/tests/browser/adapters.html");
-  await page.waitForFunction(() => (window as unknown as { adaptersReady?: Promise<boolean> }).adaptersReady !== undefined);
-  await page.evaluate(() => (window as unknown as { adaptersReady: Promise<boolean> }).adaptersReady);
-}
+import { test, expect } from "@playwright/test";
+import { openAdaptersPage } from "./fixtures.js";
 
 test.beforeEach(async ({ page }) => {
   await openAdaptersPage(page);
@@ -160,9 +154,8 @@ test("GPUBuffer ↔ WebGPU tensor; GPU copies of every element width and layout 
 test("ORT CPU tensors ↔ CPU tensors share bytes; a DLPack export keeps an ORT GPU output alive", async ({ page }) => {
   const r = await page.evaluate(async () => {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    const { webdlpack, adapters, ort } = window as any;
-    const ref = await (await fetch("/tests/data/mlp_reference.json")).json();
-    const model = new Uint8Array(await (await fetch("/tests/data/mlp.onnx")).arrayBuffer());
+    const { webdlpack, adapters, ort, loadMlp } = window as any;
+    const { ref, model } = await loadMlp();
     const ctx = webdlpack.getContext();
     await ctx.setup();
     // CPU: ORT tensor → webdlpack tensor over the same TypedArray, and back.

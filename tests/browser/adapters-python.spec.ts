@@ -4,17 +4,14 @@
  * GPUBuffer all the way, nothing read back until the end.
  */
 import { test, expect } from "@playwright/test";
+import { openAdaptersPage } from "./fixtures.js";
 
 test("ORT output → Python (same GPU pointer) → back to JS → TF.js op → read back matches NumPy", async ({ page }) => {
-  page.on("pageerror", (err) => console.log(`[page error] ${err.message}`));
-  await page.goto("/tests/browser/adapters.html?pyodide=1");
-  await page.waitForFunction(() => (window as unknown as { adaptersReady?: Promise<boolean> }).adaptersReady !== undefined);
-  await page.evaluate(() => (window as unknown as { adaptersReady: Promise<boolean> }).adaptersReady);
+  await openAdaptersPage(page, "?pyodide=1");
   const r = await page.evaluate(async () => {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    const { webdlpack, adapters, ort, tf, WebGPUBackend, pyodide, py } = window as any;
-    const ref = await (await fetch("/tests/data/mlp_reference.json")).json();
-    const model = new Uint8Array(await (await fetch("/tests/data/mlp.onnx")).arrayBuffer());
+    const { webdlpack, adapters, ort, tf, WebGPUBackend, pyodide, py, loadMlp } = window as any;
+    const { ref, model } = await loadMlp();
     const ctx = webdlpack.getContext();
     await ctx.setup();
     await adapters.registerTfjsWebGPUBackend(tf, WebGPUBackend, ctx);

@@ -4,7 +4,7 @@
  * GPUBuffer through the page-wide context, JS writes and reads the very
  * buffer C's pointer names, and C frees it.
  */
-import { test, expect } from "./fixtures.js";
+import { test, expect, type HarnessWindow } from "./fixtures.js";
 import type * as WDL from "../../js/src/index.js";
 import type * as CLIB from "../../js/src/bridge/clib/index.js";
 
@@ -13,6 +13,7 @@ type Lib = typeof WDL;
 test("C in Pyodide allocates a WebGPU buffer through the context; JS reads it; C frees it", async ({ shared }) => {
   const result = await shared.evaluate(async () => {
     const w = window as unknown as { webdlpack: Lib & Partial<typeof CLIB>; pyodide: CLIB.ClibPyodide & { runPython(code: string): unknown } };
+    const { testkit } = window as unknown as HarnessWindow;
     const clib: Pick<typeof CLIB, "loadWebDLPackC"> = w.webdlpack as typeof CLIB;
     const ctx = w.webdlpack.getContext();
     await ctx.setup();
@@ -44,23 +45,11 @@ wdl.wdl_last_error_message.restype = c_char_p
       const buffer = ctx.gpuPointerToBuffer(ptr);
       const values = Float32Array.from({ length: 1000 }, (_, i) => i * 0.25 - 3);
       device.queue.writeBuffer(buffer, 0, values);
-      const staging = device.createBuffer({ size: 4000, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
-      const enc = device.createCommandEncoder();
-      enc.copyBufferToBuffer(buffer, 0, staging, 0, 4000);
-      device.queue.submit([enc.finish()]);
-      await staging.mapAsync(GPUMapMode.READ);
-      const back = Array.from(new Float32Array(staging.getMappedRange().slice(0)));
-      staging.unmap();
-      staging.destroy();
+      const back = Array.from(new Float32Array((await testkit.readBuffer(device, buffer, 0, 4000)).buffer));
 
       const statsLive = lib.gpuStats();
       const freeRc = py("wdl.wdl_webgpu_free(gp)") as number;
-      let afterFree = "no error";
-      try {
-        ctx.gpuPointerInfo(ptr);
-      } catch (e) {
-        afterFree = (e as { code?: string }).code ?? String(e);
-      }
+      const afterFree = testkit.codeOf(() => ctx.gpuPointerInfo(ptr));
       const doubleFree = py("[wdl.wdl_webgpu_free(gp), wdl.wdl_last_error_code(), wdl.wdl_last_error_message().decode()]") as [number, number, string];
       return {
         ptr, allocError, query, matches: back.every((v, i) => v === values[i]), n: back.length,

@@ -2,26 +2,13 @@
  * The GPU pointer table on real WebGPU: allocate, translate, compute on the
  * buffer, read back, free; stale / double-free / foreign pointers; reuse.
  */
-import { test, expect } from "./fixtures.js";
-import type * as WDL from "../../js/src/index.js";
-
-type Lib = typeof WDL;
+import { test, expect, type HarnessWindow } from "./fixtures.js";
 
 test("alloc → translate → writeBuffer → compute shader doubles in place → read back → free → STALE_POINTER", async ({ jsPage }) => {
   const result = await jsPage.evaluate(async () => {
-    const { getContext } = (window as unknown as { webdlpack: Lib }).webdlpack;
-    const ctx = getContext();
-    const codeOf = (fn: () => unknown) => {
-      try {
-        fn();
-        return "no error";
-      } catch (e) {
-        return (e as { code?: string }).code ?? String(e);
-      }
-    };
+    const { setup, codeOf, dispatch, readBuffer } = (window as unknown as HarnessWindow).testkit;
     // No caching, so the free destroys the buffer at once (checked below).
-    await ctx.setup({ cacheMode: "disabled" });
-    const device = ctx.getWebGPUDevice(0);
+    const { ctx, device } = await setup({ cacheMode: "disabled" });
     const n = 1001;
     const nbytes = n * 4;
     const ptr = await ctx.allocWebGPU(nbytes, { label: "doubling", owner: "test" });
@@ -29,32 +16,14 @@ test("alloc → translate → writeBuffer → compute shader doubles in place �
     const input = Float32Array.from({ length: n }, (_, i) => i * 0.5 - 7);
     device.queue.writeBuffer(buffer, 0, input);
 
-    const module = device.createShaderModule({
-      code: `
+    const doubling = `
         @group(0) @binding(0) var<storage, read_write> data: array<f32>;
         @compute @workgroup_size(64)
         fn main(@builtin(global_invocation_id) id: vec3u) {
           if (id.x < arrayLength(&data)) { data[id.x] = data[id.x] * 2.0; }
-        }`,
-    });
-    const pipeline = device.createComputePipeline({ layout: "auto", compute: { module, entryPoint: "main" } });
-    const bindGroup = device.createBindGroup({
-      layout: pipeline.getBindGroupLayout(0),
-      entries: [{ binding: 0, resource: { buffer: ctx.gpuPointerToBuffer(ptr), size: nbytes } }],
-    });
-    const staging = device.createBuffer({ size: nbytes, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
-    const encoder = device.createCommandEncoder();
-    const pass = encoder.beginComputePass();
-    pass.setPipeline(pipeline);
-    pass.setBindGroup(0, bindGroup);
-    pass.dispatchWorkgroups(Math.ceil(n / 64));
-    pass.end();
-    encoder.copyBufferToBuffer(ctx.gpuPointerToBuffer(ptr), 0, staging, 0, nbytes);
-    device.queue.submit([encoder.finish()]);
-    await staging.mapAsync(GPUMapMode.READ);
-    const output = new Float32Array(staging.getMappedRange().slice(0));
-    staging.unmap();
-    staging.destroy();
+        }`;
+    dispatch(device, doubling, { buffer: ctx.gpuPointerToBuffer(ptr), size: nbytes }, Math.ceil(n / 64));
+    const output = new Float32Array((await readBuffer(device, ctx.gpuPointerToBuffer(ptr), 0, nbytes)).buffer);
     let wrong = 0;
     for (let i = 0; i < n; i++) if (output[i] !== input[i]! * 2) wrong += 1;
 
@@ -105,9 +74,7 @@ test("alloc → translate → writeBuffer → compute shader doubles in place �
 
 test("1000 alloc/free cycles reuse one cached buffer under 1000 distinct pointer values; a stale pointer never names it", async ({ jsPage }) => {
   const result = await jsPage.evaluate(async () => {
-    const { getContext } = (window as unknown as { webdlpack: Lib }).webdlpack;
-    const ctx = getContext();
-    await ctx.setup();
+    const { ctx } = await (window as unknown as HarnessWindow).testkit.setup();
     const seen = new Set<number>();
     const buffers = new Set<GPUBuffer>();
     const first = await ctx.allocWebGPU(16);
@@ -137,18 +104,8 @@ test("1000 alloc/free cycles reuse one cached buffer under 1000 distinct pointer
 
 test("bad sizes and usages are typed errors and never destroy the device; foreign buffers can be adopted", async ({ jsPage }) => {
   const result = await jsPage.evaluate(async () => {
-    const { getContext } = (window as unknown as { webdlpack: Lib }).webdlpack;
-    const ctx = getContext();
-    const failure = async (fn: () => unknown) => {
-      try {
-        await fn();
-        return { code: "no error", message: "" };
-      } catch (e) {
-        return { code: (e as { code?: string }).code ?? String(e), message: String((e as Error).message) };
-      }
-    };
-    await ctx.setup();
-    const device = ctx.getWebGPUDevice(0);
+    const { setup, failure } = (window as unknown as HarnessWindow).testkit;
+    const { ctx, device } = await setup();
     const tooBig = await failure(() => ctx.allocWebGPU(2 ** 30 + 1));
     const negative = await failure(() => ctx.allocWebGPU(-4));
     // MAP_READ may only be combined with COPY_DST: refused before WebGPU is asked.

@@ -2,7 +2,7 @@
  * setup(): one adapter and one device for concurrent and repeated calls, typed
  * errors for no WebGPU / no adapter / missing features, and custom devices.
  */
-import { test, expect } from "./fixtures.js";
+import { test, expect, type HarnessWindow, type PageTestkit } from "./fixtures.js";
 import type * as WDL from "../../js/src/index.js";
 
 type Lib = typeof WDL;
@@ -67,15 +67,7 @@ test("no navigator.gpu → NO_WEBGPU, no adapter → NO_ADAPTER, missing feature
   const result = await jsPage.evaluate(async () => {
     const { getContext } = (window as unknown as { webdlpack: Lib }).webdlpack;
     const ctx = getContext();
-    const failure = async (fn: () => Promise<unknown>) => {
-      try {
-        await fn();
-        return { code: "no error", message: "", field: "", value: undefined as unknown };
-      } catch (e) {
-        const err = e as { code?: string; message: string; field?: string; value?: unknown };
-        return { code: err.code ?? "not typed", message: err.message, field: err.field ?? "", value: err.value };
-      }
-    };
+    const { failure } = (window as unknown as { testkit: PageTestkit }).testkit;
     const hadGpu = !!navigator.gpu;
     const descriptor = Object.getOwnPropertyDescriptor(Navigator.prototype, "gpu")!;
     Object.defineProperty(Navigator.prototype, "gpu", { configurable: true, get: () => undefined });
@@ -111,17 +103,8 @@ test("no navigator.gpu → NO_WEBGPU, no adapter → NO_ADAPTER, missing feature
 
 test("user devices: same device → same id > 0, unknown id → UNKNOWN_DEVICE, allocation on a custom device", async ({ jsPage }) => {
   const result = await jsPage.evaluate(async () => {
-    const { getContext } = (window as unknown as { webdlpack: Lib }).webdlpack;
-    const ctx = getContext();
-    const codeOf = (fn: () => unknown) => {
-      try {
-        fn();
-        return "no error";
-      } catch (e) {
-        return (e as { code?: string }).code ?? String(e);
-      }
-    };
-    await ctx.setup();
+    const { setup, codeOf } = (window as unknown as HarnessWindow).testkit;
+    const { ctx } = await setup();
     const adapter = (await navigator.gpu.requestAdapter())!;
     const mine = await adapter.requestDevice({ label: "user device" });
     const id = ctx.registerWebGPUDevice(mine);

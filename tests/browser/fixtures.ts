@@ -7,6 +7,7 @@
  * the shared page (device destroy, two library copies).
  */
 import { test as base, expect, type Page } from "@playwright/test";
+import type * as WDL from "../../js/src/index.js";
 
 async function openHarness(page: Page, query: string): Promise<Page> {
   page.on("pageerror", (err) => console.log(`[page error] ${err.message}`));
@@ -14,6 +15,21 @@ async function openHarness(page: Page, query: string): Promise<Page> {
   await page.waitForFunction(() => (window as unknown as { harnessReady?: Promise<boolean> }).harnessReady !== undefined);
   await page.evaluate(() => (window as unknown as { harnessReady: Promise<boolean> }).harnessReady);
   return page;
+}
+
+/**
+ * Open tests/browser/adapters.html (webdlpack, ONNX Runtime Web, TF.js; `?pyodide=1`
+ * adds Pyodide) in `page` and wait until it is ready; page errors and console
+ * errors are logged.
+ */
+export async function openAdaptersPage(page: Page, query = ""): Promise<void> {
+  page.on("pageerror", (err) => console.log(`[page error] ${err.message}`));
+  page.on("console", (msg) => {
+    if (msg.type() === "error") console.log(`[console error] ${msg.text()}`);
+  });
+  await page.goto(`/tests/browser/adapters.html${query}`);
+  await page.waitForFunction(() => (window as unknown as { adaptersReady?: Promise<boolean> }).adaptersReady !== undefined);
+  await page.evaluate(() => (window as unknown as { adaptersReady: Promise<boolean> }).adaptersReady);
 }
 
 export const test = base.extend<{ jsPage: Page }, { shared: Page }>({
@@ -31,3 +47,33 @@ export const test = base.extend<{ jsPage: Page }, { shared: Page }>({
 });
 
 export { expect };
+
+/** The globals of harness.html that page-side test code uses. */
+export interface HarnessWindow {
+  /** The webdlpack bundle. */
+  webdlpack: typeof WDL;
+  /** Shared in-page helpers. */
+  testkit: PageTestkit;
+}
+
+/**
+ * `window.testkit` (tests/browser/testkit.js, loaded by harness.html): helpers
+ * for code inside `page.evaluate`, which can not call Node-side functions.
+ */
+export interface PageTestkit {
+  /** `setup(cfg)` on the page's context; returns it and its device 0. */
+  setup(cfg?: WDL.SetupConfig): Promise<{ ctx: WDL.WebDLPackContext; device: GPUDevice }>;
+  /** The `code` of the error `fn` throws: `ok` ("no error") if it returns, `String(err)` for an untyped error. */
+  codeOf(fn: () => unknown, ok?: string): string;
+  /** Run `window.gc()` every 10 ms, at most 30 times, until `ctx.leaks()` reports a leak. */
+  collectLeaks(ctx: WDL.WebDLPackContext): Promise<void>;
+  /** `{code, message, field, value}` of what `fn` throws or rejects with; code "no error" on success. */
+  failure(fn: () => unknown): Promise<{ code: string; message: string; field: string; value: unknown }>;
+  /** Bytes `[offset, offset + size)` of `buffer` after all submitted work (staging copy + mapAsync). */
+  readBuffer(device: GPUDevice, buffer: GPUBuffer, offset: number, size: number): Promise<Uint8Array>;
+  /**
+   * Submit one compute pass of `pipeline` (or of WGSL source with entry point `main`) with `resource`
+   * at group 0, binding 0, over `workgroups` workgroups; returns the pipeline.
+   */
+  dispatch(device: GPUDevice, pipeline: GPUComputePipeline | string, resource: GPUBufferBinding, workgroups: number): GPUComputePipeline;
+}

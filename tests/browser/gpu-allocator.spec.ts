@@ -3,17 +3,11 @@
  * and release with stats, and 1000 alloc/free cycles of 16 MiB in every mode
  * (the GPU process died at ~900 such cycles without the destroy throttle).
  */
-import { test, expect } from "./fixtures.js";
-import type * as WDL from "../../js/src/index.js";
-
-type Lib = typeof WDL;
+import { test, expect, type HarnessWindow } from "./fixtures.js";
 
 test("each cache mode: reuse and release of a freed buffer, with stats", async ({ jsPage }) => {
   const result = await jsPage.evaluate(async () => {
-    const { getContext } = (window as unknown as { webdlpack: Lib }).webdlpack;
-    const ctx = getContext();
-    await ctx.setup();
-    const device = ctx.getWebGPUDevice(0);
+    const { ctx, device } = await (window as unknown as HarnessWindow).testkit.setup();
     // Whether `buffer` is destroyed right now: writeBuffer to a destroyed buffer is a validation error.
     const destroyedNow = (buffer: GPUBuffer): Promise<boolean> => {
       device.pushErrorScope("validation");
@@ -66,10 +60,7 @@ for (const mode of ["disabled", "lazyRelease", "simple", "bucket"] as const) {
   test(`1000 alloc/free cycles of 16 MiB survive in ${mode} mode`, async ({ jsPage }) => {
     test.setTimeout(180_000);
     const result = await jsPage.evaluate(async (mode) => {
-      const { getContext } = (window as unknown as { webdlpack: Lib }).webdlpack;
-      const ctx = getContext();
-      await ctx.setup({ cacheMode: mode });
-      const device = ctx.getWebGPUDevice(0);
+      const { ctx, device } = await (window as unknown as HarnessWindow).testkit.setup({ cacheMode: mode });
       let lost = "";
       void device.lost.then((info) => { lost = `${info.reason}: ${info.message}`; });
       const size = 16 * 2 ** 20;
@@ -114,10 +105,7 @@ for (const mode of ["disabled", "lazyRelease", "simple", "bucket"] as const) {
 test("1000 synchronous 16 MiB alloc/free cycles with no await at all survive in disabled mode (the throttle submits markers)", async ({ jsPage }) => {
   test.setTimeout(180_000);
   const result = await jsPage.evaluate(async () => {
-    const { getContext } = (window as unknown as { webdlpack: Lib }).webdlpack;
-    const ctx = getContext();
-    await ctx.setup({ cacheMode: "disabled" });
-    const device = ctx.getWebGPUDevice(0);
+    const { ctx, device } = await (window as unknown as HarnessWindow).testkit.setup({ cacheMode: "disabled" });
     let lost = "";
     void device.lost.then((info) => { lost = `${info.reason}: ${info.message}`; });
     for (let i = 0; i < 1000; i++) ctx.freeWebGPU(ctx.allocWebGPUSync(16 * 2 ** 20));

@@ -7,7 +7,7 @@
  * dropped JS tensor is collected, released once and reported by `ctx.leaks()`.
  * (The ORT and TF.js adapters' tensors: adapters-e2e.spec.ts.)
  */
-import { test, expect } from "./fixtures.js";
+import { test, expect, type HarnessWindow } from "./fixtures.js";
 import type * as WDL from "../../js/src/index.js";
 import type * as CLIB from "../../js/src/bridge/clib/index.js";
 
@@ -74,11 +74,10 @@ test("a dropped JS Tensor.webgpu is collected, released once and reported as a t
     if (msg.type() === "warning" && msg.text().includes("webdlpack: leaked tensor")) warnings.push(msg.text());
   });
   const r = await jsPage.evaluate(async () => {
-    const { getContext, Tensor } = (window as unknown as { webdlpack: Lib }).webdlpack;
-    const ctx = getContext();
-    await ctx.setup();
+    const { Tensor } = (window as unknown as { webdlpack: Lib }).webdlpack;
+    const { setup, codeOf, collectLeaks } = (window as unknown as HarnessWindow).testkit;
+    const { ctx } = await setup();
     ctx.debug.captureStacks = true;
-    const gc = (window as unknown as { gc: () => void }).gc;
     const counter = { released: 0 };
     let ptr = 0;
     (function makeAndDropTensor() {
@@ -86,16 +85,8 @@ test("a dropped JS Tensor.webgpu is collected, released once and reported as a t
       ptr = p;
       Tensor.webgpu({ pointer: p, deviceId: 0, dtype: "float32", shape: [512], owner: "forgetful", onRelease: () => { counter.released++; ctx.freeWebGPU(p); } });
     })();
-    for (let i = 0; i < 30 && ctx.leaks().length === 0; i++) {
-      gc();
-      await new Promise((res) => setTimeout(res, 10));
-    }
-    let code = "live";
-    try {
-      ctx.gpuPointerToBuffer(ptr);
-    } catch (e) {
-      code = (e as { code: string }).code;
-    }
+    await collectLeaks(ctx);
+    const code = codeOf(() => ctx.gpuPointerToBuffer(ptr), "live");
     return { leaks: ctx.leaks(), ptr, code, released: counter.released, left: ctx.ledger.entries().filter((e) => e.pointer === ptr).length };
   });
   expect(r.leaks).toHaveLength(1);
@@ -176,14 +167,7 @@ with webdlpack.scope() as s11:
 [inside11, s11.disposed, tmp11.disposed, up11.disposed, kept11.disposed]
 `) as { toJs(): [number[], number, boolean, boolean, boolean] }).toJs();
     const [[tmp, up, kept], disposed, tmpDisposed, upDisposed, keptDisposed] = out;
-    const stale = (p: number): string => {
-      try {
-        ctx.gpuPointerInfo(p);
-        return "live";
-      } catch (e) {
-        return (e as { code: string }).code;
-      }
-    };
+    const stale = (p: number): string => (window as unknown as HarnessWindow).testkit.codeOf(() => ctx.gpuPointerInfo(p), "live");
     const states = { tmp: stale(tmp!), up: stale(up!), kept: stale(kept!) };
     const ledgerPointers = ctx.ledger.entries().map((e) => e.pointer);
     const liveAfterScope = ctx.stats().livePointers - base;

@@ -4,24 +4,13 @@
  * framework destroying its device guard without breaking another, and device
  * loss fanned out to two listeners.
  */
-import { test, expect } from "./fixtures.js";
-import type * as WDL from "../../js/src/index.js";
-
-type Lib = typeof WDL;
+import { test, expect, type HarnessWindow } from "./fixtures.js";
 
 test("scope disposes what was allocated inside (sync and async), keeps kept and returned pointers", async ({ jsPage }) => {
   const result = await jsPage.evaluate(async () => {
-    const { getContext } = (window as unknown as { webdlpack: Lib }).webdlpack;
-    const ctx = getContext();
-    await ctx.setup();
-    const code = (ptr: number): string => {
-      try {
-        ctx.gpuPointerToBuffer(ptr);
-        return "live";
-      } catch (e) {
-        return (e as { code: string }).code;
-      }
-    };
+    const { setup, codeOf } = (window as unknown as HarnessWindow).testkit;
+    const { ctx } = await setup();
+    const code = (ptr: number): string => codeOf(() => ctx.gpuPointerToBuffer(ptr), "live");
     const base = ctx.stats().livePointers;
     const made: number[] = [];
     let kept = 0;
@@ -59,11 +48,9 @@ test("a dropped JS object is collected, its buffer released, and reported as a l
     if (msg.type() === "warning" && msg.text().includes("webdlpack: leaked")) warnings.push(msg.text());
   });
   const result = await jsPage.evaluate(async () => {
-    const { getContext } = (window as unknown as { webdlpack: Lib }).webdlpack;
-    const ctx = getContext();
-    await ctx.setup();
+    const { setup, codeOf, collectLeaks } = (window as unknown as HarnessWindow).testkit;
+    const { ctx } = await setup();
     ctx.debug.captureStacks = true;
-    const gc = (window as unknown as { gc: () => void }).gc;
     let ptr = 0;
     (function makeAndDrop() {
       ptr = ctx.allocWebGPUSync(5000, { owner: "forgetful-framework" });
@@ -73,16 +60,8 @@ test("a dropped JS object is collected, its buffer released, and reported as a l
     const kept = { kind: "kept" };
     const keptPtr = ctx.allocWebGPUSync(64, { owner: "careful" });
     ctx.ledger.watch(kept, ctx.ledger.entryForPointer(keptPtr)!);
-    for (let i = 0; i < 30 && ctx.leaks().length === 0; i++) {
-      gc();
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    let code = "live";
-    try {
-      ctx.gpuPointerToBuffer(ptr);
-    } catch (e) {
-      code = (e as { code: string }).code;
-    }
+    await collectLeaks(ctx);
+    const code = codeOf(() => ctx.gpuPointerToBuffer(ptr), "live");
     const leaks = ctx.leaks();
     const keptAlive = ctx.gpuPointerToBuffer(keptPtr) !== undefined && kept.kind === "kept";
     ctx.dispose(kept);
@@ -99,9 +78,7 @@ test("a dropped JS object is collected, its buffer released, and reported as a l
 
 test("one framework destroying its device guard does not break another; the last owner's destroy waits for webdlpack's live pointers, then loses it; two listeners hear it", async ({ jsPage }) => {
   const result = await jsPage.evaluate(async () => {
-    const { getContext } = (window as unknown as { webdlpack: Lib }).webdlpack;
-    const ctx = getContext();
-    await ctx.setup();
+    const { ctx } = await (window as unknown as HarnessWindow).testkit.setup();
     const heard: string[] = [];
     ctx.onDeviceLost((e) => heard.push(`first:${e.deviceId}:${e.reason}`));
     ctx.onDeviceLost((e) => heard.push(`second:${e.deviceId}:${e.reason}`));

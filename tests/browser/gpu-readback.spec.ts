@@ -3,41 +3,25 @@
  * readback is asked for at once, with no await in between — it must see the
  * shader's values, because its copy is queued after the dispatch.
  */
-import { test, expect } from "./fixtures.js";
-import type * as WDL from "../../js/src/index.js";
-
-type Lib = typeof WDL;
+import { test, expect, type HarnessWindow } from "./fixtures.js";
 
 test("compute shader submitted, then readback at once → the new values (ArrayBuffer, view, wasm memory)", async ({ jsPage }) => {
   const result = await jsPage.evaluate(async () => {
-    const { getContext } = (window as unknown as { webdlpack: Lib }).webdlpack;
-    const ctx = getContext();
-    await ctx.setup();
-    const device = ctx.getWebGPUDevice(0);
+    const { ctx, device } = await (window as unknown as HarnessWindow).testkit.setup();
     const n = 1000;
     const ptr = await ctx.allocWebGPU(n * 4, { owner: "shader" });
     device.queue.writeBuffer(ctx.gpuPointerToBuffer(ptr), 0, Float32Array.from({ length: n }, (_, i) => i));
-    const module = device.createShaderModule({
-      code: `
+    const tripling = `
         @group(0) @binding(0) var<storage, read_write> data: array<f32>;
         @compute @workgroup_size(64)
         fn main(@builtin(global_invocation_id) id: vec3u) {
           if (id.x < ${n}u) { data[id.x] = data[id.x] * 3.0 + 1.0; }
-        }`,
-    });
-    const pipeline = device.createComputePipeline({ layout: "auto", compute: { module, entryPoint: "main" } });
-    const bindGroup = device.createBindGroup({
-      layout: pipeline.getBindGroupLayout(0),
-      entries: [{ binding: 0, resource: { buffer: ctx.gpuPointerToBuffer(ptr), size: n * 4 } }],
-    });
+        }`;
+    const { testkit } = window as unknown as HarnessWindow;
+    const resource = { buffer: ctx.gpuPointerToBuffer(ptr), size: n * 4 };
+    let shader: GPUComputePipeline | string = tripling; // the pipeline, once the first dispatch made it
     const dispatch = (): void => {
-      const encoder = device.createCommandEncoder();
-      const pass = encoder.beginComputePass();
-      pass.setPipeline(pipeline);
-      pass.setBindGroup(0, bindGroup);
-      pass.dispatchWorkgroups(Math.ceil(n / 64));
-      pass.end();
-      device.queue.submit([encoder.finish()]);
+      shader = testkit.dispatch(device, shader, resource, Math.ceil(n / 64));
     };
 
     dispatch();

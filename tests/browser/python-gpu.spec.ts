@@ -5,9 +5,11 @@
  * JSPI (inside runPythonAsync) and asynchronously (to_cpu_async), pointers
  * freed exactly once.
  */
-import { test, expect } from "./fixtures.js";
+import { test, expect, type PageTestkit } from "./fixtures.js";
+import type { Page } from "@playwright/test";
 
 type Webdlpack = typeof import("../../js/src/index.js");
+type Context = ReturnType<Webdlpack["getContext"]>;
 type PyProxy = { toJs(opts?: object): unknown; destroy(): void };
 type W = {
   pyodide: {
@@ -17,7 +19,13 @@ type W = {
     _module: { HEAPU8: Uint8Array; _malloc(n: number): number; _free(a: number): void };
   };
   webdlpack: Webdlpack;
+  testkit: PageTestkit;
   gpuTest: {
+    /**
+     * What every test here starts from: the window, Pyodide, the context, device 0
+     * and the live pointer count now (`base`, to check that a test leaks nothing).
+     */
+    env(): { w: W; py: W["pyodide"]; ctx: Context; device: GPUDevice; base: number };
     /** Run `x[i] = expr(i, x[i])` (WGSL, u32 or f32 element) over `count` elements at element offset `first`. */
     dispatch(buffer: GPUBuffer, count: number, first: number, wgslType: "f32" | "u32", expr: string): void;
     /** Bytes of a GPUBuffer, read with mapAsync (after all submitted work). */
@@ -25,8 +33,8 @@ type W = {
   };
 };
 
-/** Set up the page once: device 0, the Python bridge and two GPU helpers. */
-async function ready(page: import("@playwright/test").Page): Promise<void> {
+/** Set up the page once: device 0, the Python bridge and the `gpuTest` helpers. */
+async function ready(page: Page): Promise<void> {
   await page.evaluate(async () => {
     const w = window as unknown as W;
     await w.webdlpack.getContext().setup();
@@ -34,6 +42,10 @@ async function ready(page: import("@playwright/test").Page): Promise<void> {
     if (w.gpuTest) return;
     const device = w.webdlpack.getContext().getWebGPUDevice();
     w.gpuTest = {
+      env() {
+        const ctx = w.webdlpack.getContext();
+        return { w, py: w.pyodide, ctx, device: ctx.getWebGPUDevice(), base: ctx.stats().livePointers };
+      },
       dispatch(buffer, count, first, wgslType, expr) {
         const code = `
 @group(0) @binding(0) var<storage, read_write> x: array<${wgslType}>;
@@ -43,37 +55,22 @@ async function ready(page: import("@playwright/test").Page): Promise<void> {
   let v = x[i + ${first}u];
   x[i + ${first}u] = ${expr};
 }`;
-        const pipeline = device.createComputePipeline({ layout: "auto", compute: { module: device.createShaderModule({ code }), entryPoint: "main" } });
-        const bind = device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries: [{ binding: 0, resource: { buffer } }] });
-        const enc = device.createCommandEncoder();
-        const pass = enc.beginComputePass();
-        pass.setPipeline(pipeline);
-        pass.setBindGroup(0, bind);
-        pass.dispatchWorkgroups(Math.ceil(count / 64));
-        pass.end();
-        device.queue.submit([enc.finish()]);
+        w.testkit.dispatch(device, code, { buffer }, Math.ceil(count / 64));
       },
-      async read(buffer, offset, size) {
-        const staging = device.createBuffer({ size, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
-        const enc = device.createCommandEncoder();
-        enc.copyBufferToBuffer(buffer, offset, staging, 0, size);
-        device.queue.submit([enc.finish()]);
-        await staging.mapAsync(GPUMapMode.READ);
-        const out = new Uint8Array(staging.getMappedRange()).slice();
-        staging.destroy();
-        return out;
-      },
+      read: (buffer, offset, size) => w.testkit.readBuffer(device, buffer, offset, size),
     };
   });
 }
 
+/** {@link ready}, then run `body` in the page (it runs there: it can use only page globals). */
+async function inGpuPage<R>(page: Page, body: () => Promise<R>): Promise<R> {
+  await ready(page);
+  return page.evaluate(body);
+}
+
 test("Python uploads array.array → JS shader doubles it in place on the same GPUBuffer → Python reads back sync (JSPI) and async", async ({ shared }) => {
-  await ready(shared);
-  const r = await shared.evaluate(async () => {
-    const w = window as unknown as W;
-    const py = w.pyodide;
-    const ctx = w.webdlpack.getContext();
-    const base = ctx.stats().livePointers;
+  const r = await inGpuPage(shared, async () => {
+    const { w, py, ctx, base } = (window as unknown as W).gpuTest.env();
     const head = (py.runPython(`
 import webdlpack, array
 from webdlpack import _debug
@@ -108,12 +105,7 @@ a1.tolist()
     const liveWhileJsHolds = ctx.stats().livePointers - base;
     jt.dispose();
     const liveAfter = ctx.stats().livePointers - base;
-    let staleCode = "";
-    try {
-      ctx.gpuPointerInfo(ptr);
-    } catch (e) {
-      staleCode = (e as { code: string }).code;
-    }
+    const staleCode = w.testkit.codeOf(() => ctx.gpuPointerInfo(ptr));
     const stats = (py.runPython(`
 s = _debug.gpu_stats()
 [s["allocated"] - gpu0["allocated"], s["freed"] - gpu0["freed"], s["free_errors"]]
@@ -139,10 +131,8 @@ s = _debug.gpu_stats()
 });
 
 test("sync readback outside runPythonAsync is a clear typed error naming the fix, and starts no GPU work", async ({ shared }) => {
-  await ready(shared);
-  const r = await shared.evaluate(async () => {
-    const w = window as unknown as W;
-    const py = w.pyodide;
+  const r = await inGpuPage(shared, async () => {
+    const { py } = (window as unknown as W).gpuTest.env();
     let maps = 0;
     const mapAsync = GPUBuffer.prototype.mapAsync;
     GPUBuffer.prototype.mapAsync = function (this: GPUBuffer, ...args: Parameters<GPUBuffer["mapAsync"]>) {
@@ -183,10 +173,8 @@ msgs
 });
 
 test("ordering: JS submits a shader that writes a tensor, Python reads it at once and sees the new values", async ({ shared }) => {
-  await ready(shared);
-  const r = await shared.evaluate(async () => {
-    const w = window as unknown as W;
-    const py = w.pyodide;
+  const r = await inGpuPage(shared, async () => {
+    const { w, py } = (window as unknown as W).gpuTest.env();
     py.runPython(`
 import webdlpack
 z3 = webdlpack.zeros((256,), "uint32", device="webgpu:0")
@@ -212,13 +200,8 @@ jz3 = webdlpack.to_js(z3)
 });
 
 test("a JS-made GPU tensor → Python (same pointer as data_ptr, byte_offset kept) → freed exactly once when the last owner lets go", async ({ shared }) => {
-  await ready(shared);
-  const r = await shared.evaluate(async () => {
-    const w = window as unknown as W;
-    const py = w.pyodide;
-    const ctx = w.webdlpack.getContext();
-    const device = ctx.getWebGPUDevice();
-    const base = ctx.stats().livePointers;
+  const r = await inGpuPage(shared, async () => {
+    const { w, py, ctx, device, base } = (window as unknown as W).gpuTest.env();
     const ptr = await ctx.allocWebGPU(64);
     device.queue.writeBuffer(ctx.gpuPointerToBuffer(ptr), 0, new Float32Array(Array.from({ length: 16 }, (_, i) => i + 0.5)));
     let released = 0;
@@ -243,12 +226,7 @@ p4 = webdlpack.from_js(jt4)
     const afterPython = released;
     jp.dispose();
     py.runPython("del jp4, jt4");
-    let staleCode = "";
-    try {
-      ctx.gpuPointerInfo(ptr);
-    } catch (e) {
-      staleCode = (e as { code: string }).code;
-    }
+    const staleCode = w.testkit.codeOf(() => ctx.gpuPointerInfo(ptr));
     return { ptr, seen, afterJsDispose, values, sameBuffer, afterPython, released, live: ctx.stats().livePointers - base, staleCode };
   });
   expect(r.seen[0]).toBe(r.ptr);
@@ -263,26 +241,17 @@ p4 = webdlpack.from_js(jt4)
 });
 
 test("copy=False across devices is a BufferError both ways; copy=None copies (array API); nothing leaks", async ({ shared }) => {
-  await ready(shared);
-  const r = await shared.evaluate(async () => {
-    const w = window as unknown as W;
-    const py = w.pyodide;
-    const ctx = w.webdlpack.getContext();
-    const base = ctx.stats().livePointers;
+  const r = await inGpuPage(shared, async () => {
+    const { py, ctx, base } = (window as unknown as W).gpuTest.env();
     const out = (await py.runPythonAsync(`
 import webdlpack, array
 cpu5 = webdlpack.from_buffer(array.array("h", [1, -2, 3]))
+g5 = webdlpack.from_dlpack(cpu5, device="webgpu:0")          # copy=None: allowed to copy
 res = []
 for attempt in (lambda: webdlpack.from_dlpack(cpu5, device="webgpu:0", copy=False),
                 lambda: cpu5.__dlpack__(max_version=(1, 1), dl_device=(15, 0), copy=False),
-                lambda: webdlpack.asarray(array.array("h", [1]), device="webgpu:0", copy=False)):
-    try:
-        attempt()
-        res.append("no error")
-    except BufferError as e:
-        res.append(e.code.name)
-g5 = webdlpack.from_dlpack(cpu5, device="webgpu:0")          # copy=None: allowed to copy
-for attempt in (lambda: webdlpack.from_dlpack(g5, device="cpu", copy=False),
+                lambda: webdlpack.asarray(array.array("h", [1]), device="webgpu:0", copy=False),
+                lambda: webdlpack.from_dlpack(g5, device="cpu", copy=False),
                 lambda: g5.__dlpack__(max_version=(1, 1), dl_device=(1, 0), copy=False)):
     try:
         attempt()
@@ -306,14 +275,9 @@ res
 });
 
 test("byte_offset and strides (negative too) are honoured on upload and on readback, also with copy=True and unaligned offsets; strided GPU copies are refused saying what to do", async ({ shared }) => {
-  await ready(shared);
-  const r = await shared.evaluate(async () => {
-    const w = window as unknown as W;
-    const py = w.pyodide;
-    const ctx = w.webdlpack.getContext();
-    const device = ctx.getWebGPUDevice();
+  const r = await inGpuPage(shared, async () => {
+    const { w, py, ctx, device, base } = (window as unknown as W).gpuTest.env();
     const bridge = await w.webdlpack.loadWebDLPack(py as never);
-    const base = ctx.stats().livePointers;
     /** Dispose the JS tensors, then free their GPU pointer and heap block. */
     const release = (tensors: { dispose(): void }[], gpuPtr: number, heapAddr: number): void => {
       for (const t of tensors) t.dispose();
@@ -430,11 +394,8 @@ res
 });
 
 test("GPU errors from Python are typed: unknown device, stale pointer", async ({ shared }) => {
-  await ready(shared);
-  const r = await shared.evaluate(async () => {
-    const w = window as unknown as W;
-    const py = w.pyodide;
-    const ctx = w.webdlpack.getContext();
+  const r = await inGpuPage(shared, async () => {
+    const { w, py, ctx } = (window as unknown as W).gpuTest.env();
     const ptr = await ctx.allocWebGPU(16);
     const t = w.webdlpack.Tensor.webgpu({ pointer: ptr, deviceId: 0, dtype: "float32", shape: [4] });
     py.globals.set("jt7", t);
@@ -467,12 +428,9 @@ res
 });
 
 test("fallback paths: a context without allocWebGPUSync / readback (an older copy's) still allocates, uploads and reads back", async ({ shared }) => {
-  await ready(shared);
-  const r = await shared.evaluate(async () => {
-    const w = window as unknown as W;
-    const py = w.pyodide;
+  const r = await inGpuPage(shared, async () => {
+    const { w, py, base } = (window as unknown as W).gpuTest.env();
     const ctx = w.webdlpack.getContext() as unknown as Record<string, unknown>;
-    const base = w.webdlpack.getContext().stats().livePointers;
     // Shadow the newer methods on the instance, as a context made by an older copy would lack them.
     ctx["allocWebGPUSync"] = undefined;
     ctx["readback"] = undefined;
@@ -508,12 +466,8 @@ res8
 });
 
 test("stream: None and -1 are accepted for WebGPU tensors (one queue, nothing waits), other values are typed errors", async ({ shared }) => {
-  await ready(shared);
-  const r = await shared.evaluate(async () => {
-    const w = window as unknown as W;
-    const py = w.pyodide;
-    const ctx = w.webdlpack.getContext();
-    const base = ctx.stats().livePointers;
+  const r = await inGpuPage(shared, async () => {
+    const { w, py, ctx, base } = (window as unknown as W).gpuTest.env();
     py.runPython(`
 import webdlpack
 g11 = webdlpack.zeros((64,), "uint32", device="webgpu:0")
@@ -559,10 +513,8 @@ res
 });
 
 test("webdlpack.empty(device='webgpu:0') allocates a GPU tensor: (15, 0), a live pointer of the right size, owner python; freed on dispose", async ({ shared }) => {
-  await ready(shared);
-  const r = await shared.evaluate(async () => {
-    const w = window as unknown as W;
-    const ctx = w.webdlpack.getContext();
+  const r = await inGpuPage(shared, async () => {
+    const { w, ctx } = (window as unknown as W).gpuTest.env();
     const out = (w.pyodide.runPython(`
 import webdlpack
 e13 = webdlpack.empty((3, 5), "int16", device="webgpu:0")
@@ -572,12 +524,7 @@ e13 = webdlpack.empty((3, 5), "int16", device="webgpu:0")
     const info = ctx.gpuPointerInfo(ptr);
     const owner = ctx.ledger.entries().find((e) => e.pointer === ptr)?.owner;
     w.pyodide.runPython("e13.dispose(); del e13");
-    let after = "";
-    try {
-      ctx.gpuPointerInfo(ptr);
-    } catch (e) {
-      after = (e as { code: string }).code;
-    }
+    const after = w.testkit.codeOf(() => ctx.gpuPointerInfo(ptr));
     return { device: out[0], shape: out[1], dtype: out[2], byteOffset: out[4], nbytes: out[5], strides: out[6], size: info.size, deviceId: info.deviceId, owner, after };
   });
   expect(r.device).toEqual([15, 0]);

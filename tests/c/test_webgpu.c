@@ -12,6 +12,13 @@ static void init_fake(void) {
   if (wdl_init(&h) != 0) wdl_t_fail(__FILE__, __LINE__, "wdl_init: %s", wdl_last_error_message());
 }
 
+/* How many live buffers the C-side ledger tracks. */
+static uint32_t live_count(void) {
+  wdl_webgpu_stats st;
+  wdl_webgpu_stats_get(&st);
+  return st.live_count;
+}
+
 static void init_checks_table(void) {
   CHECK_EQ_INT(wdl_is_initialized(), 0);
   CHECK_EQ_INT(wdl_init(NULL), -1);
@@ -127,9 +134,7 @@ static void host_error_via_last_error(void) {
   CHECK_EQ_INT(wdl_webgpu_alloc(0, 1 << 20, 0), 0);
   CHECK_ERROR(WDL_OUT_OF_MEMORY, "fake host: gpu_alloc failed");
   CHECK_EQ_INT(fake.last_error_calls, 1);
-  wdl_webgpu_stats st;
-  wdl_webgpu_stats_get(&st);
-  CHECK_EQ_INT(st.live_count, 0);
+  CHECK_EQ_INT(live_count(), 0);
 }
 
 static void host_error_via_set_error(void) {
@@ -155,31 +160,32 @@ static void host_error_silent(void) {
   CHECK_ERROR(WDL_GPU_ERROR, "host function failed and gave no error");
 }
 
-static void free_device_lost_forgets(void) {
+/* Allocate 256 bytes into *p, then free it while the fake host's gpu_free
+   fails with `code`; checks that the free reports `code`. Callers stop when
+   wdl_t_has_failed(). */
+static void free_failing_with(int code, uint32_t *p) {
   init_fake();
-  uint32_t p = wdl_webgpu_alloc(0, 256, 0);
-  CHECK(p != 0);
+  *p = wdl_webgpu_alloc(0, 256, 0);
+  CHECK(*p != 0);
   fake.free_mode = FAKE_FAIL_LAST_ERROR;
-  fake.fail_code = WDL_DEVICE_LOST;
-  CHECK_EQ_INT(wdl_webgpu_free(p), -1);
-  CHECK_ERROR(WDL_DEVICE_LOST, "gpu_free failed");
-  wdl_webgpu_stats st;
-  wdl_webgpu_stats_get(&st);
-  CHECK_EQ_INT(st.live_count, 0); /* the buffer died with its device */
-  fake_host_reset();              /* drop the fake's record of it */
+  fake.fail_code = code;
+  CHECK_EQ_INT(wdl_webgpu_free(*p), -1);
+  CHECK_ERROR(code, "gpu_free failed");
+}
+
+static void free_device_lost_forgets(void) {
+  uint32_t p = 0;
+  free_failing_with(WDL_DEVICE_LOST, &p);
+  if (wdl_t_has_failed()) return;
+  CHECK_EQ_INT(live_count(), 0); /* the buffer died with its device */
+  fake_host_reset();             /* drop the fake's record of it */
 }
 
 static void free_other_failure_keeps(void) {
-  init_fake();
-  uint32_t p = wdl_webgpu_alloc(0, 256, 0);
-  CHECK(p != 0);
-  fake.free_mode = FAKE_FAIL_LAST_ERROR;
-  fake.fail_code = WDL_GPU_ERROR;
-  CHECK_EQ_INT(wdl_webgpu_free(p), -1);
-  CHECK_ERROR(WDL_GPU_ERROR, "gpu_free failed");
-  wdl_webgpu_stats st;
-  wdl_webgpu_stats_get(&st);
-  CHECK_EQ_INT(st.live_count, 1);
+  uint32_t p = 0;
+  free_failing_with(WDL_GPU_ERROR, &p);
+  if (wdl_t_has_failed()) return;
+  CHECK_EQ_INT(live_count(), 1);
   fake.free_mode = FAKE_OK;
   CHECK_EQ_INT(wdl_webgpu_free(p), 0); /* retry works */
 }

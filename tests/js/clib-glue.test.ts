@@ -6,40 +6,21 @@
  * WebGPU is the fake from context-fakes.ts.
  */
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { test } from "node:test";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import {
   TensorHandleTable, errorFromC, hostErrorOf, loadWebDLPackC, readCString, writeCString,
   type ClibPyodide, type WebDLPackCLib,
 } from "../../js/src/bridge/clib/index.js";
 import { PageContext } from "../../js/src/context/context.js";
 import { CONTEXT_PROTOCOL } from "../../js/src/context/get-context.js";
-import { ErrorCode, WebDLPackError, type ErrorCodeName } from "../../js/src/errors.js";
+import { ErrorCode, WebDLPackError } from "../../js/src/errors.js";
 import { asGPU, FakeGPU } from "./context-fakes.js";
+import { isCode, repoRoot, wasmBuildOutput } from "./helpers.js";
 
-function repoRoot(): string {
-  for (const start of [dirname(fileURLToPath(import.meta.url)), process.cwd()]) {
-    let dir = start;
-    for (let i = 0; i < 8; i++) {
-      if (existsSync(join(dir, "wasm", "include", "webdlpack", "dlpack.h"))) return dir;
-      dir = resolve(dir, "..");
-    }
-  }
-  throw new Error("repository root not found");
-}
 const ROOT = repoRoot();
-
-function isCode(code: ErrorCodeName, text?: RegExp) {
-  return (err: unknown): boolean => {
-    assert.ok(err instanceof WebDLPackError, `expected WebDLPackError, got ${String(err)}`);
-    assert.equal(err.code, code, err.message);
-    if (text) assert.match(err.message, text);
-    return true;
-  };
-}
 
 // ---- pure logic ------------------------------------------------------------
 
@@ -100,10 +81,9 @@ interface PyodideApi extends ClibPyodide {
   globals: { get(name: string): unknown };
 }
 
+/** The C side module's bytes; built on demand when missing. */
 function libBytes(): Uint8Array {
-  const file = join(ROOT, "wasm/build/libwebdlpack.so");
-  if (!existsSync(file)) execFileSync("make", ["--no-print-directory", "-f", "wasm/wasm.mk", "wasm/build/libwebdlpack.so"], { cwd: ROOT });
-  return new Uint8Array(readFileSync(file));
+  return new Uint8Array(readFileSync(wasmBuildOutput("wasm/build/libwebdlpack.so")));
 }
 
 async function startPyodide(): Promise<PyodideApi> {

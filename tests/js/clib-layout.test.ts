@@ -12,29 +12,17 @@
  * Key names are the same on all sides (C field names), so no mapping is needed.
  */
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
 import {
   CLIB_EXPORT_NAMES, CLIB_VERSION, GPU_BUFFER_INFO_LAYOUT, HOST_SIGNATURES, HOST_TABLE_LAYOUT, HOST_TABLE_VERSION,
   WEBGPU_STATS_LAYOUT,
 } from "../../js/src/bridge/clib/index.js";
 import { LAYOUT } from "../../js/src/dlpack/layout.js";
 import { ErrorCode } from "../../js/src/errors.js";
+import { repoRoot, wasmBuildOutput } from "./helpers.js";
 
-/** Repository root: walk up from this file (or the working directory) to the folder holding wasm/include. */
-function repoRoot(): string {
-  for (const start of [dirname(fileURLToPath(import.meta.url)), process.cwd()]) {
-    let dir = start;
-    for (let i = 0; i < 8; i++) {
-      if (existsSync(join(dir, "wasm", "include", "webdlpack", "dlpack.h"))) return dir;
-      dir = resolve(dir, "..");
-    }
-  }
-  throw new Error(`repository root not found above ${fileURLToPath(import.meta.url)} or ${process.cwd()}`);
-}
 
 const ROOT = repoRoot();
 const HEADER = readFileSync(join(ROOT, "wasm/include/webdlpack/webdlpack.h"), "utf8");
@@ -42,19 +30,12 @@ const ERRORS_TS = readFileSync(join(ROOT, "js/src/errors.ts"), "utf8");
 
 /** The emcc layout JSON; built on demand (make -f wasm/wasm.mk) when missing. */
 function wasmLayout(): Record<string, Record<string, number>> {
-  const file = join(ROOT, "build/layout/wasm32.json");
-  if (!existsSync(file)) {
-    execFileSync("make", ["--no-print-directory", "-f", "wasm/wasm.mk", "build/layout/wasm32.json"], { cwd: ROOT, stdio: "pipe" });
-  }
-  return JSON.parse(readFileSync(file, "utf8")) as Record<string, Record<string, number>>;
+  return JSON.parse(readFileSync(wasmBuildOutput("build/layout/wasm32.json"), "utf8")) as Record<string, Record<string, number>>;
 }
 
+/** The built C side module's path; built on demand when missing. */
 function sideModule(): string {
-  const file = join(ROOT, "wasm/build/libwebdlpack.so");
-  if (!existsSync(file)) {
-    execFileSync("make", ["--no-print-directory", "-f", "wasm/wasm.mk", "wasm/build/libwebdlpack.so"], { cwd: ROOT, stdio: "pipe" });
-  }
-  return file;
+  return wasmBuildOutput("wasm/build/libwebdlpack.so");
 }
 
 /** A plain copy of a frozen layout object (for deepEqual against parsed JSON). */

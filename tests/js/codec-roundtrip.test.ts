@@ -56,16 +56,9 @@ function expected(desc: DLTensorDesc, explicitStrides: boolean) {
   };
 }
 
+/** A plain copy of a descriptor, strides kept as they are (null stays null). */
 function plain(desc: DLTensorDesc) {
-  return {
-    data: desc.data,
-    device: { ...desc.device },
-    ndim: desc.ndim,
-    dtype: { ...desc.dtype },
-    shape: [...desc.shape],
-    strides: desc.strides === null ? null : [...desc.strides],
-    byteOffset: desc.byteOffset,
-  };
+  return expected(desc, false);
 }
 
 for (const name of DTYPES) {

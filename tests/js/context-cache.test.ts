@@ -1,21 +1,13 @@
 /** Node tests of the caching allocator against fake WebGPU: size classes, the four cache modes, caps, stats, sync allocation. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { WebDLPackError, type ErrorCodeName } from "../../js/src/errors.js";
+import { WebDLPackError } from "../../js/src/errors.js";
 import { PageContext } from "../../js/src/context/context.js";
 import { CONTEXT_PROTOCOL } from "../../js/src/context/get-context.js";
 import { GPUUsage } from "../../js/src/context/allocation.js";
 import { bucketSize, FINE_BUCKET_THRESHOLD, MIN_BUCKET_SIZE } from "../../js/src/context/size-classes.js";
 import { asGPU, FakeBuffer, FakeDevice, FakeGPU } from "./context-fakes.js";
-
-function isCode(code: ErrorCodeName, text?: RegExp) {
-  return (err: unknown): boolean => {
-    assert.ok(err instanceof WebDLPackError, `expected WebDLPackError, got ${String(err)}`);
-    assert.equal(err.code, code, err.message);
-    if (text) assert.match(err.message, text);
-    return true;
-  };
-}
+import { isCode } from "./helpers.js";
 
 async function ready(limits: Record<string, number> = {}): Promise<{ ctx: PageContext; device: FakeDevice }> {
   const ctx = new PageContext(CONTEXT_PROTOCOL);

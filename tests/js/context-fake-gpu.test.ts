@@ -1,21 +1,13 @@
 /** Node tests of the context against fake WebGPU objects: setup, devices, allocation, errors, loss. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { WebDLPackError, type ErrorCodeName } from "../../js/src/errors.js";
+import { WebDLPackError } from "../../js/src/errors.js";
 import { PageContext } from "../../js/src/context/context.js";
 import { CONTEXT_PROTOCOL } from "../../js/src/context/get-context.js";
 import { DEFAULT_GPU_USAGE, GPUUsage } from "../../js/src/context/allocation.js";
 import type { DeviceLostEvent } from "../../js/src/context/devices.js";
 import { asGPU, FakeAdapter, FakeBuffer, FakeDevice, FakeGPU } from "./context-fakes.js";
-
-function isCode(code: ErrorCodeName, text?: RegExp) {
-  return (err: unknown): boolean => {
-    assert.ok(err instanceof WebDLPackError, `expected WebDLPackError, got ${String(err)}`);
-    assert.equal(err.code, code, err.message);
-    if (text) assert.match(err.message, text);
-    return true;
-  };
-}
+import { isCode } from "./helpers.js";
 
 function newContext(): PageContext {
   return new PageContext(CONTEXT_PROTOCOL);

@@ -1,21 +1,12 @@
 /** Node tests of device guards (per-owner destroy) and ordered readback, against fake WebGPU. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { WebDLPackError, type ErrorCodeName } from "../../js/src/errors.js";
 import { PageContext } from "../../js/src/context/context.js";
 import { CONTEXT_PROTOCOL } from "../../js/src/context/get-context.js";
 import { GPUUsage } from "../../js/src/context/allocation.js";
 import { unwrapDevice } from "../../js/src/context/device-guard.js";
 import { asGPU, FakeBuffer, FakeDevice, FakeGPU } from "./context-fakes.js";
-
-function isCode(code: ErrorCodeName, text?: RegExp) {
-  return (err: unknown): boolean => {
-    assert.ok(err instanceof WebDLPackError, `expected WebDLPackError, got ${String(err)}`);
-    assert.equal(err.code, code, err.message);
-    if (text) assert.match(err.message, text);
-    return true;
-  };
-}
+import { isCode } from "./helpers.js";
 
 async function ready(): Promise<{ ctx: PageContext; device: FakeDevice }> {
   const ctx = new PageContext(CONTEXT_PROTOCOL);

@@ -3,23 +3,15 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { WebDLPackError, type ErrorCodeName } from "../../js/src/errors.js";
+import { WebDLPackError } from "../../js/src/errors.js";
 import { PageContext } from "../../js/src/context/context.js";
 import { CONTEXT_PROTOCOL } from "../../js/src/context/get-context.js";
 import { Ledger } from "../../js/src/context/ledger.js";
 import { asGPU, FakeBuffer, FakeGPU } from "./context-fakes.js";
+import { isCode } from "./helpers.js";
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
-
-function isCode(code: ErrorCodeName, text?: RegExp) {
-  return (err: unknown): boolean => {
-    assert.ok(err instanceof WebDLPackError, `expected WebDLPackError, got ${String(err)}`);
-    assert.equal(err.code, code, err.message);
-    if (text) assert.match(err.message, text);
-    return true;
-  };
-}
 
 async function ready(): Promise<PageContext> {
   const ctx = new PageContext(CONTEXT_PROTOCOL);

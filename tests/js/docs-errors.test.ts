@@ -4,23 +4,12 @@
  * the wdl_error_code enum in webdlpack.h and ErrorCode in py/webdlpack/_errors.py.
  */
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { ErrorCode } from "../../js/src/errors.js";
+import { repoRoot } from "./helpers.js";
 
-/** Repository root: the first folder above this file (or the working directory) holding docs/errors.md. */
-function repoRoot(): string {
-  for (const start of [dirname(fileURLToPath(import.meta.url)), process.cwd()]) {
-    let dir = start;
-    for (let i = 0; i < 8; i++) {
-      if (existsSync(join(dir, "docs", "errors.md")) && existsSync(join(dir, "wasm", "include"))) return dir;
-      dir = resolve(dir, "..");
-    }
-  }
-  throw new Error("repository root (docs/errors.md) not found");
-}
 
 const ROOT = repoRoot();
 const read = (path: string): string => readFileSync(join(ROOT, path), "utf8");

@@ -1,5 +1,6 @@
 /** Shared helpers for the node:test suites (not a test file itself). */
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,6 +17,19 @@ export function repoRoot(): string {
   }
 }
 
+/**
+ * Absolute path of a build output of wasm/wasm.mk (`relPath` from the repository
+ * root, e.g. "wasm/build/libwebdlpack.so"), made with `make` first when missing.
+ */
+export function wasmBuildOutput(relPath: string): string {
+  const root = repoRoot();
+  const file = join(root, relPath);
+  if (!existsSync(file)) {
+    execFileSync("make", ["--no-print-directory", "-f", "wasm/wasm.mk", relPath], { cwd: root, stdio: "pipe" });
+  }
+  return file;
+}
+
 /** Assert that `fn` throws a WebDLPackError with `code` (and `field`, if given); returns it. */
 export function expectError(fn: () => unknown, code: ErrorCodeName, field?: string): WebDLPackError {
   let caught: unknown;
@@ -28,6 +42,19 @@ export function expectError(fn: () => unknown, code: ErrorCodeName, field?: stri
   assert.equal(caught.code, code, `wrong code: ${caught.message}`);
   if (field !== undefined) assert.equal(caught.field, field, `wrong field: ${caught.message}`);
   return caught;
+}
+
+/**
+ * A predicate for `assert.throws` / `assert.rejects`: the error is a
+ * WebDLPackError with `code` and, if given, a message matching `text`.
+ */
+export function isCode(code: ErrorCodeName, text?: RegExp): (err: unknown) => boolean {
+  return (err: unknown): boolean => {
+    assert.ok(err instanceof WebDLPackError, `expected WebDLPackError, got ${String(err)}`);
+    assert.equal(err.code, code, err.message);
+    if (text) assert.match(err.message, text);
+    return true;
+  };
 }
 
 import { writeManagedTensorVersioned, writeManagedTensor, type WasmHost, type ManagedInput } from "../../js/src/dlpack/index.js";

@@ -9,8 +9,7 @@
  * both sides. Bytes are never reinterpreted silently.
  */
 import { WebDLPackError } from "../errors.js";
-import { DataTypeCode } from "../dlpack/constants.js";
-import { formatDType, type DType } from "../dlpack/dtype.js";
+import { formatDType, parseDType, type DType } from "../dlpack/dtype.js";
 
 /** ORT's name for each webdlpack dtype name it has with identical bytes. */
 const DLPACK_TO_ORT: Readonly<Record<string, string>> = {
@@ -29,29 +28,11 @@ const DLPACK_TO_ORT: Readonly<Record<string, string>> = {
 };
 
 const ORT_TO_DLPACK: Readonly<Record<string, DType>> = Object.fromEntries(
-  Object.entries(DLPACK_TO_ORT).map(([dl, ortName]) => [ortName, dlpackOfName(dl)]),
+  Object.entries(DLPACK_TO_ORT).map(([dl, ortName]) => [ortName, parseDType(dl)]),
 );
 
 /** The ORT types `ort.Tensor.fromGpuBuffer` accepts (onnxruntime-common `GpuBufferDataTypes`). */
 export const ORT_GPU_BUFFER_TYPES: ReadonlySet<string> = new Set(["float32", "float16", "int32", "int64", "uint32", "uint8", "bool"]);
-
-function dlpackOfName(name: string): DType {
-  const table: Record<string, DType> = {
-    float16: { code: DataTypeCode.kDLFloat, bits: 16, lanes: 1 },
-    float32: { code: DataTypeCode.kDLFloat, bits: 32, lanes: 1 },
-    float64: { code: DataTypeCode.kDLFloat, bits: 64, lanes: 1 },
-    int8: { code: DataTypeCode.kDLInt, bits: 8, lanes: 1 },
-    int16: { code: DataTypeCode.kDLInt, bits: 16, lanes: 1 },
-    int32: { code: DataTypeCode.kDLInt, bits: 32, lanes: 1 },
-    int64: { code: DataTypeCode.kDLInt, bits: 64, lanes: 1 },
-    uint8: { code: DataTypeCode.kDLUInt, bits: 8, lanes: 1 },
-    uint16: { code: DataTypeCode.kDLUInt, bits: 16, lanes: 1 },
-    uint32: { code: DataTypeCode.kDLUInt, bits: 32, lanes: 1 },
-    uint64: { code: DataTypeCode.kDLUInt, bits: 64, lanes: 1 },
-    bool: { code: DataTypeCode.kDLBool, bits: 8, lanes: 1 },
-  };
-  return Object.freeze(table[name]!);
-}
 
 /** A dtype's name for messages, never throwing (an invalid dtype prints its fields). */
 export function dtypeName(dtype: DType): string {
@@ -119,8 +100,8 @@ export function tfjsTypeOf(dtype: DType): TfjsTypeMapping {
 
 /** The webdlpack dtype for a TF.js dtype (`bool` → webdlpack bool, 1 byte, after conversion). */
 export function dtypeOfTfjs(tfjsType: string): { dtype: DType; convert: boolean } {
-  if (tfjsType === "float32" || tfjsType === "int32") return { dtype: dlpackOfName(tfjsType), convert: false };
-  if (tfjsType === "bool") return { dtype: dlpackOfName("bool"), convert: true };
+  if (tfjsType === "float32" || tfjsType === "int32") return { dtype: parseDType(tfjsType), convert: false };
+  if (tfjsType === "bool") return { dtype: parseDType("bool"), convert: true };
   throw new WebDLPackError("UNSUPPORTED", `webdlpack cannot take a TF.js ${tfjsType} tensor (tfjs ${tfjsType} → webdlpack ?)`, {
     field: "tf.Tensor.dtype",
     value: tfjsType,

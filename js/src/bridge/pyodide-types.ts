@@ -2,20 +2,22 @@
  * The small part of Pyodide's API that webdlpack uses, typed structurally so
  * webdlpack does not depend on the `pyodide` package at build time.
  */
+import type { EmscriptenModuleLike } from "../dlpack/wasm-host.js";
 
-/** Emscripten module internals that Pyodide exposes as `pyodide._module`. */
-export interface EmscriptenModuleLike {
-  /** Byte view of the wasm heap; replaced by a new view when the heap grows. */
-  HEAPU8: Uint8Array;
-  _malloc(nbytes: number): number;
-  _free(address: number): void;
-  addFunction(fn: (...args: number[]) => unknown, signature: string): number;
-  removeFunction(index: number): void;
+/**
+ * Emscripten module internals that Pyodide exposes as `pyodide._module`: the
+ * members {@link emscriptenHost} uses (heap, malloc/free, function table), with
+ * the table always present, plus the file system and side-module loader.
+ */
+export interface PyodideModuleLike extends EmscriptenModuleLike {
+  /** The indirect function table (Pyodide always exports it). */
   wasmTable: WebAssembly.Table;
+  /** The parts of Emscripten's FS that install files. */
   FS: {
     mkdirTree(path: string): void;
     writeFile(path: string, data: Uint8Array): void;
   };
+  /** Emscripten's side-module loader (`dlopen` from JS). */
   loadDynamicLibrary?(path: string, flags?: Record<string, unknown>): Promise<unknown> | unknown;
 }
 
@@ -27,7 +29,7 @@ export interface PyProxyLike {
 
 /** The Pyodide API object returned by `loadPyodide()`. */
 export interface PyodideLike {
-  _module: EmscriptenModuleLike;
+  _module: PyodideModuleLike;
   version: string;
   runPython(code: string, options?: { globals?: unknown }): unknown;
   runPythonAsync(code: string, options?: { globals?: unknown }): Promise<unknown>;

@@ -102,12 +102,23 @@ export interface BufferRequest {
   deviceId: number;
 }
 
+/** A `createBuffer` call made under the two error scopes, before the scopes are read. */
+interface ScopedCreation {
+  /** The buffer, or undefined when `createBuffer` threw. */
+  buffer: GPUBuffer | undefined;
+  /** What `createBuffer` threw, or undefined. */
+  thrown: unknown;
+  /** The popped scopes' errors: [validation, out-of-memory]. */
+  scopes: Promise<[GPUError | null, GPUError | null]>;
+}
+
 /**
- * Create a buffer under `out-of-memory` and `validation` error scopes, so a
- * failure becomes a typed error (OUT_OF_MEMORY / GPU_ERROR) and never an
- * uncaptured device error. The failed buffer is destroyed; the device is left alone.
+ * Push `out-of-memory` and `validation` error scopes, call `createBuffer` (catching
+ * a throw) and pop both scopes whatever happened, in push order reversed. Shared
+ * by {@link createCheckedBuffer} and {@link createBufferUnchecked}, which differ
+ * only in when they read the scopes.
  */
-export async function createCheckedBuffer(device: GPUDevice, request: BufferRequest): Promise<GPUBuffer> {
+function createUnderErrorScopes(device: GPUDevice, request: BufferRequest): ScopedCreation {
   const descriptor: GPUBufferDescriptor = { size: request.size, usage: request.usage };
   if (request.label !== undefined) descriptor.label = request.label;
   device.pushErrorScope("out-of-memory");
@@ -119,20 +130,46 @@ export async function createCheckedBuffer(device: GPUDevice, request: BufferRequ
   } catch (err) {
     thrown = err;
   }
-  // Pop both scopes whatever happened, in push order reversed.
-  const [validation, oom] = await Promise.all([device.popErrorScope(), device.popErrorScope()]);
-  const what = `${request.size} bytes with usage 0x${request.usage.toString(16)} on device ${request.deviceId}`;
+  return { buffer, thrown, scopes: Promise.all([device.popErrorScope(), device.popErrorScope()]) };
+}
+
+/** The request as named in error messages: size, usage and device. */
+function describeRequest(request: BufferRequest): string {
+  return `${request.size} bytes with usage 0x${request.usage.toString(16)} on device ${request.deviceId}`;
+}
+
+/** OUT_OF_MEMORY for a request (`what` from {@link describeRequest}) the out-of-memory scope caught. */
+function outOfMemoryError(request: BufferRequest, what: string, oom: GPUError): WebDLPackError {
+  return new WebDLPackError("OUT_OF_MEMORY", `out of GPU memory allocating ${what}: ${oom.message}`, {
+    field: "nbytes", value: request.size, expected: "a size the device can allocate now", cause: oom });
+}
+
+/** GPU_ERROR for a request WebGPU refused (validation error or a throw from `createBuffer`). */
+function refusedError(request: BufferRequest, what: string, message: string, cause: unknown): WebDLPackError {
+  return new WebDLPackError("GPU_ERROR", `WebGPU refused to create a buffer of ${what}: ${message}`, {
+    field: "usage", value: request.usage, expected: "a valid GPUBufferDescriptor for this device", cause });
+}
+
+/** The message of something `createBuffer` threw. */
+function thrownMessage(thrown: unknown): string {
+  return thrown instanceof Error ? thrown.message : String(thrown);
+}
+
+/**
+ * Create a buffer under `out-of-memory` and `validation` error scopes, so a
+ * failure becomes a typed error (OUT_OF_MEMORY / GPU_ERROR) and never an
+ * uncaptured device error. The failed buffer is destroyed; the device is left alone.
+ */
+export async function createCheckedBuffer(device: GPUDevice, request: BufferRequest): Promise<GPUBuffer> {
+  const { buffer, thrown, scopes } = createUnderErrorScopes(device, request);
+  const [validation, oom] = await scopes;
   if (oom !== null) {
     buffer?.destroy();
-    throw new WebDLPackError("OUT_OF_MEMORY", `out of GPU memory allocating ${what}: ${oom.message}`, {
-      field: "nbytes", value: request.size, expected: "a size the device can allocate now", cause: oom });
+    throw outOfMemoryError(request, describeRequest(request), oom);
   }
   if (validation !== null || thrown !== undefined || buffer === undefined) {
     buffer?.destroy();
-    const message = validation?.message ?? (thrown instanceof Error ? thrown.message : String(thrown));
-    throw new WebDLPackError("GPU_ERROR", `WebGPU refused to create a buffer of ${what}: ${message}`, {
-      field: "usage", value: request.usage, expected: "a valid GPUBufferDescriptor for this device",
-      cause: validation ?? thrown });
+    throw refusedError(request, describeRequest(request), validation?.message ?? thrownMessage(thrown), validation ?? thrown);
   }
   return buffer;
 }
@@ -151,33 +188,15 @@ export interface UncheckedBuffer {
  * verdict later. An exception thrown by `createBuffer` itself is a GPU_ERROR at once.
  */
 export function createBufferUnchecked(device: GPUDevice, request: BufferRequest): UncheckedBuffer {
-  const descriptor: GPUBufferDescriptor = { size: request.size, usage: request.usage };
-  if (request.label !== undefined) descriptor.label = request.label;
-  device.pushErrorScope("out-of-memory");
-  device.pushErrorScope("validation");
-  let buffer: GPUBuffer | undefined;
-  let thrown: unknown;
-  try {
-    buffer = device.createBuffer(descriptor);
-  } catch (err) {
-    thrown = err;
-  }
-  const both = Promise.all([device.popErrorScope(), device.popErrorScope()]);
-  const what = `${request.size} bytes with usage 0x${request.usage.toString(16)} on device ${request.deviceId}`;
+  const { buffer, thrown, scopes } = createUnderErrorScopes(device, request);
+  const what = describeRequest(request);
   if (thrown !== undefined || buffer === undefined) {
-    void both.catch(() => undefined);
-    throw new WebDLPackError("GPU_ERROR", `WebGPU refused to create a buffer of ${what}: ${thrown instanceof Error ? thrown.message : String(thrown)}`, {
-      field: "usage", value: request.usage, expected: "a valid GPUBufferDescriptor for this device", cause: thrown });
+    void scopes.catch(() => undefined);
+    throw refusedError(request, what, thrownMessage(thrown), thrown);
   }
-  const verdict = both.then(([validation, oom]) => {
-    if (oom !== null) {
-      return new WebDLPackError("OUT_OF_MEMORY", `out of GPU memory allocating ${what}: ${oom.message}`, {
-        field: "nbytes", value: request.size, expected: "a size the device can allocate now", cause: oom });
-    }
-    if (validation !== null) {
-      return new WebDLPackError("GPU_ERROR", `WebGPU refused to create a buffer of ${what}: ${validation.message}`, {
-        field: "usage", value: request.usage, expected: "a valid GPUBufferDescriptor for this device", cause: validation });
-    }
+  const verdict = scopes.then(([validation, oom]) => {
+    if (oom !== null) return outOfMemoryError(request, what, oom);
+    if (validation !== null) return refusedError(request, what, validation.message, validation);
     return null;
   }, (err: unknown) => new WebDLPackError("GPU_ERROR", `the error scopes of a buffer of ${what} failed: ${String(err)}`, {
     field: "device", value: request.deviceId, expected: "a working device", cause: err }));

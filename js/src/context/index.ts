@@ -36,7 +36,7 @@ export type { ThrottleLimits } from "./destroy-throttle.js";
 export { bucketSize, MIN_BUCKET_SIZE, FINE_BUCKET_THRESHOLD, BUCKET_STEPS } from "./size-classes.js";
 export { unwrapDevice, DEVICE_GUARD_TARGET } from "./device-guard.js";
 export { LedgerEntry, ownerLabel } from "./ledger.js";
-export type { Ledger, LedgerKind, ReleaseReason, TrackOptions, LedgerEntryInfo, LeakReport, LedgerDebug } from "./ledger.js";
+export type { Ledger, LedgerKind, ReleaseReason, TrackOptions, LedgerEntryInfo, LedgerEntrySummary, LeakReport, LedgerDebug } from "./ledger.js";
 export type { ReadbackRange, ReadbackTarget } from "./readback.js";
 export {
   describeGPUPointer, GPU_POINTER_GENERATION_BITS, GPU_POINTER_SLOT_BITS,

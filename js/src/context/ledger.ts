@@ -42,8 +42,8 @@ export interface TrackOptions {
   stack?: string;
 }
 
-/** A row of {@link Ledger.entries}: a snapshot of one live entry. */
-export interface LedgerEntryInfo {
+/** What {@link LedgerEntryInfo} and {@link LeakReport} say about one entry. */
+export interface LedgerEntrySummary {
   /** Entry id (increasing). */
   id: number;
   /** "tensor" or "gpu-buffer". */
@@ -56,8 +56,12 @@ export interface LedgerEntryInfo {
   bytes: number;
   /** GPU pointer, or null. */
   pointer: number | null;
-  /** Milliseconds since it was tracked. */
+  /** Milliseconds since it was tracked (for a leak: how long it lived). */
   ageMs: number;
+}
+
+/** A row of {@link Ledger.entries}: a snapshot of one live entry. */
+export interface LedgerEntryInfo extends LedgerEntrySummary {
   /** Where it was made, or null when stacks were not captured. */
   stack: string | null;
   /** Whether a scope will release it. */
@@ -65,23 +69,9 @@ export interface LedgerEntryInfo {
 }
 
 /** One leak: an entry whose watched object was collected before it was released. */
-export interface LeakReport {
-  /** Entry id. */
-  id: number;
-  /** "tensor" or "gpu-buffer". */
-  kind: LedgerKind;
-  /** Owner label. */
-  owner: string;
-  /** Device id, or null. */
-  deviceId: number | null;
-  /** Bytes it held. */
-  bytes: number;
-  /** GPU pointer, or null. */
-  pointer: number | null;
+export interface LeakReport extends LedgerEntrySummary {
   /** Where it was made (a short stack), or a hint to turn stack capture on. */
   where: string;
-  /** How long it lived, ms. */
-  ageMs: number;
 }
 
 /** Debug switches read at track time. */

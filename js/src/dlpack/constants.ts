@@ -79,12 +79,13 @@ export const KNOWN_FLAGS_MASK = DLPackFlag.READ_ONLY | DLPackFlag.IS_COPIED | DL
  */
 export const MAX_NDIM = 32;
 
-const deviceNames = new Map<number, DeviceTypeName>(
-  (Object.entries(DeviceType) as [DeviceTypeName, number][]).map(([name, value]) => [value, name]),
-);
-const codeNames = new Map<number, DataTypeCodeName>(
-  (Object.entries(DataTypeCode) as [DataTypeCodeName, number][]).map(([name, value]) => [value, name]),
-);
+/** Value → name map of one of the enum objects above. */
+function namesByValue<Name extends string>(table: Readonly<Record<Name, number>>): Map<number, Name> {
+  return new Map((Object.entries(table) as [Name, number][]).map(([name, value]) => [value, name]));
+}
+
+const deviceNames = namesByValue<DeviceTypeName>(DeviceType);
+const codeNames = namesByValue<DataTypeCodeName>(DataTypeCode);
 
 /** True if `value` is one of the `DLDeviceType` values in dlpack.h. */
 export function isDeviceType(value: number): boolean {

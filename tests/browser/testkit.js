@@ -1,0 +1,85 @@
+// In-page helpers for the browser specs, exposed as `window.testkit` by harness.html.
+// Code inside page.evaluate runs in the page and cannot reach Node-side helpers;
+// what several specs repeat there lives here. Types: `PageTestkit` in fixtures.ts.
+
+/** `setup(cfg)` on the page's context (`window.webdlpack.getContext()`); returns it and its device 0. */
+async function setup(cfg) {
+  const ctx = window.webdlpack.getContext();
+  await ctx.setup(cfg);
+  return { ctx, device: ctx.getWebGPUDevice(0) };
+}
+
+/** The `code` of the error `fn` throws: `ok` ("no error") if it returns, `String(err)` for an untyped error. */
+function codeOf(fn, ok = "no error") {
+  try {
+    fn();
+    return ok;
+  } catch (err) {
+    return err?.code ?? String(err);
+  }
+}
+
+/**
+ * Run the garbage collector (`window.gc`: Chromium runs with --expose-gc) every
+ * 10 ms, at most 30 times, until `ctx.leaks()` reports a leak.
+ */
+async function collectLeaks(ctx) {
+  for (let i = 0; i < 30 && ctx.leaks().length === 0; i++) {
+    window.gc();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/**
+ * `{code, message, field, value}` of the error `fn` throws or its promise rejects
+ * with (`code` is `String(err)` for an untyped error, `field` "" when absent);
+ * `{code: "no error", message: "", field: "", value: undefined}` when it succeeds.
+ */
+async function failure(fn) {
+  try {
+    await fn();
+    return { code: "no error", message: "", field: "", value: undefined };
+  } catch (err) {
+    return { code: err?.code ?? String(err), message: String(err?.message), field: err?.field ?? "", value: err?.value };
+  }
+}
+
+/**
+ * Bytes `[offset, offset + size)` of `buffer`, copied into a MAP_READ staging
+ * buffer after all work submitted so far, mapped, copied out; the staging buffer is destroyed.
+ */
+async function readBuffer(device, buffer, offset, size) {
+  const staging = device.createBuffer({ size, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+  const encoder = device.createCommandEncoder();
+  encoder.copyBufferToBuffer(buffer, offset, staging, 0, size);
+  device.queue.submit([encoder.finish()]);
+  await staging.mapAsync(GPUMapMode.READ);
+  const out = new Uint8Array(staging.getMappedRange()).slice();
+  staging.unmap();
+  staging.destroy();
+  return out;
+}
+
+/**
+ * Submit one compute pass: `pipeline` (or a pipeline made from WGSL source with
+ * entry point `main`) with `resource` (a GPUBufferBinding) at group 0, binding 0,
+ * over `workgroups` workgroups. Returns the pipeline, to dispatch it again.
+ */
+function dispatch(device, pipelineOrCode, resource, workgroups) {
+  const pipeline = typeof pipelineOrCode === "string"
+    ? device.createComputePipeline({
+      layout: "auto", compute: { module: device.createShaderModule({ code: pipelineOrCode }), entryPoint: "main" },
+    })
+    : pipelineOrCode;
+  const bindGroup = device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries: [{ binding: 0, resource }] });
+  const encoder = device.createCommandEncoder();
+  const pass = encoder.beginComputePass();
+  pass.setPipeline(pipeline);
+  pass.setBindGroup(0, bindGroup);
+  pass.dispatchWorkgroups(workgroups);
+  pass.end();
+  device.queue.submit([encoder.finish()]);
+  return pipeline;
+}
+
+export const testkit = Object.freeze({ setup, codeOf, collectLeaks, failure, readBuffer, dispatch });
