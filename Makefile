@@ -9,6 +9,10 @@
 #   make serve   serve the repo on http://127.0.0.1:8765/ (loopback only)
 
 SHELL := /bin/bash
+# A Node.js that scripts/bootstrap.sh installed (the machine's was missing or older than 20) comes first.
+ifneq ($(wildcard .tools/bin/node),)
+export PATH := $(CURDIR)/.tools/bin:$(PATH)
+endif
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMPS := .stamps

@@ -5,6 +5,8 @@
 #   suites: c  js  py  browser
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# A Node.js that scripts/bootstrap.sh installed (the machine's was missing or older than 20) comes first.
+if [ -x .tools/bin/node ]; then PATH="$PWD/.tools/bin:$PATH"; fi
 RESULTS=build/test-results
 mkdir -p "$RESULTS"
 suites=("$@")

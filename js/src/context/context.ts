@@ -173,10 +173,7 @@ export class PageContext implements WebDLPackContext {
     }
     let guards = this.#guards.get(record);
     if (guards === undefined) {
-      guards = new DeviceGuards(record.device, {
-        livePointers: () => this.#livePointersOn(record),
-        pointerOwners: () => this.#pointerOwnersOn(record),
-      });
+      guards = new DeviceGuards(record.device);
       this.#guards.set(record, guards);
     }
     return guards.acquire(opts.owner);
@@ -502,11 +499,9 @@ export class PageContext implements WebDLPackContext {
     this.#clearFast(ptr);
     entry.ledger?.[MARK_RELEASED]("dispose");
     this.#releaseBuffer(entry, ptr);
-    const guards = this.#guards.get(entry.device);
-    if (guards?.destroyPending) guards.pointerFreed();
   }
 
-  /** Live pointers on `record` (a scan: only used by the device guards). */
+  /** Live pointers on `record` (a scan; for unregisterWebGPUDevice). */
   #livePointersOn(record: DeviceRecord): number {
     let live = 0;
     this.#table.forEach((entry) => {
@@ -515,14 +510,6 @@ export class PageContext implements WebDLPackContext {
     return live;
   }
 
-  /** Distinct owners of the live pointers on `record`. */
-  #pointerOwnersOn(record: DeviceRecord): string[] {
-    const owners = new Set<string>();
-    this.#table.forEach((entry) => {
-      if (entry.device === record) owners.add(entry.ownerLabel);
-    });
-    return [...owners];
-  }
 
   /** Give the buffer back (cache, lazy or throttled destroy) and call onRelease; once per entry. */
   #releaseBuffer(entry: BufferEntry, ptr: GPUPointer): void {
@@ -578,7 +565,6 @@ export class PageContext implements WebDLPackContext {
           lazyReleaseBuffers: t?.lazyBuffers ?? 0, lazyReleaseBytes: t?.lazyBytes ?? 0, pendingDestroyBytes: t?.unconfirmedBytes ?? 0,
           peakPendingBytes: t?.peakPendingBytes ?? 0, destroyed: t?.destroyed ?? 0, destroyMarkers: t?.markers ?? 0,
           throttleWaits: t?.waits ?? 0, stagingBuffers: a?.staging.cached ?? 0, guardOwners: this.#guards.get(record)?.owners ?? [],
-          guardDestroyPending: this.#guards.get(record)?.destroyPending ?? false,
         };
         rows.set(record, r);
       }

@@ -106,8 +106,6 @@ export interface DeviceStats {
   stagingBuffers: number;
   /** Owners holding a device guard (getWebGPUDevice(id, {owner})). */
   guardOwners: string[];
-  /** Every guard owner destroyed its guard, but live webdlpack pointers keep the device until the last is freed. */
-  guardDestroyPending: boolean;
 }
 
 /** Per owner and device numbers in {@link ContextStats}. */
@@ -195,8 +193,8 @@ export interface WebDLPackContext {
 
   /**
    * The device with id `id` (0: default). With `{owner}`: that owner's guard of
-   * the device, whose `destroy()` only drops the owner's reference (the device is
-   * destroyed when the last guard owner releases it); see device-guard.ts.
+   * the device, whose `destroy()` only drops the owner's hold and never destroys
+   * the device (it belongs to the context; destroy the raw device to end it); see device-guard.ts.
    * Throws UNKNOWN_DEVICE ("call setup() first" for 0), DEVICE_LOST, INVALID_ARGUMENT (owner).
    */
   getWebGPUDevice(id?: number, options?: DeviceOptions): GPUDevice;
