@@ -3,6 +3,7 @@
  *
  * Layers, bottom up (each only imports the ones before it):
  *   errors      typed errors shared by every layer
+ *   arguments   typed checks of entry-point arguments (internal, like array-input: tensor's input checks)
  *   dlpack/     the DLPack data model and the codec over wasm linear memory
  *   context/    the page-wide WebDLPackContext: WebGPU devices and the GPU pointer table
  *   tensor      the JS-side tensor (CPU view in wasm memory or a WebGPU buffer)

@@ -16,6 +16,8 @@
  * but never while a struct exported by {@link Tensor.toManaged} still uses
  * the same bytes. Any use after dispose is a `DISPOSED` error.
  */
+import { kindOf, requireObject } from "./arguments.js";
+import { checkAttached, checkElementType } from "./array-input.js";
 import { WebDLPackError } from "./errors.js";
 import { findPythonHandoff } from "./python-handoff.js";
 import { getContext } from "./context/index.js";
@@ -25,6 +27,7 @@ import {
   DLPackFlag,
   DeviceType,
   callManagedDeleter,
+  checkWasmHost,
   decodeManaged,
   deviceTypeName,
   dtypeOfTypedArray,
@@ -44,6 +47,7 @@ import {
   type TensorExtent,
   type TypedArray,
   type WasmHost,
+  type WasmHostMember,
 } from "./dlpack/index.js";
 
 // ---------------------------------------------------------------------------
@@ -191,6 +195,37 @@ export interface TensorLayoutInput {
   /** Mark the tensor READ_ONLY; default false. */
   readOnly?: boolean;
 }
+
+/** Options of {@link Tensor.fromTypedArray}. */
+export interface TypedArrayTensorOptions {
+  /** Extents (default 1-D over the whole array). Must cover the array's bytes exactly. */
+  shape?: readonly number[];
+  /**
+   * Element type. Default: the TypedArray's own (Float32Array → float32, …);
+   * required for an ArrayBuffer or DataView. For a TypedArray it must be a
+   * dtype stored as that TypedArray (see {@link typedArrayFor}: a Uint8Array
+   * as bool or float8, a Uint16Array as float16 or bfloat16, a Float32Array as
+   * complex64 or float32x4, …), else BAD_DTYPE — unless `reinterpret` is set.
+   */
+  dtype?: DType | string;
+  /**
+   * Opt in to viewing the array's bytes as a dtype its elements are not
+   * (e.g. the bytes of a Float32Array as float64, or as int32 bit patterns).
+   * Default false: such a dtype is a BAD_DTYPE error.
+   */
+  reinterpret?: boolean;
+  /** Set READ_ONLY. */
+  readOnly?: boolean;
+  /** Set IS_COPIED (e.g. a readback made for the consumer). */
+  isCopied?: boolean;
+}
+
+/** WasmHost members {@link Tensor.toManaged} uses. */
+const TO_MANAGED_HOST: readonly WasmHostMember[] = ["buffer", "malloc", "free", "addFunction", "removeFunction"];
+/** WasmHost members {@link Tensor.fromManaged} uses (memory, and the deleter call). */
+const FROM_MANAGED_HOST: readonly WasmHostMember[] = ["buffer", "callVoidPointer"];
+/** WasmHost members {@link Tensor.wasmView} uses. */
+const VIEW_HOST: readonly WasmHostMember[] = ["buffer"];
 
 /** Options of {@link Tensor.toManaged}. */
 export interface ToManagedOptions {
@@ -482,9 +517,12 @@ export class Tensor {
    * If decoding fails, the struct's deleter is still called — ownership was
    * transferred with the address — and the decode error is rethrown. (When
    * the struct itself is unreadable — NULL, misaligned or outside memory —
-   * no deleter can be found, and only the error is thrown.)
+   * no deleter can be found, and only the error is thrown; likewise when
+   * `host` is not a WasmHost: INVALID_ARGUMENT, field `host`.)
    */
   static fromManaged(host: WasmHost, address: number, options: { versioned?: boolean } = {}): Tensor {
+    checkWasmHost(host, "host", FROM_MANAGED_HOST);
+    requireObject(options, "options", "an object {versioned?}", "bad fromManaged options");
     const versioned = options.versioned ?? true;
     const addr = toAddress(address);
     let decoded;
@@ -543,10 +581,13 @@ export class Tensor {
    * Others (a `"js"` tensor, or a wasm tensor of another memory) are copied
    * C-contiguously into `host`'s heap and the IS_COPIED flag is set (and
    * READ_ONLY cleared: the copy is the consumer's); with `{copy: false}`
-   * that is a COPY_REQUIRED error instead.
+   * that is a COPY_REQUIRED error instead. INVALID_ARGUMENT (field `host`)
+   * unless `host` is a WasmHost with buffer, malloc, free, addFunction and removeFunction.
    */
   toManaged(host: WasmHost, options: ToManagedOptions = {}): number {
     this.#alive();
+    checkWasmHost(host, "host", TO_MANAGED_HOST);
+    requireObject(options, "options", "an object {versioned?, copy?}", "bad toManaged options");
     const versioned = options.versioned ?? true;
     const desc = this.#desc;
     const s = this.#storage;
@@ -624,26 +665,28 @@ export class Tensor {
   /**
    * A `"js"` tensor over a TypedArray's (or ArrayBuffer's) bytes, no copy.
    * `dtype` defaults to the array's own (Float32Array → float32, …) and is
-   * required for an ArrayBuffer or DataView; `shape` defaults to 1-D. The
-   * shape must cover exactly the array's bytes (else BAD_SHAPE).
-   * `readOnly` / `isCopied` set the READ_ONLY / IS_COPIED flags (e.g. a
-   * readback made for the consumer is `isCopied`).
+   * required for an ArrayBuffer or DataView; for a TypedArray it must be a
+   * dtype stored as that array's elements unless `reinterpret: true` (else
+   * BAD_DTYPE). `shape` defaults to 1-D and must cover exactly the array's
+   * bytes (else BAD_SHAPE). `readOnly` / `isCopied` set the READ_ONLY /
+   * IS_COPIED flags (e.g. a readback made for the consumer is `isCopied`).
+   * A detached (transferred) ArrayBuffer is an INVALID_ARGUMENT error.
    */
-  static fromTypedArray(
-    array: ArrayBufferView | ArrayBuffer,
-    options: { shape?: readonly number[]; dtype?: DType | string; readOnly?: boolean; isCopied?: boolean } = {},
-  ): Tensor {
+  static fromTypedArray(array: ArrayBufferView | ArrayBuffer, options: TypedArrayTensorOptions = {}): Tensor {
     const isBuffer = array instanceof ArrayBuffer;
     if (!isBuffer && !ArrayBuffer.isView(array)) {
       throw new WebDLPackError("INVALID_ARGUMENT", "expected a TypedArray or ArrayBuffer", {
-        field: "array", value: array === null ? "null" : typeof array, expected: "a TypedArray (not a DataView) or an ArrayBuffer with options.dtype" });
+        field: "array", value: kindOf(array), expected: "a TypedArray (not a DataView) or an ArrayBuffer with options.dtype" });
     }
+    requireObject(options, "options", "an object {shape?, dtype?, reinterpret?, readOnly?, isCopied?}", "bad fromTypedArray options");
+    const buffer = isBuffer ? array : array.buffer;
+    checkAttached(buffer, array);
     const dtype = options.dtype !== undefined ? toDType(options.dtype) : isBuffer ? undefined : dtypeOfTypedArray(array);
     if (dtype === undefined) {
       throw new WebDLPackError("BAD_DTYPE", "an ArrayBuffer carries no element type; pass dtype", {
         field: "dtype", value: undefined, expected: 'a dtype for the ArrayBuffer, e.g. {dtype: "float32"}' });
     }
-    const buffer = isBuffer ? array : array.buffer;
+    if (!isBuffer && options.dtype !== undefined) checkElementType(array, dtype, options.reinterpret === true);
     const offset = isBuffer ? 0 : array.byteOffset;
     const byteLength = array.byteLength;
     const size = itemsize(dtype);
@@ -672,9 +715,12 @@ export class Tensor {
   /**
    * A `"wasm"` tensor over bytes already in `host` memory, no copy and no
    * ownership (the caller keeps the memory alive). Every reachable byte
-   * must be inside memory.
+   * must be inside memory. A `host` without a memory buffer, or an `input`
+   * that is not an object, is INVALID_ARGUMENT naming it.
    */
   static wasmView(host: WasmHost, input: TensorLayoutInput & { data: number }): Tensor {
+    checkWasmHost(host, "host", VIEW_HOST);
+    requireObject(input, "input", "an object {data, dtype, shape, strides?, byteOffset?, readOnly?}", "bad wasmView input");
     const { desc, extent } = validateTensorDesc(
       {
         data: toAddress(input.data, "data"),
@@ -707,8 +753,10 @@ export class Tensor {
    * and {@link Tensor.retain} hold of it has been released — typically
    * `() => getContext().freeWebGPU(pointer)`. If the description is invalid,
    * `onRelease` runs before the error is thrown (ownership was passed in).
+   * An `input` that is not an object is INVALID_ARGUMENT, field `input`.
    */
   static webgpu(input: WebGPUTensorInput): Tensor {
+    requireObject(input, "input", "an object {pointer, deviceId, dtype, shape, strides?, byteOffset?, onRelease?, …}", "bad Tensor.webgpu input");
     const onRelease = input.onRelease;
     if (onRelease !== undefined && typeof onRelease !== "function") {
       throw new WebDLPackError("INVALID_ARGUMENT", "onRelease must be a function", {

@@ -30,6 +30,7 @@ from ._errors import (
     WebDLPackBufferError,
     WebDLPackDeviceError,
     WebDLPackError,
+    WebDLPackMemoryError,
     WebDLPackTypeError,
     WebDLPackValueError,
 )
@@ -63,6 +64,7 @@ __all__ = [
     "WebDLPackBufferError",
     "WebDLPackDeviceError",
     "WebDLPackError",
+    "WebDLPackMemoryError",
     "WebDLPackTypeError",
     "WebDLPackValueError",
     "asarray",

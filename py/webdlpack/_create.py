@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from typing import Any, Sequence
 
 from ._abi import FLAG_READ_ONLY
@@ -13,29 +14,65 @@ from ._memory import alloc, buffer_address
 from ._tensor import Tensor
 from ._view import TensorView
 
-__all__ = ["empty", "zeros", "from_buffer"]
+__all__ = ["empty", "zeros", "from_buffer", "parse_shape"]
 
 _INT64_MAX = (1 << 63) - 1
 
 
-def _shape(shape: Any) -> tuple[int, ...]:
-    if isinstance(shape, int) and not isinstance(shape, bool):
-        shape = (shape,)
+_NOT_EXTENTS = (bool, float, complex, str, bytes, bytearray)
+
+
+def _extent(n: Any, field: str) -> int:
+    """One extent: an integer (``operator.index``), not a bool, float or string, in ``0..INT64_MAX``."""
     try:
-        out = tuple(int(n) for n in shape)
+        if isinstance(n, _NOT_EXTENTS):
+            raise TypeError
+        value = operator.index(n)
     except TypeError:
-        raise WebDLPackValueError(ErrorCode.BAD_SHAPE, "shape must be an int or a sequence of ints", field="shape",
-                                  value=shape, expected="e.g. (2, 3)") from None
-    for i, n in enumerate(out):
-        if n < 0:
-            raise WebDLPackValueError(ErrorCode.BAD_SHAPE, "negative extent", field=f"shape[{i}]", value=n,
-                                      expected=">= 0")
-    return out
+        raise WebDLPackTypeError(ErrorCode.BAD_SHAPE, "a shape extent must be an integer", field=field,
+                                 value=n, expected="a non-negative int") from None
+    if value < 0:
+        raise WebDLPackValueError(ErrorCode.BAD_SHAPE, "negative extent", field=field, value=value,
+                                  expected="a non-negative int")
+    if value > _INT64_MAX:
+        raise WebDLPackValueError(ErrorCode.SIZE_OVERFLOW, "extent does not fit DLPack's int64", field=field,
+                                  value=value, expected=f"0 <= extent <= {_INT64_MAX}")
+    return value
+
+
+def parse_shape(shape: Any) -> tuple[int, ...]:
+    """Check a shape argument and return it as a tuple of ints.
+
+    Parameters
+    ----------
+    shape : int or tuple or list of int
+        An int ``n`` means ``(n,)``. Extents are anything with ``__index__``
+        (``int``, ``numpy.int64``...), never bool, float or str.
+
+    Returns
+    -------
+    tuple of int
+
+    Raises
+    ------
+    WebDLPackTypeError
+        ``BAD_SHAPE``: ``shape`` is neither an int nor a tuple/list (a str,
+        ``None``, a generator...), field ``shape``; or an extent is not an
+        integer (``2.7``, ``nan``, ``inf``, ``True``, ``"3"``), field ``shape[i]``.
+    WebDLPackValueError
+        ``BAD_SHAPE`` for a negative extent; ``SIZE_OVERFLOW`` for one above int64.
+    """
+    if isinstance(shape, (tuple, list)):
+        return tuple(_extent(n, f"shape[{i}]") for i, n in enumerate(shape))
+    if hasattr(shape, "__index__") and not isinstance(shape, _NOT_EXTENTS):
+        return (_extent(shape, "shape"),)
+    raise WebDLPackTypeError(ErrorCode.BAD_SHAPE, "shape must be an int or a tuple/list of ints", field="shape",
+                             value=shape, expected="e.g. 5 or (2, 3)")
 
 
 def _new(shape: Any, dtype: Any, device: Any, *, zero: bool) -> Tensor:
     target = CPU if device is None else parse_device(device)
-    dims = _shape(shape)
+    dims = parse_shape(shape)
     dt = parse_dtype(dtype)
     count = numel(dims)
     if count * dt.itemsize > _INT64_MAX:
@@ -56,7 +93,9 @@ def empty(shape: int | Sequence[int], dtype: Any = "float32", *, device: Any = N
 
     Parameters
     ----------
-    shape : int or sequence of int
+    shape : int or tuple/list of int
+        Non-negative integer extents (``operator.index``: ``numpy.int64``
+        works; bool, float and str do not).
     dtype : str or DType, default "float32"
     device : None, "cpu" or "webgpu:N"
         ``"webgpu:N"`` allocates a GPU buffer through the page's shared
@@ -71,9 +110,16 @@ def empty(shape: int | Sequence[int], dtype: Any = "float32", *, device: Any = N
 
     Raises
     ------
+    TypeError
+        ``BAD_SHAPE``: a shape that is not an int or a tuple/list of ints
+        (field ``shape`` or ``shape[i]``).
     ValueError
-        A bad shape or dtype; ``webgpu:N`` where there is no WebGPU
+        A negative extent (``BAD_SHAPE``), a size past int64
+        (``SIZE_OVERFLOW``), a bad dtype; ``webgpu:N`` where there is no WebGPU
         (``NO_WEBGPU``) or no device N (``UNKNOWN_DEVICE``).
+    MemoryError
+        ``OUT_OF_MEMORY`` (:class:`~webdlpack.WebDLPackMemoryError`, field
+        ``nbytes``): the host memory cannot be allocated.
     """
     return _new(shape, dtype, device, zero=False)
 
@@ -93,8 +139,9 @@ def from_buffer(obj: Any, *, dtype: Any = None, shape: Sequence[int] | int | Non
         Must be C-contiguous. Read-only buffers (``bytes``) give read-only tensors.
     dtype : str or DType, optional
         Element type; by default read from the buffer's format (``array('f')`` → float32).
-    shape : int or sequence of int, optional
-        By default the buffer's own shape, or 1-D when ``dtype`` changes the item size.
+    shape : int or tuple/list of int, optional
+        By default the buffer's own shape, or 1-D when ``dtype`` changes the
+        item size. Checked as for :func:`empty`.
 
     Returns
     -------
@@ -137,7 +184,7 @@ def from_buffer(obj: Any, *, dtype: Any = None, shape: Sequence[int] | int | Non
                                           field="obj.nbytes", value=nbytes, expected=f"a multiple of {dt.itemsize}")
             dims = (nbytes // dt.itemsize,)
     else:
-        dims = _shape(shape)
+        dims = parse_shape(shape)
     if numel(dims) * dt.itemsize != nbytes:
         raise WebDLPackValueError(ErrorCode.BAD_SHAPE, "shape and dtype do not cover the buffer exactly",
                                   field="shape", value=dims, expected=f"numel * {dt.itemsize} == {nbytes} bytes")

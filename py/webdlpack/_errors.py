@@ -22,6 +22,7 @@ __all__ = [
     "WebDLPackTypeError",
     "WebDLPackAttributeError",
     "WebDLPackDeviceError",
+    "WebDLPackMemoryError",
 ]
 
 
@@ -149,4 +150,11 @@ class WebDLPackDeviceError(WebDLPackBufferError, ValueError):
     ``copy`` rule ask for) and a ``ValueError`` (what the array API asks of
     ``from_dlpack``'s ``device`` rule and of creation functions), so either
     ``except`` catches it.
+    """
+
+
+class WebDLPackMemoryError(WebDLPackError, MemoryError):
+    """Memory for a tensor could not be allocated (code ``OUT_OF_MEMORY``).
+
+    It is a ``MemoryError``, so ``except MemoryError`` keeps working.
     """

@@ -21,13 +21,27 @@ each capsule it made and, at its next export, at :func:`stats`, or after the
 next pass of the garbage collector (which never runs with an exception set),
 frees the struct of every capsule that nobody else holds and nobody consumed,
 and forgets the consumed ones (their consumer calls the deleter).
+
+Threads: the registry, the capsule queue and the counters are shared by
+every thread, and every change to them is ONE C-level operation, atomic
+under the GIL, so no lock is needed and the single-thread path pays for
+none: ``dict.__setitem__`` / ``dict.pop`` on the registry, ``deque.append``
+/ ``deque.popleft`` on the queue (each queued capsule is taken by exactly
+one collection, even when a garbage-collector pass starts another
+collection in the middle of one), ``next()`` on an ``itertools.count``.
+Freeing a struct is ``dict.pop(address, None)``: of two threads freeing
+one address (a consumer's deleter and a collection, or a double free),
+exactly one finds the entry. The deleter (see above for why it must stay
+that small) is that one call.
 """
 
 from __future__ import annotations
 
 import ctypes
 import gc
+import itertools
 import sys
+from collections import deque
 from typing import Any
 
 from ._abi import (
@@ -55,26 +69,37 @@ __all__ = [
 ]
 
 _REGISTRY: dict[int, tuple[Any, Any]] = {}  # struct address -> (memory block, owner)
-_STATS = {"created": 0, "deleted": 0, "unknown_deletes": 0}
+# Exports made; "deleted" is created - live (see stats()), so freeing counts nothing.
+_CREATED = itertools.count()
+_UNKNOWN_DELETES = itertools.count()  # deleter calls for addresses that are not live (consumer bugs)
+
+
+def _count_of(counter: itertools.count[int]) -> int:
+    """How many times ``next`` was called on ``counter`` (its ``repr`` is ``count(N)``)."""
+    return int(repr(counter)[6:-1])
 
 
 def _on_delete(address: int | None) -> None:
-    # Called from C (the consumer). Only dict and integer operations.
-    if address in _REGISTRY:
-        _STATS["deleted"] += 1
-        del _REGISTRY[address]  # releases the block and the owner
-    else:
-        _STATS["unknown_deletes"] += 1
+    # Called from C (the consumer): one dict.pop, atomic under the GIL, so of
+    # two threads freeing one address exactly one finds the entry. The popped
+    # entry (block and owner) is released when this returns.
+    if _REGISTRY.pop(address, None) is None:  # type: ignore[arg-type]  # None (a NULL struct) is never a key
+        next(_UNKNOWN_DELETES)
 
 
 #: The one deleter every webdlpack export carries (``void (*)(void *self)``).
 DELETER_CALLBACK = DELETER(_on_delete)
 
 
-def release_export(address: int) -> None:
-    """Free the export at ``address`` if it is still live (for a struct no consumer took)."""
-    if address in _REGISTRY:
-        _on_delete(address)
+def release_export(address: int) -> bool:
+    """Free the export at ``address`` if it is still live (for a struct no consumer took).
+
+    Returns
+    -------
+    bool
+        True if this call freed it; False if it was not live (already freed).
+    """
+    return _REGISTRY.pop(address, None) is not None
 
 
 def stats() -> dict[str, int]:
@@ -85,7 +110,11 @@ def stats() -> dict[str, int]:
     Dropped unconsumed capsules are collected first.
     """
     collect_capsules()
-    return {**_STATS, "live": len(_REGISTRY)}
+    live = len(_REGISTRY)
+    created = _count_of(_CREATED)
+    # While another thread is exporting, "deleted" may be off by its exports in flight.
+    return {"created": created, "deleted": created - live, "unknown_deletes": _count_of(_UNKNOWN_DELETES),
+            "live": live}
 
 
 # -- templates -----------------------------------------------------------------
@@ -164,13 +193,14 @@ def export_template(template: ExportTemplate, owner: Any) -> int:
     shape_at = address + template.struct_size
     POINTER_PAIR.pack_into(block, template.pointers_at, shape_at, shape_at + template.array_bytes)
     _REGISTRY[address] = (block, owner)
-    _STATS["created"] += 1
+    next(_CREATED)
     return address
 
 
 # -- capsules --------------------------------------------------------------------
 
-_CAPSULES: list[list[Any]] = []  # [capsule, struct address] of capsules not yet seen consumed or dropped
+#: ``[capsule, struct address]`` of capsules not yet seen consumed or dropped (appended and taken atomically).
+_CAPSULES: deque[list[Any]] = deque()
 
 
 def _references(entry: list[Any]) -> int:
@@ -192,16 +222,22 @@ def collect_capsules() -> None:
     A capsule renamed ``used_...`` was consumed: its consumer calls the
     deleter, so it is simply forgotten. One still named ``dltensor...`` that
     nobody but webdlpack references was dropped: its struct is freed now.
+    Others go back in the queue. Safe from several threads at once and when
+    a garbage collection (whose callback collects too) runs in the middle:
+    each queued entry is taken (``popleft``) by one call only.
     """
-    keep = []
-    for entry in _CAPSULES:
+    take, put = _CAPSULES.popleft, _CAPSULES.append
+    for _ in range(len(_CAPSULES)):
+        try:
+            entry = take()
+        except IndexError:  # another thread (or a nested collection) took the rest
+            return
         if capsule_name(entry[0]) not in (NAME_VERSIONED, NAME_LEGACY):
-            continue
+            continue  # consumed: its consumer calls the deleter
         if _references(entry) > _ONLY_OURS:
-            keep.append(entry)
+            put(entry)  # still held by someone
             continue
         release_export(entry[1])
-    _CAPSULES[:] = keep
 
 
 def _after_gc(phase: str, info: dict[str, int]) -> None:

@@ -19,6 +19,7 @@ from ._errors import ErrorCode, WebDLPackDeviceError
 from ._gpu_js import call, js_module, require_wait, wait, wait_async
 from ._layout import numel
 from ._memory import HostBlock, alloc, copy_view
+from ._nocopy import NotCopyable
 from ._view import TensorView
 
 __all__ = ["GPUAllocation", "gpu_stats", "gpu_empty", "upload", "readback", "readback_async", "gpu_copy", "check_webgpu"]
@@ -46,7 +47,7 @@ def check_webgpu(device: Device) -> None:
                                    field="device", value=str(device), expected="'cpu' or 'webgpu:N'")
 
 
-class GPUAllocation:
+class GPUAllocation(NotCopyable):
     """A GPU pointer Python allocated; ``freeWebGPU`` runs exactly once.
 
     It runs on :meth:`release` or when this object is collected — whichever
@@ -67,6 +68,11 @@ class GPUAllocation:
         The GPU pointer (unsigned, never 0).
     device : Device
     nbytes : int
+
+    Notes
+    -----
+    Not copyable or picklable: a copy would free the pointer a second time or
+    name it after it was freed. Copy the tensor instead (a GPU copy).
     """
 
     __slots__ = ("pointer", "device", "nbytes", "_finalizer", "__weakref__")

@@ -10,7 +10,7 @@ from ._device import Device, device as parse_device
 from ._errors import ErrorCode, WebDLPackAttributeError, WebDLPackBufferError, WebDLPackValueError
 from ._owner import ManagedOwner, call_deleter
 from ._tensor import Tensor
-from ._transfer import crosses_webgpu, move_view, refuse_copy
+from ._transfer import check_copy, crosses_webgpu, move_view, refuse_copy, target_device
 from ._raw import MANAGED_LEGACY, MANAGED_VERSIONED, unpack_at
 from ._validate import read_dltensor_fields
 
@@ -114,10 +114,14 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> T
     ------
     AttributeError
         ``x`` has no ``__dlpack__`` method.
+    TypeError
+        ``copy`` is not None, True or False (``INVALID_ARGUMENT``, field ``copy``).
     BufferError
         The producer cannot export as asked, or gave data on another device.
     ValueError
-        The producer's struct is invalid (the field is named).
+        The producer's struct is invalid (the field is named), or ``device``
+        is not a device or one webdlpack cannot move data to (``BAD_DEVICE``:
+        anything but ``"cpu"``, ``"webgpu:N"`` or ``x``'s own device).
 
     Notes
     -----
@@ -129,10 +133,12 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> T
     if not hasattr(x, "__dlpack__"):
         raise WebDLPackAttributeError(ErrorCode.INVALID_ARGUMENT, "object does not support DLPack", field="x",
                                       value=type(x).__name__, expected="an object with __dlpack__ and __dlpack_device__")
-    target: Device | None = None if device is None else parse_device(device)
+    copy = check_copy(copy)
+    requested = None if device is None else parse_device(device)  # malformed: fails before the producer runs
     source: Device | None = None
     if hasattr(x, "__dlpack_device__"):
         source = parse_device(tuple(x.__dlpack_device__()))
+    target = target_device(requested, source)
     if crosses_webgpu(source, target):
         assert target is not None
         return _across_devices(x, source, target, copy)

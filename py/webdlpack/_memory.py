@@ -10,13 +10,14 @@ import ctypes
 import itertools
 from typing import Any
 
-from ._errors import ErrorCode, WebDLPackBufferError
+from ._errors import ErrorCode, WebDLPackBufferError, WebDLPackMemoryError
+from ._nocopy import NotCopyable
 from ._view import TensorView
 
 __all__ = ["alloc", "buffer_address", "copy_view", "HostBlock"]
 
 
-class HostBlock:
+class HostBlock(NotCopyable):
     """A block of host memory owned by Python, 8-byte aligned and zero-filled.
 
     Parameters
@@ -24,19 +25,34 @@ class HostBlock:
     nbytes : int
         Requested size; at least 8 bytes are allocated so the address is never NULL.
 
+    Raises
+    ------
+    WebDLPackMemoryError
+        ``OUT_OF_MEMORY`` (field ``nbytes``) when the memory cannot be allocated.
+
     Attributes
     ----------
     address : int
         Address of the first byte.
     nbytes : int
         The requested size.
+
+    Notes
+    -----
+    Not copyable or picklable (a copy would name this block's address after
+    it is freed); copy the tensor instead.
     """
 
     __slots__ = ("_buf", "address", "nbytes", "__weakref__")
 
     def __init__(self, nbytes: int) -> None:
         words = max(1, (nbytes + 7) // 8)
-        self._buf = (ctypes.c_uint64 * words)()
+        try:
+            self._buf = (ctypes.c_uint64 * words)()
+        except (MemoryError, OverflowError):  # OverflowError: ctypes "array too large" for this address space
+            raise WebDLPackMemoryError(ErrorCode.OUT_OF_MEMORY, f"cannot allocate {nbytes} bytes of host memory",
+                                       field="nbytes", value=nbytes,
+                                       expected="a size this process can allocate") from None
         self.address: int = ctypes.addressof(self._buf)
         self.nbytes = nbytes
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._abi import DELETER
+from ._nocopy import NotCopyable
 from ._raw import MANAGED_LEGACY, MANAGED_VERSIONED, unpack_at
 
 __all__ = ["ManagedOwner", "call_deleter", "stats"]
@@ -53,7 +54,7 @@ def call_deleter(address: int, versioned: bool) -> None:
         _call(fn, address)
 
 
-class ManagedOwner:
+class ManagedOwner(NotCopyable):
     """Owns one managed DLPack struct and calls its deleter exactly once.
 
     Parameters
@@ -71,7 +72,8 @@ class ManagedOwner:
     -----
     The deleter pointer is read once, here; the struct is not read again on
     release. The deleter runs on :meth:`release` or when this object is
-    deallocated (reference counting makes that prompt).
+    deallocated (reference counting makes that prompt). Not copyable or
+    picklable: two owners of one struct would call its deleter twice.
     """
 
     __slots__ = ("address", "versioned", "_deleter", "__weakref__")

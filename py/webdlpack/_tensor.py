@@ -5,7 +5,7 @@ from __future__ import annotations
 import builtins
 import ctypes
 import struct
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, NoReturn
 
 from ._abi import DLPACK_MAJOR_VERSION, FLAG_IS_COPIED, FLAG_IS_SUBBYTE_TYPE_PADDED, DLDataTypeCode, DLDeviceType
 from ._device import Device, device as parse_device
@@ -13,6 +13,8 @@ from ._dtype import DType
 from ._errors import ErrorCode, WebDLPackBufferError, WebDLPackTypeError, WebDLPackValueError
 from ._export import ExportTemplate, export_template, make_capsule
 from ._memory import alloc, copy_view
+from ._nocopy import NotCopyable, raise_not_copyable
+from ._transfer import check_copy, target_device
 from ._scope import _OPEN as _OPEN_SCOPES
 from ._scope import track as track_in_scope
 from ._view import TensorView
@@ -67,7 +69,11 @@ def _parse_dl_device(dl_device: Any) -> Device:
                                    value=dl_device, expected="this tensor's own device or (1, 0) for CPU") from err
 
 
-class Tensor:
+#: ``PyBUF_WRITABLE`` (``inspect.BufferFlags.WRITABLE`` on Python >= 3.12).
+_PYBUF_WRITABLE = 0x1
+
+
+class Tensor(NotCopyable):
     """A tensor whose bytes live in host (wasm) memory or on a WebGPU device.
 
     Tensors are made by :func:`webdlpack.empty`, :func:`webdlpack.zeros`,
@@ -82,6 +88,16 @@ class Tensor:
     C-contiguous tensor (the DLPack convention). :meth:`dispose` (or leaving a
     ``with`` block) drops this tensor's hold on the memory; memory still used by
     an export or a memoryview stays valid until that user lets go.
+
+    A tensor is a view of memory it shares: ``copy.copy(t)`` is ``t`` itself,
+    ``copy.deepcopy(t)`` is :meth:`copy` (new memory, on the same device), and
+    pickling raises :class:`~webdlpack.WebDLPackTypeError` (the memory is
+    named by address; pickle ``t.tolist()`` or ``bytes(t.memoryview())``).
+
+    On Python >= 3.12 (Pyodide) a CPU tensor has the buffer protocol:
+    ``memoryview(t)`` is :meth:`memoryview`, with the same rules. On 3.11
+    ``memoryview(t)`` raises TypeError (a Python class cannot export a buffer
+    there); call ``t.memoryview()``.
     """
 
     __slots__ = ("_view", "_owner", "_templates", "__weakref__")
@@ -194,6 +210,37 @@ class Tensor:
         ro = ", read_only=True" if v.read_only else ""
         return f"webdlpack.Tensor(shape={v.shape}, dtype={v.dtype.name}, device={v.device}{extra}{ro})"
 
+    # -- copying -------------------------------------------------------------------
+    def __copy__(self) -> Tensor:
+        """``copy.copy(t)``: ``t`` itself — a tensor is a view, and a shallow copy would share the same memory."""
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
+        """``copy.deepcopy(t)``: :meth:`copy` — new memory on the same device with the same values.
+
+        A WebGPU tensor is copied on the GPU (contiguous tensors only; a
+        strided one raises ``UNSUPPORTED`` saying how to copy it). The copy is
+        writable even when ``t`` is read-only.
+        """
+        copied = self.copy()
+        memo[id(self)] = copied
+        return copied
+
+    def __reduce_ex__(self, protocol: Any) -> NoReturn:
+        """Refuse pickling: the tensor names memory by address (see :meth:`__reduce__`)."""
+        self.__reduce__()
+
+    def __reduce__(self) -> NoReturn:
+        """Refuse pickling with :class:`~webdlpack.WebDLPackTypeError` (``INVALID_ARGUMENT``, field ``tensor``).
+
+        Raises
+        ------
+        WebDLPackTypeError
+            Always; pickle ``t.tolist()`` or ``bytes(t.memoryview())`` instead.
+        """
+        raise_not_copyable(self, "pickled", field="tensor",
+                           expected="copy to bytes first, e.g. t.tolist() / bytes(t.memoryview())")
+
     # -- DLPack protocol ---------------------------------------------------------
     def _template(self, view: TensorView, versioned: bool) -> ExportTemplate:
         """The cached export template of this tensor's own ``view`` (built on first use)."""
@@ -266,12 +313,16 @@ class Tensor:
         ------
         ValueError
             ``stream`` is neither None nor -1, or ``max_version`` / ``dl_device`` is malformed.
+        TypeError
+            ``copy`` is not None, True or False (``INVALID_ARGUMENT``, field ``copy``).
         BufferError
             A device this tensor cannot be exported to, a copy required while
             ``copy=False`` (code ``COPY_REQUIRED``), or a read-only tensor asked
             for as a legacy capsule (DLPack 0.x cannot mark read-only data).
         """
         view = self._live()
+        if copy is not None and copy is not True and copy is not False:
+            check_copy(copy)
         versioned = _want_versioned(max_version)
         target = view.device if dl_device is None else _parse_dl_device(dl_device)
         if stream is not None:
@@ -317,7 +368,8 @@ class Tensor:
         Parameters
         ----------
         device : str or Device or tuple
-            ``"cpu"`` or ``"webgpu:N"``.
+            ``"cpu"`` or ``"webgpu:N"``; another device raises ValueError
+            (``BAD_DEVICE``) unless it is this tensor's own.
         stream : None or -1
             As for :meth:`__dlpack__`: None (the device queue; nothing waits) or -1
             (no synchronization); anything else raises ValueError naming ``stream``.
@@ -330,6 +382,7 @@ class Tensor:
         """
         view = self._live()
         target = parse_device(device)
+        target_device(target, view.device)  # refuses devices webdlpack cannot move data to
         if stream is not None:
             from ._transfer import check_stream
 
@@ -363,8 +416,8 @@ class Tensor:
         Raises
         ------
         BufferError
-            Non-CPU data; non-contiguous strides (a Python class cannot export
-            a strided buffer before Python 3.12 — use :meth:`copy` first);
+            Non-CPU data; non-contiguous strides (the view is built over
+            ctypes memory, which has no strides — use :meth:`copy` first);
             dtypes with no struct format (bfloat16, float8/6/4, vectors).
         """
         view = self._host_view("memoryview()")
@@ -375,8 +428,8 @@ class Tensor:
                                        expected="bool, int8..uint64, float16/32/64 or complex64/128")
         if not view.contiguous:
             raise WebDLPackBufferError(ErrorCode.BAD_STRIDES,
-                                       "memoryview() needs C-contiguous data: a Python class cannot export a "
-                                       "strided buffer before Python 3.12; call .copy() first",
+                                       "memoryview() needs C-contiguous data (the view is built over ctypes "
+                                       "memory, which has no strides); call .copy() first",
                                        field="strides", value=view.strides, expected="None (C-contiguous)")
         shape = list(view.shape) + ([2] if view.dtype.code == DLDataTypeCode.kDLComplex else [])
         if view.size == 0:
@@ -392,6 +445,39 @@ class Tensor:
                                            field="dtype", value=view.dtype.name,
                                            expected="Python >= 3.12 for float16; or use tolist()") from None
         return mv.toreadonly() if view.read_only else mv
+
+    def __buffer__(self, flags: int, /) -> builtins.memoryview:
+        """The buffer protocol (PEP 688, Python >= 3.12): ``memoryview(t)`` gives :meth:`memoryview`.
+
+        The view keeps the memory alive until it is released, even after
+        :meth:`dispose`. On Python 3.11 the interpreter never calls this
+        (``memoryview(t)`` raises TypeError there); use ``t.memoryview()``.
+
+        Parameters
+        ----------
+        flags : int
+            The consumer's ``inspect.BufferFlags``.
+
+        Returns
+        -------
+        memoryview
+
+        Raises
+        ------
+        BufferError
+            A writable buffer asked of a read-only tensor (``BAD_FLAGS``,
+            field ``flags``), or anything :meth:`memoryview` refuses.
+        """
+        if flags & _PYBUF_WRITABLE and self._live().read_only:
+            raise WebDLPackBufferError(ErrorCode.BAD_FLAGS, "a writable buffer was asked of a read-only tensor",
+                                       field="flags", value=flags,
+                                       expected="a read-only request (no BufferFlags.WRITABLE), or t.copy() "
+                                                "for writable memory")
+        return self.memoryview()
+
+    def __release_buffer__(self, buffer: builtins.memoryview, /) -> None:
+        """End a buffer :meth:`__buffer__` gave (PEP 688): the memory is no longer held through it."""
+        buffer.release()
 
     @staticmethod
     def _empty_memoryview(fmt: str, shape: list[int]) -> builtins.memoryview:

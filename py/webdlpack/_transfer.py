@@ -19,7 +19,17 @@ from ._device import Device, device as parse_device
 from ._errors import ErrorCode, WebDLPackDeviceError, WebDLPackTypeError, WebDLPackValueError
 from ._view import TensorView
 
-__all__ = ["move_view", "copy_view_on_device", "refuse_copy", "asarray", "to_cpu_async", "crosses_webgpu", "check_stream"]
+__all__ = [
+    "move_view",
+    "copy_view_on_device",
+    "refuse_copy",
+    "asarray",
+    "to_cpu_async",
+    "crosses_webgpu",
+    "check_stream",
+    "check_copy",
+    "target_device",
+]
 
 #: The ``stream`` values a consumer may pass (docs/stream-semantics.md): None, or -1 (no synchronization).
 NO_SYNC_STREAM = -1
@@ -58,6 +68,67 @@ def check_stream(stream: Any, device: Device) -> None:
         expected = "None or -1 (no synchronization)"
     raise WebDLPackValueError(ErrorCode.INVALID_ARGUMENT, f"stream {stream!r} names no stream webdlpack has: {why}",
                               field="stream", value=stream, expected=expected)
+
+
+def check_copy(copy: Any, field: str = "copy") -> bool | None:
+    """Check a ``copy`` argument (array API: ``None``, ``True`` or ``False``) before any producer is called.
+
+    Parameters
+    ----------
+    copy : object
+        The caller's ``copy`` argument.
+    field : str, default "copy"
+        The argument name to report.
+
+    Returns
+    -------
+    bool or None
+        ``copy`` unchanged.
+
+    Raises
+    ------
+    WebDLPackTypeError
+        ``INVALID_ARGUMENT`` for anything else (``"yes"``, ``2``, ``numpy.True_`` ...).
+    """
+    if copy is None or copy is True or copy is False:
+        return None if copy is None else bool(copy)
+    raise WebDLPackTypeError(ErrorCode.INVALID_ARGUMENT, "copy must be None, True or False", field=field,
+                             value=copy, expected="None (copy only if needed), True (always) or False (never)")
+
+
+def target_device(device: Any, source: Device | None = None) -> Device | None:
+    """Parse the ``device`` a caller asked for and check webdlpack can put data there.
+
+    Parameters
+    ----------
+    device : object
+        ``None``, ``"cpu"``, ``"webgpu:N"``, a DLPack ``(type, id)`` tuple or a Device.
+    source : Device, optional
+        Where the data is now; asking for that device is always fine.
+
+    Returns
+    -------
+    Device or None
+        None when ``device`` is None.
+
+    Raises
+    ------
+    WebDLPackValueError
+        ``BAD_DEVICE``: not a device at all (from :func:`webdlpack.device`).
+    WebDLPackDeviceError
+        ``BAD_DEVICE``: a device other than the CPU, WebGPU or ``source``
+        (e.g. ``"cuda"``), which webdlpack cannot move data to.
+    """
+    if device is None:
+        return None
+    target = parse_device(device)
+    if target.is_cpu or target.type == DLDeviceType.kDLWebGPU or target == source:
+        return target
+    where = "" if source is None else f" (the data is on {source})"
+    own = source is not None and not source.is_cpu and source.type != DLDeviceType.kDLWebGPU
+    raise WebDLPackDeviceError(ErrorCode.BAD_DEVICE, f"webdlpack cannot move data to {target}{where}",
+                               field="device", value=str(target),
+                               expected="'cpu' or 'webgpu:N'" + (f", or {source}" if own else ""))
 
 
 def crosses_webgpu(source: Device | None, target: Device | None) -> bool:
@@ -142,7 +213,11 @@ def asarray(obj: Any, /, *, device: Any = None, copy: bool | None = None) -> Any
     Raises
     ------
     TypeError
-        ``obj`` is neither a DLPack producer nor a buffer.
+        ``obj`` is neither a DLPack producer nor a buffer, or ``copy`` is not
+        None/True/False (``INVALID_ARGUMENT``, field ``copy``).
+    ValueError
+        ``device`` is not a device, or one webdlpack cannot move data to
+        (``BAD_DEVICE``, e.g. ``"cuda"``).
     BufferError
         ``copy=False`` but a copy is needed; no WebGPU on this host (``NO_WEBGPU``).
     """
@@ -150,9 +225,10 @@ def asarray(obj: Any, /, *, device: Any = None, copy: bool | None = None) -> Any
     from ._import import from_dlpack
     from ._tensor import Tensor
 
-    target = None if device is None else parse_device(device)
+    copy = check_copy(copy)
     if hasattr(obj, "__dlpack__"):
-        return from_dlpack(obj, device=target, copy=copy)
+        return from_dlpack(obj, device=device, copy=copy)  # checks device against the producer's own
+    target = target_device(device)
     js_tensor = _from_js_if_any(obj, False if copy is False else None)
     if js_tensor is not None:
         if target is not None and js_tensor.device != target:

@@ -1,6 +1,7 @@
 /** loadWebDLPack refuses what it can not use with typed errors, before starting anything (no unhandled rejection). */
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { loadWebDLPackC } from "../../js/src/bridge/clib/load.js";
 import { loadWebDLPack } from "../../js/src/bridge/pyodide.js";
 import { WebDLPackError } from "../../js/src/errors.js";
 import { Tensor } from "../../js/src/tensor.js";
@@ -43,6 +44,29 @@ test("loadWebDLPack options: unknown key, bad installer, bad URL types are typed
   await rejectsWith(loadWebDLPack(fakePyodide as never, { installer: "pip" } as never), "options.installer");
   await rejectsWith(loadWebDLPack(fakePyodide as never, { wheelURL: 5 } as never), "options.wheelURL");
   await rejectsWith(loadWebDLPack(fakePyodide as never, { micropipURL: {} } as never), "options.micropipURL");
+});
+
+test("loadWebDLPackC(non-Pyodide) rejects INVALID_ARGUMENT naming `pyodide`, before touching it", async () => {
+  await rejectsWith(loadWebDLPackC(null as never), "pyodide", /loadWebDLPackC needs a Pyodide instance/);
+  await rejectsWith(loadWebDLPackC(undefined as never), "pyodide");
+  await rejectsWith(loadWebDLPackC("pyodide" as never), "pyodide");
+  await rejectsWith(loadWebDLPackC({} as never), "pyodide", /no _module/);
+  await rejectsWith(loadWebDLPackC({ _module: null } as never), "pyodide", /no _module/);
+});
+
+test("loadWebDLPackC options: not an object, unknown key, wrong kinds are typed errors", async () => {
+  const py = { _module: {} } as never; // the options are checked before the module is looked at
+  await rejectsWith(loadWebDLPackC(py, null as never), "options", /bad loadWebDLPackC options/);
+  await rejectsWith(loadWebDLPackC(py, 5 as never), "options");
+  await rejectsWith(loadWebDLPackC(py, { URL: "/x.so" } as never), "options.URL", /unknown loadWebDLPackC option/);
+  await rejectsWith(loadWebDLPackC(py, { url: 5 } as never), "options.url");
+  await rejectsWith(loadWebDLPackC(py, { bytes: [0, 97, 115, 109] } as never), "options.bytes");
+  await rejectsWith(loadWebDLPackC(py, { path: "" }), "options.path");
+  await rejectsWith(loadWebDLPackC(py, { path: 3 } as never), "options.path");
+  await rejectsWith(loadWebDLPackC(py, { context: {} } as never), "options.context");
+  await rejectsWith(loadWebDLPackC(py, { onAsyncGpuError: "log" } as never), "options.onAsyncGpuError");
+  await rejectsWith(loadWebDLPackC(py, { owner: "" }), "options.owner");
+  await rejectsWith(loadWebDLPackC(py, { owner: 7 } as never), "options.owner");
 });
 
 test("Tensor.fromTypedArray of a non-array names field, value and expected", () => {

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { test } from "node:test";
+import { before, test } from "node:test";
 import { pathToFileURL } from "node:url";
 import {
   TensorHandleTable, errorFromC, hostErrorOf, loadWebDLPackC, readCString, writeCString,
@@ -120,127 +120,134 @@ def last():
     return (lib.wdl_last_error_code(), lib.wdl_last_error_message().decode())
 `;
 
-test("C library in Pyodide (Node): load, ctypes, GPU pointers and tensors through the context", async (t) => {
-  const py = await startPyodide();
-  const ctx = new PageContext(CONTEXT_PROTOCOL);
+// One Pyodide and one context for the tests below, which run in order (each a
+// top-level test, so every one is counted once in the JUnit results).
+let py!: PyodideApi;
+let ctx!: PageContext;
+let lib!: WebDLPackCLib;
+
+/** Run Python code in `py`; a PyProxy result comes back converted with toJs(). */
+function run<T>(code: string): T {
+  const r = py.runPython(code) as { toJs?: () => unknown } | T;
+  return (typeof r === "object" && r !== null && "toJs" in r && typeof r.toJs === "function" ? r.toJs() : r) as T;
+}
+
+before(async () => {
+  py = await startPyodide();
+  ctx = new PageContext(CONTEXT_PROTOCOL);
   await ctx.setup({ gpu: asGPU<GPU>(new FakeGPU()) });
-  const run = <T>(code: string): T => {
-    const r = py.runPython(code) as { toJs?: () => unknown } | T;
-    return (typeof r === "object" && r !== null && "toJs" in r && typeof r.toJs === "function" ? r.toJs() : r) as T;
-  };
+});
 
-  await t.test("bad inputs refuse before anything is loaded", async () => {
-    await assert.rejects(loadWebDLPackC(py, { path: "/lib/nothing-here.so" }), isCode("INVALID_ARGUMENT", /no url, no bytes/));
-    await assert.rejects(loadWebDLPackC(py, { bytes: new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8]) }),
-      isCode("INVALID_ARGUMENT", /not a wasm module/));
-    await assert.rejects(loadWebDLPackC({ _module: {} } as unknown as ClibPyodide, { bytes: libBytes() }),
-      isCode("UNSUPPORTED", /dynamic loader/));
-    await assert.rejects(loadWebDLPackC(py, { bytes: libBytes(), owner: "" }), isCode("INVALID_ARGUMENT", /options\.owner/));
-  });
+test("C library in Pyodide: bad inputs refuse before anything is loaded", async () => {
+  await assert.rejects(loadWebDLPackC(py, { path: "/lib/nothing-here.so" }), isCode("INVALID_ARGUMENT", /no url, no bytes/));
+  await assert.rejects(loadWebDLPackC(py, { bytes: new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8]) }),
+    isCode("INVALID_ARGUMENT", /not a wasm module/));
+  await assert.rejects(loadWebDLPackC({ _module: {} } as unknown as ClibPyodide, { bytes: libBytes() }),
+    isCode("UNSUPPORTED", /dynamic loader/));
+  await assert.rejects(loadWebDLPackC(py, { bytes: libBytes(), owner: "" }), isCode("INVALID_ARGUMENT", /options\.owner/));
+});
 
-  let lib!: WebDLPackCLib;
-  await t.test("loads once; Python's ctypes.CDLL gets the same instance", async () => {
-    lib = await loadWebDLPackC(py, { bytes: libBytes(), context: () => ctx });
-    assert.deepEqual(lib.version, { major: 0, minor: 1 });
-    assert.equal(await loadWebDLPackC(py, { bytes: libBytes() }), lib, "cached per Pyodide");
-    run(PY_SETUP);
-    assert.equal(run<number>("lib.wdl_is_initialized()"), 1, "the host table JS installed is visible from Python");
-  });
+test("C library in Pyodide: loads once; Python's ctypes.CDLL gets the same instance", async () => {
+  lib = await loadWebDLPackC(py, { bytes: libBytes(), context: () => ctx });
+  assert.deepEqual(lib.version, { major: 0, minor: 1 });
+  assert.equal(await loadWebDLPackC(py, { bytes: libBytes() }), lib, "cached per Pyodide");
+  run(PY_SETUP);
+  assert.equal(run<number>("lib.wdl_is_initialized()"), 1, "the host table JS installed is visible from Python");
+});
 
-  await t.test("Python allocates a WebGPU buffer; JS sees it in the pointer table; free makes it stale", () => {
-    const [ptr, code] = run<[number, number]>("p = lib.wdl_webgpu_alloc(0, 1000, 0); (p, lib.wdl_last_error_code())");
-    assert.ok(ptr > 0, `alloc failed: code ${code}`);
-    const info = ctx.gpuPointerInfo(ptr);
-    assert.equal(info.owner, "c");
-    assert.equal(info.size, 1024, "the context's bucket size class");
-    assert.equal(info.requestedSize, 1000);
-    assert.equal(info.owned, true);
-    assert.equal(ctx.gpuPointerToBuffer(ptr).size, 1024);
-    const q = run<number[]>("i = Info(); rc = lib.wdl_webgpu_query(p, ctypes.byref(i)); [rc, i.nbytes, i.allocated_nbytes, i.device_id, i.usage, i.owned]");
-    assert.deepEqual(q, [0, 1000, 1024, 0, 0x8c, 1]);
-    // One ledger: C's allocation is a gpu-buffer entry of owner "c", counted in the per-owner stats.
-    const entry = ctx.ledger.entries().find((e) => e.pointer === ptr);
-    assert.deepEqual(entry && { kind: entry.kind, owner: entry.owner, deviceId: entry.deviceId, bytes: entry.bytes },
-      { kind: "gpu-buffer", owner: "c", deviceId: 0, bytes: 1024 });
-    assert.deepEqual(ctx.stats().owners.find((o) => o.owner === "c"), { owner: "c", deviceId: 0, livePointers: 1, liveBytes: 1024, hits: 0, misses: 1 });
-    assert.deepEqual(lib.gpuStats(), { liveCount: 1, liveBytes: 1000 });
-    assert.equal(run<number>("lib.wdl_webgpu_free(p)"), 0);
-    assert.throws(() => ctx.gpuPointerInfo(ptr), isCode("STALE_POINTER"));
-    assert.equal(ctx.ledger.entries().some((e) => e.pointer === ptr), false, "the ledger entry went with the free");
-    assert.equal(ctx.stats().cachedBuffers, 1, "freed through the context: the buffer went back to its cache");
-    assert.deepEqual(lib.gpuStats(), { liveCount: 0, liveBytes: 0 });
-    const again = run<[number, [number, string]]>("(lib.wdl_webgpu_free(p), last())");
-    assert.equal(again[0], -1);
-    assert.equal(again[1][0], ErrorCode.DOUBLE_FREE);
-    assert.match(again[1][1], /already freed/);
-  });
+test("C library in Pyodide: Python allocates a WebGPU buffer; JS sees it in the pointer table; free makes it stale", () => {
+  const [ptr, code] = run<[number, number]>("p = lib.wdl_webgpu_alloc(0, 1000, 0); (p, lib.wdl_last_error_code())");
+  assert.ok(ptr > 0, `alloc failed: code ${code}`);
+  const info = ctx.gpuPointerInfo(ptr);
+  assert.equal(info.owner, "c");
+  assert.equal(info.size, 1024, "the context's bucket size class");
+  assert.equal(info.requestedSize, 1000);
+  assert.equal(info.owned, true);
+  assert.equal(ctx.gpuPointerToBuffer(ptr).size, 1024);
+  const q = run<number[]>("i = Info(); rc = lib.wdl_webgpu_query(p, ctypes.byref(i)); [rc, i.nbytes, i.allocated_nbytes, i.device_id, i.usage, i.owned]");
+  assert.deepEqual(q, [0, 1000, 1024, 0, 0x8c, 1]);
+  // One ledger: C's allocation is a gpu-buffer entry of owner "c", counted in the per-owner stats.
+  const entry = ctx.ledger.entries().find((e) => e.pointer === ptr);
+  assert.deepEqual(entry && { kind: entry.kind, owner: entry.owner, deviceId: entry.deviceId, bytes: entry.bytes },
+    { kind: "gpu-buffer", owner: "c", deviceId: 0, bytes: 1024 });
+  assert.deepEqual(ctx.stats().owners.find((o) => o.owner === "c"), { owner: "c", deviceId: 0, livePointers: 1, liveBytes: 1024, hits: 0, misses: 1 });
+  assert.deepEqual(lib.gpuStats(), { liveCount: 1, liveBytes: 1000 });
+  assert.equal(run<number>("lib.wdl_webgpu_free(p)"), 0);
+  assert.throws(() => ctx.gpuPointerInfo(ptr), isCode("STALE_POINTER"));
+  assert.equal(ctx.ledger.entries().some((e) => e.pointer === ptr), false, "the ledger entry went with the free");
+  assert.equal(ctx.stats().cachedBuffers, 1, "freed through the context: the buffer went back to its cache");
+  assert.deepEqual(lib.gpuStats(), { liveCount: 0, liveBytes: 0 });
+  const again = run<[number, [number, string]]>("(lib.wdl_webgpu_free(p), last())");
+  assert.equal(again[0], -1);
+  assert.equal(again[1][0], ErrorCode.DOUBLE_FREE);
+  assert.match(again[1][1], /already freed/);
+});
 
-  await t.test("a context error reaches Python with its code and message", () => {
-    const [ptr, [code, msg]] = run<[number, [number, string]]>("(lib.wdl_webgpu_alloc(7, 64, 0), last())");
-    assert.equal(ptr, 0);
-    assert.equal(code, ErrorCode.UNKNOWN_DEVICE);
-    assert.match(msg, /^\[UNKNOWN_DEVICE\]/);
-    const [p2, [c2, m2]] = run<[number, [number, string]]>("(lib.wdl_webgpu_alloc(0, 1 << 40, 0), last())");
-    assert.equal(p2, 0);
-    assert.equal(c2, ErrorCode.INVALID_ARGUMENT);
-    assert.match(m2, /maxBufferSize/);
-  });
+test("C library in Pyodide: a context error reaches Python with its code and message", () => {
+  const [ptr, [code, msg]] = run<[number, [number, string]]>("(lib.wdl_webgpu_alloc(7, 64, 0), last())");
+  assert.equal(ptr, 0);
+  assert.equal(code, ErrorCode.UNKNOWN_DEVICE);
+  assert.match(msg, /^\[UNKNOWN_DEVICE\]/);
+  const [p2, [c2, m2]] = run<[number, [number, string]]>("(lib.wdl_webgpu_alloc(0, 1 << 40, 0), last())");
+  assert.equal(p2, 0);
+  assert.equal(c2, ErrorCode.INVALID_ARGUMENT);
+  assert.match(m2, /maxBufferSize/);
+});
 
-  await t.test("lib.check turns C failures into typed errors", () => {
-    assert.throws(() => lib.check(lib.exports.wdl_webgpu_free(12345), "wdl_webgpu_free"),
-      isCode("INVALID_POINTER", /wdl_webgpu_free: GPU pointer was not allocated by wdl_webgpu_alloc; field ptr; value 0x00003039/));
-    lib.exports.wdl_clear_error();
-    assert.equal(lib.lastError(), undefined);
-  });
+test("C library in Pyodide: lib.check turns C failures into typed errors", () => {
+  assert.throws(() => lib.check(lib.exports.wdl_webgpu_free(12345), "wdl_webgpu_free"),
+    isCode("INVALID_POINTER", /wdl_webgpu_free: GPU pointer was not allocated by wdl_webgpu_alloc; field ptr; value 0x00003039/));
+  lib.exports.wdl_clear_error();
+  assert.equal(lib.lastError(), undefined);
+});
 
-  await t.test("tensor from Python's C to JS and back, deleter once", () => {
-    const live0 = lib.exports.wdl_managed_tensor_live_count();
-    const handle = run<number>(`
+test("C library in Pyodide: tensor from Python's C to JS and back, deleter once", () => {
+  const live0 = lib.exports.wdl_managed_tensor_live_count();
+  const handle = run<number>(`
 shape = (c_int64 * 2)(2, 3)
 dt = DType(2, 32, 1)
 t = lib.wdl_managed_tensor_alloc_cpu_p(ctypes.byref(dt), 2, shape)
 lib.wdl_tensor_to_js(t)`);
-    assert.ok(handle > 0);
-    assert.equal(lib.handles.size, 1);
-    const addr = lib.takeTensor(handle);
-    assert.equal(addr, run<number>("t"));
-    const view = new DataView(py._module.HEAPU8.buffer);
-    assert.equal(view.getUint32(addr, true), 1, "version.major");
-    const shapePtr = view.getUint32(addr + 24 + 20, true);
-    assert.equal(view.getBigInt64(shapePtr + 8, true), 3n);
-    // JS hands it back: Python takes it with wdl_tensor_from_js and releases it
-    const h2 = lib.publishTensor(addr);
-    const back = run<number>(`t2 = lib.wdl_tensor_from_js(${h2}); t2`);
-    assert.equal(back, addr);
-    assert.equal(run<number>(`lib.wdl_tensor_from_js(${h2}) or last()[0]`), ErrorCode.ALREADY_CONSUMED);
-    run("lib.wdl_managed_tensor_release(t2)");
-    assert.equal(lib.exports.wdl_managed_tensor_live_count(), live0);
-  });
+  assert.ok(handle > 0);
+  assert.equal(lib.handles.size, 1);
+  const addr = lib.takeTensor(handle);
+  assert.equal(addr, run<number>("t"));
+  const view = new DataView(py._module.HEAPU8.buffer);
+  assert.equal(view.getUint32(addr, true), 1, "version.major");
+  const shapePtr = view.getUint32(addr + 24 + 20, true);
+  assert.equal(view.getBigInt64(shapePtr + 8, true), 3n);
+  // JS hands it back: Python takes it with wdl_tensor_from_js and releases it
+  const h2 = lib.publishTensor(addr);
+  const back = run<number>(`t2 = lib.wdl_tensor_from_js(${h2}); t2`);
+  assert.equal(back, addr);
+  assert.equal(run<number>(`lib.wdl_tensor_from_js(${h2}) or last()[0]`), ErrorCode.ALREADY_CONSUMED);
+  run("lib.wdl_managed_tensor_release(t2)");
+  assert.equal(lib.exports.wdl_managed_tensor_live_count(), live0);
+});
 
-  await t.test("host writes survive memory growth", () => {
-    const before = py._module.HEAPU8.buffer;
-    const big = py._module._malloc(128 << 20) >>> 0; // grows linear memory: old views detach
-    assert.ok(big !== 0);
-    assert.notEqual(py._module.HEAPU8.buffer, before, "memory grew");
-    const q = run<number[]>("p = lib.wdl_webgpu_alloc(0, 48, 0); i = Info(); [lib.wdl_webgpu_query(p, ctypes.byref(i)), i.nbytes, lib.wdl_webgpu_free(p)]");
-    py._module._free(big);
-    assert.deepEqual(q, [0, 48, 0]);
-  });
+test("C library in Pyodide: host writes survive memory growth", () => {
+  const before = py._module.HEAPU8.buffer;
+  const big = py._module._malloc(128 << 20) >>> 0; // grows linear memory: old views detach
+  assert.ok(big !== 0);
+  assert.notEqual(py._module.HEAPU8.buffer, before, "memory grew");
+  const q = run<number[]>("p = lib.wdl_webgpu_alloc(0, 48, 0); i = Info(); [lib.wdl_webgpu_query(p, ctypes.byref(i)), i.nbytes, lib.wdl_webgpu_free(p)]");
+  py._module._free(big);
+  assert.deepEqual(q, [0, 48, 0]);
+});
 
-  await t.test("dispose: shutdown, untaken tensors released, a new load re-initialises", async () => {
-    const live0 = lib.exports.wdl_managed_tensor_live_count();
-    const h = run<number>("t3 = lib.wdl_managed_tensor_alloc_cpu_p(ctypes.byref(dt), 2, shape); lib.wdl_tensor_to_js(t3)");
-    assert.ok(h > 0);
-    lib.dispose();
-    lib.dispose(); // twice is fine
-    assert.equal(lib.exports.wdl_managed_tensor_live_count(), live0, "the untaken tensor was released");
-    assert.equal(run<number>("lib.wdl_is_initialized()"), 0);
-    const [p, code] = run<[number, number]>("(lib.wdl_webgpu_alloc(0, 16, 0), lib.wdl_last_error_code())");
-    assert.equal(p, 0);
-    assert.equal(code, ErrorCode.UNSUPPORTED);
-    const lib2 = await loadWebDLPackC(py, { context: () => ctx }); // file already in place
-    assert.notEqual(lib2, lib);
-    assert.equal(run<number>("lib.wdl_is_initialized()"), 1);
-    lib2.dispose();
-  });
+test("C library in Pyodide: dispose: shutdown, untaken tensors released, a new load re-initialises", async () => {
+  const live0 = lib.exports.wdl_managed_tensor_live_count();
+  const h = run<number>("t3 = lib.wdl_managed_tensor_alloc_cpu_p(ctypes.byref(dt), 2, shape); lib.wdl_tensor_to_js(t3)");
+  assert.ok(h > 0);
+  lib.dispose();
+  lib.dispose(); // twice is fine
+  assert.equal(lib.exports.wdl_managed_tensor_live_count(), live0, "the untaken tensor was released");
+  assert.equal(run<number>("lib.wdl_is_initialized()"), 0);
+  const [p, code] = run<[number, number]>("(lib.wdl_webgpu_alloc(0, 16, 0), lib.wdl_last_error_code())");
+  assert.equal(p, 0);
+  assert.equal(code, ErrorCode.UNSUPPORTED);
+  const lib2 = await loadWebDLPackC(py, { context: () => ctx }); // file already in place
+  assert.notEqual(lib2, lib);
+  assert.equal(run<number>("lib.wdl_is_initialized()"), 1);
+  lib2.dispose();
 });

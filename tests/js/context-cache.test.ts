@@ -6,6 +6,8 @@ import { PageContext } from "../../js/src/context/context.js";
 import { CONTEXT_PROTOCOL } from "../../js/src/context/get-context.js";
 import { GPUUsage } from "../../js/src/context/allocation.js";
 import { bucketSize, FINE_BUCKET_THRESHOLD, MIN_BUCKET_SIZE } from "../../js/src/context/size-classes.js";
+import { DeviceAllocator, MAX_OWNER_COUNT_ROWS } from "../../js/src/context/device-allocator.js";
+import type { DeviceRecord } from "../../js/src/context/devices.js";
 import { asGPU, FakeBuffer, FakeDevice, FakeGPU } from "./context-fakes.js";
 import { isCode } from "./helpers.js";
 
@@ -267,4 +269,41 @@ test("a late allocation error follows the buffer: out of the cache if it sits th
   assert.equal(ctx.lastAsyncError()?.value, c);
   ctx.freeWebGPU(c);
   assert.equal(ctx.stats().cachedBuffers, 0, "never cached again");
+});
+
+test("per-owner hit/miss rows are bounded: past 256 owners the least recently allocating one is dropped", async () => {
+  const { ctx } = await ready();
+  const rowsOn0 = (): string[] => ctx.stats().owners.filter((o) => o.deviceId === 0).map((o) => o.owner);
+  const kept = ctx.allocWebGPUSync(64, { owner: "model" }); // a long-lived owner that stops allocating (bucket: 256 bytes)
+  const busy = "busy";
+  ctx.freeWebGPU(ctx.allocWebGPUSync(64, { owner: busy }));
+  for (let i = 0; i < MAX_OWNER_COUNT_ROWS + 50; i++) {
+    ctx.freeWebGPU(ctx.allocWebGPUSync(64, { owner: `request-${i}` })); // one-off owners, all idle afterwards
+    if (i % 100 === 0) ctx.freeWebGPU(ctx.allocWebGPUSync(64, { owner: busy })); // keeps allocating: stays recent
+  }
+  const owners = rowsOn0();
+  assert.equal(owners.length, MAX_OWNER_COUNT_ROWS + 1, "256 counted rows, plus the row of an evicted owner that still holds a pointer");
+  assert.ok(!owners.includes("request-0"), "the oldest idle owner's row went");
+  assert.ok(owners.includes(`request-${MAX_OWNER_COUNT_ROWS + 49}`), "the newest owner is there");
+  const busyRow = ctx.stats().owners.find((o) => o.owner === busy)!;
+  assert.deepEqual([busyRow.hits + busyRow.misses, busyRow.livePointers], [5, 0], "a recently allocating owner keeps its whole history");
+  const model = ctx.stats().owners.find((o) => o.owner === "model")!;
+  assert.deepEqual([model.livePointers, model.liveBytes, model.hits, model.misses], [1, 256, 0, 0],
+    "an evicted owner with a live pointer is still listed; its hit/miss history restarted");
+  const s = ctx.stats();
+  assert.equal(s.hits + s.misses, MAX_OWNER_COUNT_ROWS + 50 + 5 + 1, "device totals are not affected by evicting rows");
+  ctx.freeWebGPU(kept);
+  assert.equal(rowsOn0().length, MAX_OWNER_COUNT_ROWS, "with no pointer left the evicted owner is gone from stats");
+});
+
+test("DeviceAllocator keeps at most maxOwnerRows rows, in recency order", async () => {
+  const { device } = await ready();
+  const record = { id: 0, lost: false, device: asGPU<GPUDevice>(device) } as unknown as DeviceRecord;
+  const allocator = new DeviceAllocator(record, "disabled", undefined, undefined, 3);
+  for (const owner of ["a", "b", "c", "a", "d"]) allocator.take(256, GPUUsage.STORAGE, owner);
+  assert.deepEqual([...allocator.counts.keys()], ["c", "a", "d"], "b was the least recent when d came");
+  assert.deepEqual(allocator.counts.get("a"), { hits: 0, misses: 2 });
+  allocator.take(256, GPUUsage.STORAGE, "d"); // the most recent again: no reordering, counted
+  assert.deepEqual(allocator.counts.get("d"), { hits: 0, misses: 2 });
+  assert.equal(allocator.misses, 6);
 });

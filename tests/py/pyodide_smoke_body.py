@@ -46,6 +46,53 @@ assert half.memoryview().tolist() == [1.0, -2.0] and half.tolist() == [1.0, -2.0
 ro = w.from_dlpack(w.from_buffer(b"\x01\x02"))
 assert ro.flags.read_only and ro.memoryview().readonly
 
+# PEP 688 (Python >= 3.12 here): memoryview(t) is t.memoryview() and holds the memory
+import copy
+import ctypes
+import pickle
+import struct
+
+from webdlpack import _memory
+
+assert sys.version_info >= (3, 12), sys.version
+bt = w.zeros((2, 3), "int16")
+with memoryview(bt) as bmv:
+    assert bmv.format == "h" and bmv.shape == (2, 3) and not bmv.readonly
+    bmv[1, 2] = 5
+assert bt.tolist() == [[0, 0, 0], [0, 0, 5]]
+held = memoryview(bt)
+bt.dispose()
+held[0, 0] = 1                    # still valid after dispose: the view holds the memory
+assert held.tolist() == [[1, 0, 0], [0, 0, 5]]
+held.release()
+assert bytes(memoryview(ro)) == b"\x01\x02" and memoryview(ro).readonly
+try:  # what a C consumer asking for a writable buffer does (PyBUF_WRITABLE)
+    _memory._GetBuffer(ro, ctypes.byref(_memory._PyBuffer()), 1)
+    raise AssertionError("a writable buffer of a read-only tensor was given")
+except w.WebDLPackBufferError as err:
+    assert err.code == w.ErrorCode.BAD_FLAGS and err.field == "flags", err
+try:  # consumers with their own message (struct's "w*") keep it; the refusal is what matters
+    struct.pack_into("B", ro, 0, 9)
+    raise AssertionError("a read-only tensor was written")
+except TypeError:
+    pass
+assert ro.tolist() == [1, 2]
+assert memoryview(half).tolist() == [1.0, -2.0]
+try:
+    memoryview(w.zeros((2,), "bfloat16"))
+    raise AssertionError("bfloat16 has no buffer format")
+except w.WebDLPackBufferError as err:
+    assert err.code == w.ErrorCode.UNSUPPORTED, err
+# deepcopy owns new wasm memory; pickle is refused with a typed error
+deep = copy.deepcopy(t)
+assert deep.data_ptr != t.data_ptr and deep.tolist() == t.tolist()
+deep.dispose()
+try:
+    pickle.dumps(t)
+    raise AssertionError("a tensor was pickled")
+except w.WebDLPackTypeError as err:
+    assert err.field == "tensor", err
+
 # the address seam the JS bridge uses
 addr = _exchange.export_managed(t)
 assert 0 < addr < 2**32

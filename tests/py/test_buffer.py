@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import array
 import struct
+import sys
 
 import numpy as np
 import pytest
@@ -120,7 +121,7 @@ def test_error_carries_code_field_value_expected():
         w.zeros((1, -5))
     e = err.value
     assert e.code == w.ErrorCode.BAD_SHAPE and e.errno == 5
-    assert e.field == "shape[1]" and e.value == -5 and e.expected == ">= 0"
+    assert e.field == "shape[1]" and e.value == -5 and e.expected == "a non-negative int"
     assert str(e).startswith("[BAD_SHAPE]")
 
 
@@ -133,3 +134,37 @@ def test_from_buffer_of_a_non_buffer_is_a_typed_type_error(obj):
     assert e.code == w.ErrorCode.INVALID_ARGUMENT
     assert e.field == "obj" and e.value == type(obj).__name__
     assert "buffer" in e.expected
+
+
+PYBUF_WRITABLE, PYBUF_FULL_RO = 0x1, 0x11C
+
+
+def test_buffer_protocol_methods_give_the_memoryview_and_hold_the_memory():
+    # Python >= 3.12 calls these for memoryview(t) (PEP 688; tested inside Pyodide 3.14 by
+    # test_pyodide_node.py); on 3.11 they are plain methods, so they are called directly here.
+    t = w.zeros((2, 3), "int16")
+    mv = t.__buffer__(PYBUF_FULL_RO | PYBUF_WRITABLE)
+    assert mv.format == "h" and mv.shape == (2, 3) and not mv.readonly
+    mv[1, 2] = 7
+    t.dispose()                                  # the view still holds the memory
+    assert mv.tolist() == [[0, 0, 0], [0, 0, 7]]
+    t.__release_buffer__(mv)
+    with pytest.raises(ValueError, match="released"):
+        mv.tolist()
+
+
+def test_writable_buffer_of_a_read_only_tensor_is_a_typed_buffer_error():
+    t = w.from_buffer(b"\x01\x02", dtype="uint8")
+    with pytest.raises(w.WebDLPackBufferError) as err:
+        t.__buffer__(PYBUF_FULL_RO | PYBUF_WRITABLE)
+    assert err.value.code == w.ErrorCode.BAD_FLAGS and err.value.field == "flags"
+    ro = t.__buffer__(PYBUF_FULL_RO)
+    assert ro.readonly and ro.tolist() == [1, 2]
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="3.11 behaviour; >= 3.12 is covered in Pyodide")
+def test_memoryview_of_a_tensor_needs_the_method_before_python_3_12():
+    t = w.zeros((2,), "float32")
+    with pytest.raises(TypeError):
+        memoryview(t)   # a Python class cannot export a buffer on 3.11 (documented on Tensor)
+    assert t.memoryview().tolist() == [0.0, 0.0]

@@ -102,3 +102,90 @@ def test_asyncio_tasks_have_their_own_scopes() -> None:
 
     asyncio.run(main())
     assert made["a"].disposed and made["b"].disposed
+
+
+def test_inner_scope_keep_moves_the_tensor_to_the_parent_scope() -> None:
+    with webdlpack.scope() as outer:
+        with webdlpack.scope() as inner:
+            x = inner.keep(webdlpack.zeros((2,), "float32"))   # kept from `inner` only
+            y = webdlpack.zeros((2,), "float32")
+        assert not x.disposed and y.disposed and inner.disposed == 1
+    assert x.disposed, "the parent scope disposes what the inner one kept and handed up"
+    assert outer.disposed == 1
+
+
+def test_kept_in_inner_and_in_parent_survives_both() -> None:
+    with webdlpack.scope() as outer:
+        with webdlpack.scope() as inner:
+            x = inner.keep(webdlpack.zeros((1,), "int8"))
+        outer.keep(x)
+    assert not x.disposed and outer.disposed == 0
+
+
+def test_three_levels_keep_hands_up_one_level_at_a_time() -> None:
+    with webdlpack.scope() as a:
+        with webdlpack.scope() as b:
+            with webdlpack.scope() as c:
+                x = c.keep(webdlpack.zeros((1,), "int8"))
+            b.keep(x)
+            assert not x.disposed
+        assert not x.disposed   # b kept it: it now belongs to a
+    assert x.disposed and (a.disposed, b.disposed, c.disposed) == (1, 0, 0)
+
+
+def test_keep_of_a_tensor_made_outside_does_not_hand_it_to_the_parent() -> None:
+    made_before = webdlpack.zeros((1,), "int8")
+    with webdlpack.scope():
+        with webdlpack.scope() as inner:
+            inner.keep(made_before)        # not this scope's tensor: nothing to hand up
+    assert not made_before.disposed
+
+
+def test_module_keep_keeps_from_every_open_scope() -> None:
+    with webdlpack.scope():
+        with webdlpack.scope():
+            x = webdlpack.keep(webdlpack.zeros((1,), "int8"))
+    assert not x.disposed
+
+
+def test_keep_from_an_outer_scope_only_does_not_stop_the_inner_one() -> None:
+    with webdlpack.scope() as outer:
+        with webdlpack.scope():
+            x = outer.keep(webdlpack.zeros((1,), "int8"))   # made in the inner scope, which disposes it
+    assert x.disposed
+
+
+def test_a_long_loop_in_one_scope_keeps_the_list_bounded() -> None:
+    with webdlpack.scope() as s:
+        kept = [s.keep(webdlpack.zeros((1,), "int8")) for _ in range(10)]
+        for i in range(5_000):
+            t = webdlpack.zeros((1,), "int8")     # dropped at once: collected
+            if i % 2:
+                t.dispose()
+            assert len(s._made) <= 2 * 64 + 2 * len(kept), len(s._made)
+        alive = webdlpack.zeros((1,), "int8")
+    assert all(not k.disposed for k in kept) and alive.disposed and s.disposed == 1
+
+
+def test_a_scope_whose_parent_closed_hands_kept_tensors_to_the_next_open_one() -> None:
+    held: dict[str, webdlpack.Tensor] = {}
+
+    async def main() -> None:
+        with webdlpack.scope() as top:
+            go = asyncio.Event()
+
+            async def task() -> None:
+                with webdlpack.scope() as inner:      # its parent is `middle`, closed before this scope
+                    await go.wait()
+                    held["x"] = inner.keep(webdlpack.zeros((1,), "int8"))
+
+            with webdlpack.scope():
+                running = asyncio.create_task(task())
+                await asyncio.sleep(0)
+            go.set()
+            await running
+            assert not held["x"].disposed
+        assert top.disposed == 1
+
+    asyncio.run(main())
+    assert held["x"].disposed

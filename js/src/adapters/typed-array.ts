@@ -18,8 +18,11 @@ export interface FromTypedArrayOptions {
   /**
    * Element type (default the array's own). Use it to give raw-bit arrays their
    * meaning: a Uint8Array as "bool", a Uint16Array as "float16" or "bfloat16".
+   * A dtype the array's elements are not stored as is BAD_DTYPE unless `reinterpret`.
    */
   dtype?: DType | string;
+  /** View the bytes as a `dtype` the array's elements are not (e.g. a Float32Array as int32 bits). */
+  reinterpret?: boolean;
   /** Mark the tensor READ_ONLY. */
   readOnly?: boolean;
 }
@@ -33,6 +36,7 @@ export function tensorFromTypedArray(array: ArrayBufferView, options: FromTypedA
     ...(options.shape === undefined ? {} : { shape: options.shape }),
     ...(options.dtype === undefined ? {} : { dtype: options.dtype }),
     ...(options.readOnly === undefined ? {} : { readOnly: options.readOnly }),
+    ...(options.reinterpret === undefined ? {} : { reinterpret: options.reinterpret }),
   });
 }
 

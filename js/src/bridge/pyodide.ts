@@ -11,6 +11,7 @@
  *   t.view;                       // Float32Array over the same bytes in the heap
  *   const back = py.toPython(t);  // a webdlpack.Tensor PyProxy, same bytes
  */
+import { checkOptions, URL_OPTION, type OptionRule } from "../arguments.js";
 import { defaultWheelURL } from "../assets.js";
 import { getContext } from "../context/index.js";
 import { dtypeOfTypedArray, emscriptenHost, itemsize, parseDType, type WasmHost } from "../dlpack/index.js";
@@ -18,6 +19,7 @@ import { WebDLPackError } from "../errors.js";
 import { registerPythonHandoff } from "../python-handoff.js";
 import { Tensor } from "../tensor.js";
 import { pythonGPUModule } from "./pyodide-gpu.js";
+import { checkPyodideInstance } from "./pyodide-instance.js";
 import type { PyodideLike, PyProxyLike } from "./pyodide-types.js";
 
 /** Name of the JS module the Python package imports (`import webdlpack_js`). */
@@ -172,42 +174,12 @@ async function load(pyodide: PyodideLike, options: LoadWebDLPackOptions): Promis
 
 const PYODIDE_MEMBERS = ["_module", "runPython", "runPythonAsync", "registerJsModule", "loadPackage", "pyimport", "globals"] as const;
 
-/** Typed errors for what `loadWebDLPack` can not use (before anything is started). */
-function checkLoadArguments(pyodide: unknown, options: unknown): void {
-  const expected = "the object `await loadPyodide()` returned";
-  if (pyodide === null || typeof pyodide !== "object") {
-    throw new WebDLPackError("INVALID_ARGUMENT", "loadWebDLPack needs a Pyodide instance", {
-      field: "pyodide", value: pyodide === null ? "null" : typeof pyodide, expected });
-  }
-  const missing = PYODIDE_MEMBERS.filter((m) => (pyodide as Record<string, unknown>)[m] === undefined);
-  if (missing.length > 0) {
-    throw new WebDLPackError("INVALID_ARGUMENT", `not a Pyodide instance (no ${missing.join(", ")})`, {
-      field: "pyodide", value: `an object without ${missing.join(", ")}`, expected });
-  }
-  if (options === null || typeof options !== "object") {
-    throw new WebDLPackError("INVALID_ARGUMENT", "bad loadWebDLPack options", {
-      field: "options", value: options === null ? "null" : typeof options, expected: "an object {wheelURL?, installer?, micropipURL?}" });
-  }
-  const o = options as Record<string, unknown>;
-  const known = new Set(["wheelURL", "installer", "micropipURL"]);
-  for (const key of Object.keys(o)) {
-    if (!known.has(key)) {
-      throw new WebDLPackError("INVALID_ARGUMENT", "unknown loadWebDLPack option", {
-        field: `options.${key}`, value: key, expected: "one of wheelURL, installer, micropipURL" });
-    }
-  }
-  if (o.installer !== undefined && o.installer !== "loadPackage" && o.installer !== "micropip") {
-    throw new WebDLPackError("INVALID_ARGUMENT", "bad loadWebDLPack option", {
-      field: "options.installer", value: String(o.installer), expected: '"loadPackage" (default) or "micropip"' });
-  }
-  for (const key of ["wheelURL", "micropipURL"] as const) {
-    const v = o[key];
-    if (v !== undefined && typeof v !== "string" && !(v instanceof URL)) {
-      throw new WebDLPackError("INVALID_ARGUMENT", "bad loadWebDLPack option", {
-        field: `options.${key}`, value: typeof v, expected: "a URL string or URL object" });
-    }
-  }
-}
+/** The options {@link loadWebDLPack} knows, and what each accepts. */
+const LOAD_OPTION_RULES: Readonly<Record<keyof LoadWebDLPackOptions, OptionRule>> = {
+  wheelURL: URL_OPTION,
+  installer: { accepts: (v) => v === "loadPackage" || v === "micropip", expected: '"loadPackage" (default) or "micropip"' },
+  micropipURL: URL_OPTION,
+};
 
 /**
  * Install webdlpack into a running Pyodide and connect it to the page's
@@ -217,7 +189,8 @@ function checkLoadArguments(pyodide: unknown, options: unknown): void {
  */
 export function loadWebDLPack(pyodide: PyodideLike, options: LoadWebDLPackOptions = {}): Promise<WebDLPackPython> {
   try {
-    checkLoadArguments(pyodide, options);
+    checkPyodideInstance(pyodide, PYODIDE_MEMBERS, "loadWebDLPack");
+    checkOptions(options, "loadWebDLPack", LOAD_OPTION_RULES);
   } catch (err) {
     return Promise.reject(err);
   }

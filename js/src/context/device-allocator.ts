@@ -19,6 +19,14 @@ export interface HitCounts {
   misses: number;
 }
 
+/**
+ * Most owner rows of hit/miss counts one device keeps. Owner labels are chosen
+ * by callers (one per model, per request, …), so the rows are bounded: past
+ * this many owners, the row of the owner that allocated least recently is
+ * dropped (see {@link DeviceAllocator.counts}).
+ */
+export const MAX_OWNER_COUNT_ROWS = 256;
+
 /** Per-device allocation state. */
 export class DeviceAllocator {
   /** The device this serves. */
@@ -29,8 +37,16 @@ export class DeviceAllocator {
   readonly throttle: DestroyThrottle;
   /** Readback staging buffers. */
   readonly staging: StagingPool;
-  /** Counts per owner label. */
-  readonly counts = new Map<string, HitCounts>();
+  /**
+   * Hit/miss counts per owner label, least recently allocating owner first.
+   * At most `maxOwnerRows` ({@link MAX_OWNER_COUNT_ROWS} by default): a new
+   * owner beyond that evicts the least recently allocating owner's row (its
+   * history is lost; live pointers are counted from the pointer table, not here).
+   */
+  readonly counts: ReadonlyMap<string, Readonly<HitCounts>> = new Map<string, HitCounts>();
+  /** The owner whose row is last in {@link counts} (skips re-ordering for repeated allocations). */
+  #recentOwner: string | undefined = undefined;
+  readonly #maxOwnerRows: number;
   /** Totals. */
   hits = 0;
   /** Totals. */
@@ -39,8 +55,9 @@ export class DeviceAllocator {
 
   /** State for `record` in `mode`. */
   constructor(record: DeviceRecord, mode: CacheMode, cacheLimits: Readonly<CacheLimits> = DEFAULT_CACHE_LIMITS,
-    throttleLimits: Readonly<ThrottleLimits> = DEFAULT_THROTTLE_LIMITS) {
+    throttleLimits: Readonly<ThrottleLimits> = DEFAULT_THROTTLE_LIMITS, maxOwnerRows = MAX_OWNER_COUNT_ROWS) {
     this.record = record;
+    this.#maxOwnerRows = Math.max(1, Math.floor(maxOwnerRows));
     this.#mode = mode;
     this.cache = new BufferCache(cacheLimits);
     this.throttle = new DestroyThrottle(record.device, throttleLimits);
@@ -79,11 +96,7 @@ export class DeviceAllocator {
   /** A cached buffer of `size` and `usage` (a hit), or undefined (a miss: the caller creates one). Counts both. */
   take(size: number, usage: number, owner: string): GPUBuffer | undefined {
     const buffer = this.#mode === "simple" || this.#mode === "bucket" ? this.cache.take(size, usage) : undefined;
-    let counts = this.counts.get(owner);
-    if (counts === undefined) {
-      counts = { hits: 0, misses: 0 };
-      this.counts.set(owner, counts);
-    }
+    const counts = this.#countsOf(owner);
     if (buffer !== undefined) {
       this.hits += 1;
       counts.hits += 1;
@@ -92,6 +105,19 @@ export class DeviceAllocator {
       counts.misses += 1;
     }
     return buffer;
+  }
+
+  /** The counts row of `owner`, moved to (or created at) the most recent end; evicts the oldest rows over the cap. */
+  #countsOf(owner: string): HitCounts {
+    const rows = this.counts as Map<string, HitCounts>;
+    let counts = rows.get(owner);
+    if (counts !== undefined && owner === this.#recentOwner) return counts;
+    if (counts !== undefined) rows.delete(owner); // re-insert: Map order is recency order
+    else counts = { hits: 0, misses: 0 };
+    rows.set(owner, counts);
+    this.#recentOwner = owner;
+    if (rows.size > this.#maxOwnerRows) rows.delete(rows.keys().next().value!); // one row in, one row out
+    return counts;
   }
 
   /** Take back a freed buffer this device's allocator created: cache it, or release it per the mode. */

@@ -32,6 +32,7 @@ export { GPUUsage, DEFAULT_GPU_USAGE, GPU_ALLOCATION_ALIGNMENT } from "./allocat
 export { CACHE_MODES, DEFAULT_CACHE_MODE, DEFAULT_CACHE_LIMITS } from "./buffer-cache.js";
 export type { CacheMode, CacheLimits } from "./buffer-cache.js";
 export { DEFAULT_THROTTLE_LIMITS } from "./destroy-throttle.js";
+export { MAX_OWNER_COUNT_ROWS } from "./device-allocator.js";
 export type { ThrottleLimits } from "./destroy-throttle.js";
 export { bucketSize, MIN_BUCKET_SIZE, FINE_BUCKET_THRESHOLD, BUCKET_STEPS } from "./size-classes.js";
 export { unwrapDevice, DEVICE_GUARD_TARGET } from "./device-guard.js";

@@ -58,8 +58,26 @@ export interface PointerParts {
   generation: number;
 }
 
-/** Split a pointer into slot and generation with the default bit format. */
+/** INVALID_ARGUMENT unless `generationBits` is an integer 1..16. */
+function checkGenerationBits(generationBits: number): void {
+  if (!Number.isInteger(generationBits) || generationBits < 1 || generationBits > 16) {
+    throw new WebDLPackError("INVALID_ARGUMENT", "bad pointer table option", {
+      field: "generationBits", value: generationBits, expected: "an integer 1..16" });
+  }
+}
+
+/**
+ * Split a pointer into slot and generation (default bit format: 12
+ * generation bits). A signed 32-bit value (as C returns a `uint32_t` through
+ * an `i32`) is read as unsigned. Throws INVALID_POINTER unless `ptr` is a
+ * 32-bit integer, INVALID_ARGUMENT unless `generationBits` is an integer 1..16.
+ */
 export function describeGPUPointer(ptr: number, generationBits = GPU_POINTER_GENERATION_BITS): PointerParts {
+  if (typeof ptr !== "number" || !Number.isInteger(ptr) || ptr < -0x80000000 || ptr > 0xffffffff) {
+    throw new WebDLPackError("INVALID_POINTER", "a GPU pointer is a 32-bit integer", {
+      field: "ptr", value: ptr, expected: "an integer in [0, 2^32) (or a signed 32-bit one)" });
+  }
+  checkGenerationBits(generationBits);
   const slotBits = 32 - generationBits;
   const value = ptr >>> 0;
   return { slot: value & ((2 ** slotBits) - 1), generation: value >>> slotBits };
@@ -102,10 +120,7 @@ export class PointerTable<T> {
   /** Make an empty table. Throws INVALID_ARGUMENT on bad options. */
   constructor(options: PointerTableOptions = {}) {
     const generationBits = options.generationBits ?? GPU_POINTER_GENERATION_BITS;
-    if (!Number.isInteger(generationBits) || generationBits < 1 || generationBits > 16) {
-      throw new WebDLPackError("INVALID_ARGUMENT", "bad pointer table option", {
-        field: "generationBits", value: generationBits, expected: "an integer 1..16" });
-    }
+    checkGenerationBits(generationBits);
     this.#slotBits = 32 - generationBits;
     this.#slotMask = 2 ** this.#slotBits - 1;
     this.#maxGeneration = 2 ** generationBits - 1;

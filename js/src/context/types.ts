@@ -118,9 +118,15 @@ export interface OwnerStats {
   livePointers: number;
   /** Their allocated bytes. */
   liveBytes: number;
-  /** Cache hits of this owner on the device. */
+  /**
+   * Cache hits of this owner on the device. Hit/miss history is kept for the
+   * 256 (`MAX_OWNER_COUNT_ROWS`) owners that allocated most recently on
+   * the device: owner labels are caller-chosen, so older rows are dropped
+   * rather than growing without bound. An owner whose row was dropped but
+   * still holds pointers is listed with hits and misses counted afresh from 0.
+   */
   hits: number;
-  /** Cache misses. */
+  /** Cache misses (same history rule as `hits`). */
   misses: number;
 }
 
@@ -142,7 +148,12 @@ export interface ContextStats {
   hits: number;
   /** Cache misses on all devices. */
   misses: number;
-  /** One row per (owner, device) with live pointers or counted allocations, by device then owner. */
+  /**
+   * One row per (owner, device) with live pointers or counted allocations, by
+   * device then owner. Rows of owners without live pointers are bounded: a
+   * device remembers the hits/misses of its 256 most recently allocating
+   * owners (`MAX_OWNER_COUNT_ROWS`); see {@link OwnerStats.hits}.
+   */
   owners: OwnerStats[];
   /** Live ledger entries (buffers and tensors). */
   ledgerEntries: number;
@@ -283,6 +294,11 @@ export interface WebDLPackContext {
    */
   freeWebGPU(ptr: GPUPointer): void;
 
-  /** Live pointers and bytes per device. */
+  /**
+   * Live pointers and bytes per device and per owner, cache hits and misses.
+   * Per-owner hit/miss history is bounded: each device keeps it for the 256
+   * (`MAX_OWNER_COUNT_ROWS`) owners that allocated most recently, dropping the
+   * least recent row beyond that (owners with live pointers are always listed).
+   */
   stats(): ContextStats;
 }

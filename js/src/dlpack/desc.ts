@@ -6,7 +6,7 @@
 import { WebDLPackError } from "../errors.js";
 import { DeviceType, MAX_NDIM, deviceTypeName, isDeviceType } from "./constants.js";
 import { toDType, type DType } from "./dtype.js";
-import { computeExtent, type TensorExtent } from "./extent.js";
+import { checkShapeDims, computeExtent, type TensorExtent } from "./extent.js";
 
 /** A decoded `DLDevice`. */
 export interface DLDeviceDesc {
@@ -130,23 +130,7 @@ export function validateTensorDesc(
   }
   const dtype = toDType(input.dtype, `${f}.dtype`);
   // Shape and strides.
-  for (let i = 0; i < ndim; i++) {
-    const d = shape[i];
-    if (typeof d !== "number" || !Number.isInteger(d) || d < 0) {
-      throw new WebDLPackError("BAD_SHAPE", "dimension must be a non-negative integer", {
-        field: `${f}.shape[${i}]`,
-        value: d,
-        expected: ">= 0",
-      });
-    }
-    if (!Number.isSafeInteger(d)) {
-      throw new WebDLPackError("SIZE_OVERFLOW", "dimension too large", {
-        field: `${f}.shape[${i}]`,
-        value: d,
-        expected: "<= 2^53 - 1",
-      });
-    }
-  }
+  checkShapeDims(shape, `${f}.shape`);
   const strides = input.strides ?? null;
   if (strides !== null) {
     if (!Array.isArray(strides) || strides.length !== ndim) {

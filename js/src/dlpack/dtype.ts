@@ -2,6 +2,7 @@
  * The DLPack element type (`DLDataType`): validation, names, sizes, and the
  * TypedArray that can hold it.
  */
+import { kindOf } from "../arguments.js";
 import { WebDLPackError } from "../errors.js";
 import { DataTypeCode, dataTypeCodeName, isDataTypeCode } from "./constants.js";
 
@@ -96,9 +97,14 @@ const PREFIX_TO_CODE = new Map<string, number>(Object.entries(PREFIXES).map(([co
 /**
  * Check that a dtype is one DLPack 1.1 defines: known code, a bit width that
  * code allows (4 for fp4, 6 for fp6, 8 for float8/bool, 16 for bfloat16, …),
- * and 1 ≤ lanes ≤ 65535. Throws `BAD_DTYPE` naming `${field}.code|bits|lanes`.
+ * and 1 ≤ lanes ≤ 65535. Throws `BAD_DTYPE` naming `${field}.code|bits|lanes`
+ * (or `field` if `dtype` is not an object).
  */
 export function validateDType(dtype: DType, field = "DLDataType"): DType {
+  if (dtype === null || typeof dtype !== "object") {
+    throw new WebDLPackError("BAD_DTYPE", "dtype must be {code, bits, lanes}", {
+      field, value: kindOf(dtype), expected: "a DType such as parseDType(\"float32\")" });
+  }
   const { code, bits, lanes } = dtype;
   if (!Number.isInteger(code) || !isDataTypeCode(code)) {
     throw new WebDLPackError("BAD_DTYPE", "unknown DLDataType code", {
@@ -218,10 +224,23 @@ export function isSubByte(dtype: DType): boolean {
 /**
  * Bytes that `count` contiguous elements occupy: `count * itemsize` when
  * byte-aligned or padded, else the packed size `ceil(count * bits * lanes / 8)`.
+ * Throws BAD_DTYPE for an invalid dtype, INVALID_ARGUMENT (field `count`) unless
+ * `count` is a non-negative safe integer, SIZE_OVERFLOW if the size is not.
  */
 export function storageBytes(dtype: DType, count: number, subbytePadded: boolean): number {
-  if (!isSubByte(dtype) || subbytePadded) return count * itemsize(dtype);
-  return Math.ceil((count * elementBits(dtype)) / 8);
+  validateDType(dtype, "dtype");
+  if (typeof count !== "number" || !Number.isSafeInteger(count) || count < 0) {
+    throw new WebDLPackError("INVALID_ARGUMENT", "element count must be a non-negative integer", {
+      field: "count", value: count, expected: "an integer 0 <= count <= 2^53 - 1" });
+  }
+  const packed = isSubByte(dtype) && subbytePadded !== true;
+  const per = packed ? elementBits(dtype) : itemsize(dtype);
+  const total = count * per; // bits when packed, else bytes
+  if (!Number.isSafeInteger(total)) {
+    throw new WebDLPackError("SIZE_OVERFLOW", `size in ${packed ? "bits" : "bytes"} is not exactly representable`, {
+      field: "count", value: count, expected: `count × ${per} <= 2^53 - 1` });
+  }
+  return packed ? Math.ceil(total / 8) : total;
 }
 
 /** How a dtype maps onto a TypedArray. */
@@ -262,6 +281,7 @@ export const Float16ArrayCtor: TypedArrayConstructorLike | undefined = (
  * Opaque handles have no TypedArray: `BAD_DTYPE`.
  */
 export function typedArrayFor(dtype: DType, field = "dtype"): TypedArrayInfo {
+  if (dtype === null || typeof dtype !== "object") validateDType(dtype, field); // throws BAD_DTYPE naming `field`
   const { code, bits, lanes } = dtype;
   const key = code + bits * 0x100 + lanes * 0x10000;
   const known = typedArrayInfos.get(key);

@@ -3,6 +3,7 @@
  * without ever losing precision: every intermediate is checked to stay a safe
  * integer (≤ 2^53 − 1), else `SIZE_OVERFLOW`.
  */
+import { kindOf } from "../arguments.js";
 import { WebDLPackError } from "../errors.js";
 import { elementBits, isSubByte, itemsize, type DType } from "./dtype.js";
 
@@ -31,8 +32,58 @@ function safe(value: number, field: string, what: string): number {
   return value;
 }
 
-/** C-contiguous (row-major) strides, in elements, for `shape`. */
-export function contiguousStrides(shape: readonly number[]): number[] {
+/**
+ * Throw unless every entry of `shape` is a non-negative safe integer:
+ * BAD_SHAPE (not an integer, or negative) or SIZE_OVERFLOW (above 2^53 − 1),
+ * naming `${field}[i]`. `shape` must already be an array.
+ */
+export function checkShapeDims(shape: readonly unknown[], field: string): void {
+  for (let i = 0; i < shape.length; i++) {
+    const d = shape[i];
+    if (typeof d !== "number" || !Number.isInteger(d) || d < 0) {
+      throw new WebDLPackError("BAD_SHAPE", "dimension must be a non-negative integer", {
+        field: `${field}[${i}]`,
+        value: d,
+        expected: ">= 0",
+      });
+    }
+    if (!Number.isSafeInteger(d)) {
+      throw new WebDLPackError("SIZE_OVERFLOW", "dimension too large", {
+        field: `${field}[${i}]`,
+        value: d,
+        expected: "<= 2^53 - 1",
+      });
+    }
+  }
+}
+
+/** BAD_SHAPE naming `field` unless `shape` is an array of non-negative safe integers (see {@link checkShapeDims}). */
+function checkShape(shape: unknown, field: string): asserts shape is readonly number[] {
+  if (!Array.isArray(shape)) {
+    throw new WebDLPackError("BAD_SHAPE", "shape must be an array of integers", {
+      field, value: kindOf(shape), expected: "an array of non-negative integers" });
+  }
+  checkShapeDims(shape, field);
+}
+
+/**
+ * C-contiguous (row-major) strides, in elements, for `shape`. Checks its
+ * input: BAD_SHAPE if `shape` is not an array of non-negative integers,
+ * SIZE_OVERFLOW if a stride is not exactly representable.
+ */
+export function contiguousStrides(shape: readonly number[], field = "shape"): number[] {
+  checkShape(shape, field);
+  const strides = rowMajorStrides(shape);
+  for (let i = 0; i < strides.length; i++) safe(strides[i]!, `${field}[${i}]`, "stride");
+  return strides;
+}
+
+/**
+ * {@link contiguousStrides} without the input checks, for the codec's hot
+ * paths: `shape` must already be validated (non-negative safe integers
+ * whose product is safe). Internal: not re-exported by the package.
+ */
+export function rowMajorStrides(shape: readonly number[]): number[] {
   const strides = new Array<number>(shape.length);
   let step = 1;
   for (let i = shape.length - 1; i >= 0; i--) {
@@ -42,8 +93,22 @@ export function contiguousStrides(shape: readonly number[]): number[] {
   return strides;
 }
 
-/** Product of the shape, with an overflow check. Dimensions must already be non-negative safe integers. */
-export function elementCount(shape: readonly number[], field = "DLTensor.shape"): number {
+/**
+ * Product of the shape (1 for `[]`). Checks its input: BAD_SHAPE if `shape`
+ * is not an array of non-negative integers, SIZE_OVERFLOW if the product is
+ * not exactly representable. `field` names the shape in errors.
+ */
+export function elementCount(shape: readonly number[], field = "shape"): number {
+  checkShape(shape, field);
+  return countElements(shape, field);
+}
+
+/**
+ * {@link elementCount} without the input checks (the product is still
+ * checked for overflow), for the codec's hot paths: dimensions must already
+ * be non-negative safe integers. Internal: not re-exported by the package.
+ */
+export function countElements(shape: readonly number[], field = "DLTensor.shape"): number {
   let count = 1;
   for (const d of shape) if (d === 0) return 0;
   for (const d of shape) count = safe(count * d, field, "element count");
@@ -63,14 +128,14 @@ export function computeExtent(
   subbytePadded = false,
   field = "DLTensor",
 ): TensorExtent {
-  const count = elementCount(shape, `${field}.shape`);
+  const count = countElements(shape, `${field}.shape`);
   const packed = isSubByte(dtype) && !subbytePadded;
   const nbytes = packed
     ? Math.ceil(safe(count * elementBits(dtype), `${field}.shape`, "size in bits") / 8)
     : safe(count * itemsize(dtype), `${field}.shape`, "size in bytes");
   if (count === 0) return { count, nbytes, lowByte: 0, highByte: 0, contiguous: true };
 
-  const st = strides ?? contiguousStrides(shape);
+  const st = strides ?? rowMajorStrides(shape);
   let low = 0; // lowest element index reached
   let high = 0; // highest element index reached
   let contiguous = true;

@@ -5,7 +5,7 @@
 export * from "./constants.js";
 export * from "./layout.js";
 export * from "./dtype.js";
-export * from "./extent.js";
+export { computeExtent, contiguousStrides, elementCount, type TensorExtent } from "./extent.js";
 export * from "./desc.js";
 export * from "./wasm-host.js";
 export * from "./test-host.js";

@@ -3,7 +3,7 @@
  * C-contiguous byte array.
  */
 import { WebDLPackError } from "../errors.js";
-import { elementCount } from "./extent.js";
+import { countElements } from "./extent.js";
 
 /**
  * Gather the elements of a strided tensor, in row-major order, into `dst`.
@@ -25,7 +25,7 @@ export function gatherStrided(
   itemsize: number,
   dst: Uint8Array,
 ): void {
-  const count = elementCount(shape);
+  const count = countElements(shape, "shape");
   if (count === 0) return;
   if (dst.length < count * itemsize) {
     throw new WebDLPackError("OUT_OF_BOUNDS", "destination too small", {

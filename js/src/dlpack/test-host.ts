@@ -5,6 +5,7 @@
  * the function table. It is strict: freeing an address it did not hand out,
  * or calling an unknown function index, throws — so tests catch double frees.
  */
+import { requireObject } from "../arguments.js";
 import { WebDLPackError } from "../errors.js";
 import type { WasmHost } from "./wasm-host.js";
 
@@ -44,12 +45,28 @@ interface Block {
   size: number;
 }
 
+/** Most pages a 32-bit wasm memory can have (4 GiB). */
+const MAX_WASM_PAGES = 65536;
+
+/** INVALID_ARGUMENT naming `field` unless `pages` is an integer `min`..65536. */
+function checkPages(pages: unknown, field: string, min: number): asserts pages is number {
+  if (typeof pages !== "number" || !Number.isInteger(pages) || pages < min || pages > MAX_WASM_PAGES) {
+    throw new WebDLPackError("INVALID_ARGUMENT", "bad wasm page count", {
+      field, value: pages, expected: `an integer ${min}..${MAX_WASM_PAGES} (64 KiB pages)` });
+  }
+}
+
 /**
  * Create a test host over `new WebAssembly.Memory({initial: initialPages,
  * maximum: maxPages})`. `malloc` grows the memory when no free block fits and
- * returns 0 once `maxPages` is reached.
+ * returns 0 once `maxPages` is reached. Throws INVALID_ARGUMENT for a page
+ * count that is not an integer 0..65536 (`maxPages` at least `initialPages`)
+ * or a bad option, OUT_OF_MEMORY if the runtime can not reserve the memory.
  */
 export function createTestHost(initialPages = 1, maxPages = 256, options: TestHostOptions = {}): TestHost {
+  checkPages(initialPages, "initialPages", 0);
+  checkPages(maxPages, "maxPages", initialPages);
+  requireObject(options, "options", "an object {heapBase?, alignment?}", "bad createTestHost options");
   const alignment = options.alignment ?? 16;
   const heapBase = (options.heapBase ?? 1024) >>> 0;
   if (!Number.isInteger(alignment) || alignment < 8 || (alignment & (alignment - 1)) !== 0) {
@@ -65,7 +82,13 @@ export function createTestHost(initialPages = 1, maxPages = 256, options: TestHo
       expected: `a non-zero multiple of ${alignment}`,
     });
   }
-  const memory = new WebAssembly.Memory({ initial: initialPages, maximum: maxPages });
+  let memory: WebAssembly.Memory;
+  try {
+    memory = new WebAssembly.Memory({ initial: initialPages, maximum: maxPages });
+  } catch (err) {
+    throw new WebDLPackError("OUT_OF_MEMORY", `could not reserve a wasm memory of ${initialPages} pages (maximum ${maxPages})`, {
+      field: "initialPages", value: initialPages, expected: "a memory size this runtime can allocate", cause: err });
+  }
   // Free blocks sorted by address; live blocks by address → requested size.
   const free: Block[] = [];
   const live = new Map<number, { size: number; rounded: number }>();

@@ -4,6 +4,7 @@
  * memory goes through this interface, so the same code works over an
  * Emscripten module, Pyodide's module, or the in-JS test host.
  */
+import { kindOf } from "../arguments.js";
 import { WebDLPackError } from "../errors.js";
 
 /** A wasm instance as the codec sees it. Addresses are unsigned 32-bit numbers. */
@@ -23,6 +24,47 @@ export interface WasmHost {
   removeFunction(index: number): void;
   /** Call the table entry `index` as `void f(void*)` with `arg`. */
   callVoidPointer(index: number, arg: number): void;
+}
+
+/** A member of {@link WasmHost}. */
+export type WasmHostMember = keyof WasmHost;
+
+/** Every member of {@link WasmHost}. */
+export const WASM_HOST_MEMBERS: readonly WasmHostMember[] = Object.freeze(
+  ["buffer", "malloc", "free", "addFunction", "removeFunction", "callVoidPointer"] as const);
+
+/** True if `host[member]` is of the kind {@link WasmHost} says. */
+function hasMember(host: Record<string, unknown>, member: WasmHostMember): boolean {
+  const v = host[member];
+  return member === "buffer"
+    ? v instanceof ArrayBuffer || (typeof SharedArrayBuffer !== "undefined" && v instanceof SharedArrayBuffer)
+    : typeof v === "function";
+}
+
+/** Hosts found complete (every member) once: later checks of them cost one lookup (the export/decode paths check per call). */
+const completeHosts = new WeakSet<object>();
+
+/**
+ * Throw INVALID_ARGUMENT naming `field` unless `host` is an object whose
+ * `members` are there: `buffer` an ArrayBuffer or SharedArrayBuffer, the
+ * others functions. Callers list the members they use (default: all); the
+ * error's value says which member is missing or of the wrong kind.
+ */
+export function checkWasmHost(host: unknown, field = "host", members: readonly WasmHostMember[] = WASM_HOST_MEMBERS): asserts host is WasmHost {
+  if (typeof host === "object" && host !== null && completeHosts.has(host)) return;
+  const expected = (): string => `a WasmHost (an object with ${members.join(", ")}; e.g. emscriptenHost(module) or createTestHost())`;
+  if (host === null || typeof host !== "object") {
+    throw new WebDLPackError("INVALID_ARGUMENT", "not a WasmHost", { field, value: kindOf(host), expected: expected() });
+  }
+  const h = host as Record<string, unknown>;
+  for (const member of members) {
+    if (!hasMember(h, member)) {
+      const v = kindOf(h[member]);
+      throw new WebDLPackError("INVALID_ARGUMENT", `not a WasmHost (its ${member} is ${v})`, {
+        field, value: `an object whose ${member} is ${v}`, expected: expected() });
+    }
+  }
+  if (WASM_HOST_MEMBERS.every((m) => hasMember(h, m))) completeHosts.add(host);
 }
 
 /** The members of an Emscripten module (or `pyodide._module`) that {@link emscriptenHost} uses. */

@@ -7,7 +7,7 @@
 import { WebDLPackError } from "../errors.js";
 import { DLPACK_VERSION, DLPackFlag, KNOWN_FLAGS_MASK } from "./constants.js";
 import { validateTensorDesc, type DLPackVersionDesc, type DLTensorDesc, type DLTensorInput } from "./desc.js";
-import { contiguousStrides } from "./extent.js";
+import { rowMajorStrides } from "./extent.js";
 import { INT64_SIZE, LAYOUT } from "./layout.js";
 import { checkRange, memoryBuffer, toAddress, type MemorySource } from "./read.js";
 import type { WasmHost } from "./wasm-host.js";
@@ -71,7 +71,7 @@ export function writeDLTensor(
     stridesAt = 0;
   }
   const full: DLTensorDesc =
-    desc.strides === null && stridesAt !== 0 ? { ...desc, strides: contiguousStrides(desc.shape) } : desc;
+    desc.strides === null && stridesAt !== 0 ? { ...desc, strides: rowMajorStrides(desc.shape) } : desc;
   writeStruct(new DataView(buffer), addr, full, shapeAt, stridesAt);
   return full;
 }
@@ -145,7 +145,7 @@ function writeManaged(host: WasmHost, input: ManagedInput, versioned: boolean): 
     const view = new DataView(memoryBuffer(host)); // re-derived: malloc may have grown memory
     const shapeAt = addr + L.size;
     const stridesAt = withStrides ? shapeAt + arrayBytes : 0;
-    const full: DLTensorDesc = withStrides && desc.strides === null ? { ...desc, strides: contiguousStrides(desc.shape) } : desc;
+    const full: DLTensorDesc = withStrides && desc.strides === null ? { ...desc, strides: rowMajorStrides(desc.shape) } : desc;
     writeStruct(view, addr + L.dl_tensor, full, shapeAt, stridesAt);
     view.setUint32(addr + L.manager_ctx, managerCtx, true);
     view.setUint32(addr + L.deleter, deleter, true);

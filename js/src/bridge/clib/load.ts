@@ -8,6 +8,7 @@
  * path (`LDSO.loadedLibsByName`), so Python's `ctypes.CDLL(path)` afterwards
  * gets this same instance — same globals, same host table.
  */
+import { checkOptions, FUNCTION_OPTION, URL_OPTION, type OptionRule } from "../../arguments.js";
 import { getContext, type WebDLPackContext } from "../../context/index.js";
 import { WebDLPackError } from "../../errors.js";
 import {
@@ -18,6 +19,7 @@ import { errorFromC } from "./errors.js";
 import { TensorHandleTable } from "./handles.js";
 import { makeHostFunctions } from "./host.js";
 import { heapView, readCString, type HeapSource } from "./memory.js";
+import { checkPyodideInstance } from "../pyodide-instance.js";
 
 /** Default place of the side module in Pyodide's file system. */
 export const CLIB_DEFAULT_PATH = "/lib/libwebdlpack.so";
@@ -130,23 +132,38 @@ function dirname(path: string): string {
   return i <= 0 ? "/" : path.slice(0, i);
 }
 
+/** The members of the Pyodide object the loader reads (the rest is checked as UNSUPPORTED). */
+const CLIB_PYODIDE_MEMBERS = ["_module"] as const;
+
+/** A rule accepting a non-empty string. */
+const nonEmptyString = (expected: string): OptionRule => ({ accepts: (v) => typeof v === "string" && v !== "", expected });
+
+/** The options {@link loadWebDLPackC} knows, and what each accepts. */
+const LOAD_C_OPTION_RULES: Readonly<Record<keyof LoadWebDLPackCOptions, OptionRule>> = {
+  url: URL_OPTION,
+  bytes: { accepts: (v) => v instanceof Uint8Array || v instanceof ArrayBuffer, expected: "a Uint8Array or ArrayBuffer of libwebdlpack.so" },
+  path: nonEmptyString("a non-empty path in Pyodide's file system"),
+  context: FUNCTION_OPTION,
+  onAsyncGpuError: FUNCTION_OPTION,
+  owner: nonEmptyString("a non-empty string naming C's allocations"),
+};
+
 /**
  * Load `libwebdlpack.so` into `pyodide` and initialise it with a host table
  * that forwards to the WebDLPackContext. Returns the same instance for the
  * same Pyodide until it is disposed.
  *
- * Throws INVALID_ARGUMENT (no url/bytes and no file at path, fetch failure,
+ * Throws INVALID_ARGUMENT (`pyodide` is not a Pyodide instance, an option is
+ * unknown or of the wrong kind, no url/bytes and no file at path, fetch failure,
  * not a wasm module), UNSUPPORTED (the runtime lacks `loadDynamicLibrary` /
  * `LDSO`, or an export is missing), VERSION_MISMATCH (library major differs),
  * or the error `wdl_init` reports.
  */
 export async function loadWebDLPackC(pyodide: ClibPyodide, options: LoadWebDLPackCOptions = {}): Promise<WebDLPackCLib> {
+  checkPyodideInstance(pyodide, CLIB_PYODIDE_MEMBERS, "loadWebDLPackC");
+  checkOptions(options, "loadWebDLPackC", LOAD_C_OPTION_RULES);
   const existing = instances.get(pyodide);
   if (existing !== undefined) return existing;
-  if (options.owner !== undefined && (typeof options.owner !== "string" || options.owner === "")) {
-    throw new WebDLPackError("INVALID_ARGUMENT", "bad loadWebDLPackC option", {
-      field: "options.owner", value: String(options.owner), expected: "a non-empty string naming C's allocations" });
-  }
   const m = pyodide._module;
   const fs = pyodide.FS ?? m.FS;
   const path = options.path ?? CLIB_DEFAULT_PATH;

@@ -1,0 +1,62 @@
+/**
+ * Typed checks of the arguments public entry points receive (internal; not
+ * re-exported): an options bag that is not an object, an unknown option, an
+ * option of the wrong kind. Each failure is an INVALID_ARGUMENT naming the
+ * field, the value found and what was expected.
+ */
+import { WebDLPackError } from "./errors.js";
+
+/** What a value is, for an error's `value`: `"null"`, else its `typeof`. */
+export function kindOf(value: unknown): string {
+  return value === null ? "null" : typeof value;
+}
+
+/**
+ * Throw INVALID_ARGUMENT (with `message`, naming `field`) unless `value` is a
+ * non-null object.
+ */
+export function requireObject<T>(value: T, field: string, expected: string, message: string): asserts value is T & object {
+  if (value === null || typeof value !== "object") {
+    throw new WebDLPackError("INVALID_ARGUMENT", message, { field, value: kindOf(value), expected });
+  }
+}
+
+/** How one option is checked by {@link checkOptions}. */
+export interface OptionRule {
+  /** True if `value` (never undefined: an absent option is always fine) is acceptable. */
+  accepts(value: unknown): boolean;
+  /** What is accepted, in words, for the error. */
+  readonly expected: string;
+}
+
+/** A rule accepting a URL string or a `URL` object. */
+export const URL_OPTION: OptionRule = {
+  accepts: (v) => typeof v === "string" || v instanceof URL,
+  expected: "a URL string or URL object",
+};
+
+/** A rule accepting a function. */
+export const FUNCTION_OPTION: OptionRule = { accepts: (v) => typeof v === "function", expected: "a function" };
+
+/**
+ * Check the options bag of `fn` against `rules`: it must be an object, every
+ * key must be a known option, and every option that is not undefined must
+ * pass its rule. Throws INVALID_ARGUMENT with field `options` or `options.<key>`.
+ */
+export function checkOptions(options: unknown, fn: string, rules: Readonly<Record<string, OptionRule>>): void {
+  const keys = Object.keys(rules);
+  requireObject(options, "options", `an object {${keys.map((k) => `${k}?`).join(", ")}}`, `bad ${fn} options`);
+  const given = options as Record<string, unknown>;
+  for (const key of Object.keys(given)) {
+    const rule = Object.prototype.hasOwnProperty.call(rules, key) ? rules[key] : undefined;
+    if (rule === undefined) {
+      throw new WebDLPackError("INVALID_ARGUMENT", `unknown ${fn} option`, {
+        field: `options.${key}`, value: key, expected: `one of ${keys.join(", ")}` });
+    }
+    const value = given[key];
+    if (value !== undefined && !rule.accepts(value)) {
+      throw new WebDLPackError("INVALID_ARGUMENT", `bad ${fn} option`, {
+        field: `options.${key}`, value: typeof value === "string" ? value : kindOf(value), expected: rule.expected });
+    }
+  }
+}
