@@ -21,6 +21,17 @@ static void set_and_clear(void) {
   CHECK_EQ_INT(strlen(wdl_last_error_message()), 0);
 }
 
+static void reraise_own_message(void) {
+  /* A message that points into the library's own buffer (re-raising part of the last message) is copied safely. */
+  CHECK_EQ_INT(wdl_set_error(WDL_GPU_ERROR, "host said: buffer too small"), 0);
+  CHECK_EQ_INT(wdl_set_error(WDL_OUT_OF_BOUNDS, wdl_last_error_message() + 11), 0);
+  CHECK_EQ_INT(wdl_last_error_code(), WDL_OUT_OF_BOUNDS);
+  CHECK(strcmp(wdl_last_error_message(), "buffer too small") == 0);
+  CHECK_EQ_INT(wdl_set_error(WDL_GPU_ERROR, wdl_last_error_message()), 0); /* the very same buffer */
+  CHECK(strcmp(wdl_last_error_message(), "buffer too small") == 0);
+  wdl_clear_error();
+}
+
 static void set_null_message(void) {
   CHECK_EQ_INT(wdl_set_error(WDL_GPU_ERROR, NULL), 0);
   CHECK_EQ_INT(wdl_last_error_code(), WDL_GPU_ERROR);
@@ -126,6 +137,7 @@ const wdl_test_case wdl_errors_cases[] = {
     {"errors", "starts_clear", starts_clear},
     {"errors", "set_and_clear", set_and_clear},
     {"errors", "set_null_message", set_null_message},
+    {"errors", "reraise_own_message", reraise_own_message},
     {"errors", "set_unknown_code_refused", set_unknown_code_refused},
     {"errors", "long_message_truncated", long_message_truncated},
     {"errors", "names_match_codes", names_match_codes},

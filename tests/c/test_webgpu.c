@@ -181,6 +181,19 @@ static void free_device_lost_forgets(void) {
   fake_host_reset();             /* drop the fake's record of it */
 }
 
+static void free_of_pointer_js_already_freed_forgets(void) {
+  const int32_t gone[] = {WDL_STALE_POINTER, WDL_DOUBLE_FREE, WDL_INVALID_POINTER};
+  for (size_t i = 0; i < sizeof gone / sizeof gone[0]; i++) {
+    uint32_t p = 0;
+    free_failing_with(gone[i], &p);
+    if (wdl_t_has_failed()) return;
+    CHECK_EQ_INT(live_count(), 0); /* JS no longer has it: C forgets it instead of failing forever */
+    CHECK_EQ_INT(wdl_webgpu_free(p), -1);
+    CHECK_ERROR(WDL_DOUBLE_FREE, "already freed");
+    fake_host_reset();
+  }
+}
+
 static void free_other_failure_keeps(void) {
   uint32_t p = 0;
   free_failing_with(WDL_GPU_ERROR, &p);
@@ -253,6 +266,13 @@ static void tensor_query_resolves_and_bounds(void) {
   CHECK_ERROR(WDL_OUT_OF_BOUNDS, "bytes [-4, 20) of a 112-byte buffer");
   t.byte_offset = 20;
   CHECK_EQ_INT(wdl_webgpu_tensor_query(&t, &info), 0);
+  t.byte_offset = (uint64_t)INT64_MAX - 2; /* offset + extent overflows int64: reported without overflowing */
+  CHECK_EQ_INT(wdl_webgpu_tensor_query(&t, &info), -1);
+  CHECK_ERROR(WDL_OUT_OF_BOUNDS, "byte_offset 9223372036854775805 plus element bytes [-20, 4) of a 112-byte buffer");
+  t.byte_offset = UINT64_MAX;
+  CHECK_EQ_INT(wdl_webgpu_tensor_query(&t, &info), -1);
+  CHECK_ERROR(WDL_OUT_OF_BOUNDS, "byte_offset 18446744073709551615 plus");
+  t.byte_offset = 20;
   t.device.device_id = 0;
   CHECK_EQ_INT(wdl_webgpu_tensor_query(&t, &info), -1);
   CHECK_ERROR(WDL_INVALID_POINTER, "field DLTensor.device.device_id; value 0 (pointer");
@@ -288,6 +308,7 @@ const wdl_test_case wdl_webgpu_cases[] = {
     {"webgpu", "host_error_silent", host_error_silent},
     {"webgpu", "free_device_lost_forgets", free_device_lost_forgets},
     {"webgpu", "free_other_failure_keeps", free_other_failure_keeps},
+    {"webgpu", "free_of_pointer_js_already_freed_forgets", free_of_pointer_js_already_freed_forgets},
     {"webgpu", "query_fields", query_fields},
     {"webgpu", "ledger_grows", ledger_grows},
     {"webgpu", "tensor_query_resolves_and_bounds", tensor_query_resolves_and_bounds},

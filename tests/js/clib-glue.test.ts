@@ -199,6 +199,9 @@ test("C library in Pyodide: lib.check turns C failures into typed errors", () =>
     isCode("INVALID_POINTER", /wdl_webgpu_free: GPU pointer was not allocated by wdl_webgpu_alloc; field ptr; value 0x00003039/));
   lib.exports.wdl_clear_error();
   assert.equal(lib.lastError(), undefined);
+  // Pointer/handle results fail only with 0: 0xFFFFFFFF (a valid GPU pointer) arrives from C as -1.
+  assert.equal(lib.check(-1, "wdl_webgpu_alloc", true), -1);
+  assert.throws(() => lib.check(0, "wdl_webgpu_alloc", true), (e: unknown) => e instanceof Error);
 });
 
 test("C library in Pyodide: tensor from Python's C to JS and back, deleter once", () => {

@@ -266,3 +266,16 @@ test("stats() counts live pointers, allocated (bucket class) and requested bytes
   ctx.freeWebGPU(a);
   assert.equal(ctx.stats().devices[0]!.livePointers, 1);
 });
+
+test("allocWebGPU racing unregisterWebGPUDevice: the new buffer is destroyed and the call fails UNKNOWN_DEVICE (no pointer into a gone device)", async () => {
+  const ctx = newContext();
+  const device = new FakeDevice();
+  const id = ctx.registerWebGPUDevice(asGPU<GPUDevice>(device));
+  ctx.setCacheMode("disabled", { deviceId: id }); // a cache miss: allocWebGPU awaits WebGPU's error scopes
+  const pending = ctx.allocWebGPU(64, { deviceId: id });
+  ctx.unregisterWebGPUDevice(id); // no live pointer yet, so this is allowed
+  await assert.rejects(pending, isCode("UNKNOWN_DEVICE", /unregistered while allocWebGPU waited/));
+  const made = device.created.at(-1)!;
+  assert.equal(made.destroyed, 1, "the buffer made for it was destroyed once");
+  assert.equal(ctx.stats().livePointers, 0);
+});

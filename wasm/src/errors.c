@@ -51,7 +51,7 @@ WDL_EXPORT int wdl_set_error(int code, const char *msg) {
     /* Copy without assuming msg is shorter than the buffer. */
     size_t n = 0;
     while (n < WDL_MESSAGE_CAP - 1 && msg[n] != '\0') n++;
-    memcpy(g_message, msg, n);
+    memmove(g_message, msg, n); /* msg may point into g_message itself (re-raising a message) */
     g_message[n] = '\0';
   }
   return 0;

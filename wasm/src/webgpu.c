@@ -109,8 +109,12 @@ WDL_EXPORT int wdl_webgpu_free(uint32_t ptr) {
   int32_t rc = wdl__host()->gpu_free(ptr);
   if (rc != 0) {
     wdl__host_failed("wdl_host_table.gpu_free", seq);
-    if (wdl_last_error_code() != WDL_DEVICE_LOST) return -1;
-    /* The buffer died with its device: forget it, but still report the loss. */
+    int32_t code = wdl_last_error_code();
+    /* Gone on the JS side already (its device was lost, or JS freed it: the pointer is stale, double-freed or
+     * unknown there): forget it here too, but still report why. Any other failure may be retried. */
+    if (code != WDL_DEVICE_LOST && code != WDL_STALE_POINTER && code != WDL_DOUBLE_FREE && code != WDL_INVALID_POINTER) {
+      return -1;
+    }
   }
   g_live_bytes -= g_live[idx].nbytes;
   g_live[idx] = g_live[g_live_len - 1];
@@ -163,9 +167,17 @@ WDL_EXPORT int wdl_webgpu_tensor_query(const DLTensor *t, wdl_gpu_buffer_info *o
   int below = lo < 0 && (uint64_t)(-lo) > offset;
   int above = __builtin_add_overflow(offset, (uint64_t)hi, &end) || end > out->allocated_nbytes;
   if (below || above) {
+    int64_t first, last;
+    if (offset <= (uint64_t)INT64_MAX && !__builtin_add_overflow((int64_t)offset, lo, &first) &&
+        !__builtin_add_overflow((int64_t)offset, hi, &last)) {
+      return wdl__fail(WDL_OUT_OF_BOUNDS, "the tensor reaches outside its GPU buffer", "DLTensor.byte_offset",
+                       "every element inside the buffer", "bytes [%" PRId64 ", %" PRId64 ") of a %" PRIu64 "-byte buffer",
+                       first, last, out->allocated_nbytes);
+    }
+    /* byte_offset + extent does not fit an int64: name the parts instead of overflowing. */
     return wdl__fail(WDL_OUT_OF_BOUNDS, "the tensor reaches outside its GPU buffer", "DLTensor.byte_offset",
-                     "every element inside the buffer", "bytes [%" PRId64 ", %" PRId64 ") of a %" PRIu64
-                     "-byte buffer", (int64_t)offset + lo, (int64_t)offset + hi, out->allocated_nbytes);
+                     "every element inside the buffer", "byte_offset %" PRIu64 " plus element bytes [%" PRId64 ", %" PRId64
+                     ") of a %" PRIu64 "-byte buffer", offset, lo, hi, out->allocated_nbytes);
   }
   return 0;
 }

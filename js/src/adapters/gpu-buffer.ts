@@ -175,27 +175,41 @@ export async function copyGPUTensor(tensor: Tensor, options: CopyGPUTensorOption
   const ctx = options.ctx ?? getContext();
   const kind = options.kind ?? "copy";
   const src = locateGPUTensor(tensor, ctx);
-  const count = elementCount(tensor.shape);
+  const { shape, strides } = tensor;
+  const count = elementCount(shape);
   const nbytes = outputBytes(kind, count, src.itemsize);
   const dtype =
     options.dtype !== undefined ? toDType(options.dtype, "options.dtype") : kind === "copy" ? tensor.dtype : parseDType(kind === "bool8-to-u32" ? "int32" : "bool");
-  const pointer = await ctx.allocWebGPU(Math.max(nbytes, 4), {
-    deviceId: src.deviceId,
-    ...(options.usage === undefined ? {} : { usage: options.usage }),
-    label: `webdlpack.adapters.copy(${kind})`,
-    owner: ADAPTERS_OWNER,
-  });
+  // The source's bytes must outlive the await below even if its owner disposes it meanwhile: hold them until the
+  // copy is submitted (the queue runs it before any later reuse of the buffer).
+  const releaseSource = tensor.retain();
+  let pointer = 0;
   try {
+    pointer = await ctx.allocWebGPU(Math.max(nbytes, 4), {
+      deviceId: src.deviceId,
+      ...(options.usage === undefined ? {} : { usage: options.usage }),
+      label: `webdlpack.adapters.copy(${kind})`,
+      owner: ADAPTERS_OWNER,
+    });
     const dst = ctx.gpuPointerToBuffer(pointer);
     const plain = kind === "copy" && src.contiguous && tryPlainCopy(src.device, src.buffer, src.byteOffset, dst, nbytes);
     if (!plain) {
-      runGpuCopy(src.device, kind, { buffer: src.buffer, shape: tensor.shape, strides: tensor.strides, byteOffset: src.byteOffset, itemsize: src.itemsize }, dst);
+      runGpuCopy(src.device, kind, { buffer: src.buffer, shape, strides, byteOffset: src.byteOffset, itemsize: src.itemsize }, dst);
     }
+    const made = pointer;
+    return produceGPUTensor({ pointer: made, deviceId: src.deviceId, dtype, shape, isCopied: true, release: () => ctx.freeWebGPU(made), owner: ADAPTERS_OWNER });
   } catch (err) {
-    ctx.freeWebGPU(pointer);
+    if (pointer !== 0) {
+      try {
+        ctx.freeWebGPU(pointer);
+      } catch {
+        // already released (e.g. its device was lost): nothing left to free
+      }
+    }
     throw err;
+  } finally {
+    releaseSource();
   }
-  return produceGPUTensor({ pointer, deviceId: src.deviceId, dtype, shape: tensor.shape, isCopied: true, release: () => ctx.freeWebGPU(pointer), owner: ADAPTERS_OWNER });
 }
 
 /**

@@ -102,7 +102,12 @@ async function validated(device: GPUDevice, what: string, record: () => void): P
 export function allocGPUSync(nbytes: number, deviceId: number, label: string): number {
   const ctx = getContext() as ExtendedContext;
   const options: AllocOptions = { deviceId, owner: PYTHON_GPU_OWNER, label };
-  if (typeof ctx.allocWebGPUSync === "function") return ctx.allocWebGPUSync(nbytes, options) >>> 0;
+  if (typeof ctx.allocWebGPUSync === "function") {
+    const ptr = ctx.allocWebGPUSync(nbytes, options) >>> 0;
+    // Python owns it (its tensor frees it): a JS ctx.scope() open right now must not free it behind Python's back.
+    ctx.keep(ptr);
+    return ptr;
+  }
   const device = ctx.getWebGPUDevice(deviceId);
   const limit = device.limits.maxBufferSize;
   const requested = checkByteCount(nbytes, limit, deviceId);
@@ -115,6 +120,7 @@ export function allocGPUSync(nbytes: number, deviceId: number, label: string): n
     if (error !== null) console.error(`webdlpack: GPU allocation of ${requested} bytes for Python (pointer ${ptr}) failed: ${error.message}`);
   });
   ptr = ctx.registerGPUBuffer(buffer, { deviceId, owned: true, owner: PYTHON_GPU_OWNER });
+  ctx.keep(ptr);
   return ptr;
 }
 

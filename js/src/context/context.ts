@@ -214,6 +214,12 @@ export class PageContext implements WebDLPackContext {
       buffer.destroy();
       throw lostError(record, "allocWebGPU");
     }
+    if (!record.current) {
+      // Unregistered (or replaced by a new setup) while the buffer was being created: nothing may point into it.
+      buffer.destroy();
+      throw new WebDLPackError("UNKNOWN_DEVICE", `device ${record.id} was unregistered while allocWebGPU waited`, {
+        field: "options.deviceId", value: record.id, expected: "a device that stays registered until its allocations finish" });
+    }
     return this.#insertAllocated(req, buffer);
   }
 

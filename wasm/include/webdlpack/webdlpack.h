@@ -323,8 +323,10 @@ WDL_EXPORT uint32_t wdl_webgpu_alloc(int32_t device_id, uint64_t nbytes, uint32_
  * Free a GPU pointer that wdl_webgpu_alloc returned. Pointers the library did
  * not allocate fail with WDL_INVALID_POINTER, pointers it already freed with
  * WDL_DOUBLE_FREE — both checked in C before JS is asked. If the host fails
- * (e.g. WDL_DEVICE_LOST) its error is returned; a pointer on a lost device is
- * forgotten anyway, other host failures keep it live so the call can be retried.
+ * (e.g. WDL_DEVICE_LOST) its error is returned; a pointer JS no longer has (its
+ * device was lost, or JS reports it WDL_STALE_POINTER / WDL_DOUBLE_FREE /
+ * WDL_INVALID_POINTER) is forgotten anyway, other host failures keep it live so
+ * the call can be retried.
  * Returns 0 or -1.
  */
 WDL_EXPORT int wdl_webgpu_free(uint32_t ptr);

@@ -55,13 +55,17 @@ export function makeHostFunctions(deps: HostDeps): HostImpl {
     const owner = deps.owner ?? CLIB_OWNER;
     // Through the context's allocator: the caching modes, the stats per owner and
     // the ledger see C's buffers like any other; the context checks size, usage and device.
-    return deps.context().allocWebGPUSync(nbytes, {
+    const ctx = deps.context();
+    const ptr = ctx.allocWebGPUSync(nbytes, {
       deviceId,
       ...(usage === 0 ? {} : { usage }),
       owner,
       label: `${owner} ${nbytes} B`,
-      onAsyncError: (error, ptr) => deps.onAsyncGpuError(error, ptr >>> 0),
+      onAsyncError: (error, p) => deps.onAsyncGpuError(error, p >>> 0),
     }) >>> 0;
+    // C owns it (wdl_webgpu_free frees it): a JS ctx.scope() open right now must not free it behind C's back.
+    ctx.keep(ptr);
+    return ptr;
   };
 
   return {

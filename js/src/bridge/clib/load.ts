@@ -84,7 +84,7 @@ export interface WebDLPackCLib {
   readonly handles: TensorHandleTable;
   /** C's last error as a WebDLPackError, or undefined when it is OK. */
   lastError(where?: string): WebDLPackError | undefined;
-  /** Throw C's last error if `rc` is -1 (int results) or 0 (pointer/handle results with `zeroIsError`). */
+  /** Throw C's last error if `rc` is -1 (0/-1 int results) or, with `zeroIsError`, 0 (pointer/handle results; -1 is then a valid u32). */
   check(rc: number, where: string, zeroIsError?: boolean): number;
   /** Take a tensor C handed over with `wdl_tensor_to_js`; JS now owns the address (call {@link releaseTensor}). */
   takeTensor(handle: number): number;
@@ -260,7 +260,8 @@ function connect(
     handles,
     lastError,
     check(rc: number, where: string, zeroIsError = false): number {
-      if (rc === -1 || (zeroIsError && rc === 0)) {
+      // Pointer/handle results fail only with 0: a u32 GPU pointer such as 0xFFFFFFFF arrives as -1 and is valid.
+      if (zeroIsError ? rc === 0 : rc === -1) {
         throw lastError(where) ?? new WebDLPackError("GPU_ERROR", `${where} failed without setting an error`);
       }
       return rc;
@@ -287,8 +288,10 @@ function connect(
     dispose(): void {
       if (disposed) return;
       disposed = true;
-      exports.wdl_shutdown();
+      // Tensors C published that JS never took are released first, while the host table is still installed:
+      // their release callbacks may free GPU buffers (wdl_webgpu_free needs the host).
       for (const address of handles.drain()) exports.wdl_managed_tensor_release(address);
+      exports.wdl_shutdown();
       for (const index of indices) m.removeFunction(index);
     },
     [Symbol.dispose](): void {
