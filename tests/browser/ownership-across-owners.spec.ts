@@ -121,3 +121,30 @@ test("copyGPUTensor holds its source across its await: disposing the source mean
   expect(r.releasedAfter).toBe(1);        // released once, after the copy was submitted
   expect(r.live).toBe(0);
 });
+
+test("packed sub-byte GPU tensors are refused by the adapters' copy and readback with a typed error, nothing allocated", async ({ page }) => {
+  const r = await page.evaluate(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const webdlpack = (window as any).webdlpack;
+    const { copyGPUTensor, readTensor } = await import("webdlpack/adapters" as string);
+    const ctx = webdlpack.getContext();
+    const base = ctx.stats().livePointers;
+    const ptr = await ctx.allocWebGPU(16);
+    ctx.getWebGPUDevice(0).queue.writeBuffer(ctx.gpuPointerToBuffer(ptr), 0, Uint8Array.from({ length: 16 }, (_, i) => i % 16));
+    const packed = webdlpack.Tensor.webgpu({ pointer: ptr, deviceId: 0, dtype: "int4", shape: [32] });
+    const errors: unknown[] = [];
+    for (const attempt of [() => copyGPUTensor(packed), () => readTensor(packed)]) {
+      try {
+        await attempt();
+        errors.push("no error");
+      } catch (e) {
+        const err = e as { code: string; field: string; value: string };
+        errors.push([err.code, err.field, err.value]);
+      }
+    }
+    ctx.freeWebGPU(ptr);
+    return { errors, live: ctx.stats().livePointers - base };
+  });
+  expect(r.errors).toEqual([["UNSUPPORTED", "tensor.dtype", "int4"], ["UNSUPPORTED", "tensor.dtype", "int4"]]);
+  expect(r.live).toBe(0);
+});

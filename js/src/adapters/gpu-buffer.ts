@@ -5,7 +5,7 @@
  */
 import { WebDLPackError } from "../errors.js";
 import { DeviceType } from "../dlpack/constants.js";
-import { itemsize, parseDType, toDType, typedArrayFor, type DType, type TypedArray } from "../dlpack/dtype.js";
+import { formatDType, isSubByte, itemsize, parseDType, toDType, typedArrayFor, type DType, type TypedArray } from "../dlpack/dtype.js";
 import { getContext, ownerLabel, type WebDLPackContext } from "../context/index.js";
 import type { Tensor } from "../tensor.js";
 import { byteExtent, elementCount, isCContiguous, outputBytes, runGpuCopy, tryPlainCopy, type GpuCopyKind } from "./gpu-copy.js";
@@ -64,6 +64,15 @@ export function requireGPUTensor(tensor: Tensor, what: string): void {
       value: tensor.device.deviceType,
       expected: `kDLWebGPU (${DeviceType.kDLWebGPU})`,
     });
+  }
+}
+
+/** The adapters' copies and readbacks work in whole bytes per element: packed 1/2/4/6-bit data would come out wrong. */
+function refusePackedSubByte(tensor: Tensor): void {
+  if (isSubByte(tensor.dtype) && !tensor.flags.subbytePadded) {
+    throw new WebDLPackError("UNSUPPORTED", `packed ${formatDType(tensor.dtype)} GPU tensors can not be copied or read by the adapters`, {
+      field: "tensor.dtype", value: formatDType(tensor.dtype),
+      expected: "a dtype of whole bytes, or a sub-byte tensor with IS_SUBBYTE_TYPE_PADDED (one byte per element)" });
   }
 }
 
@@ -174,6 +183,7 @@ export interface CopyGPUTensorOptions {
 export async function copyGPUTensor(tensor: Tensor, options: CopyGPUTensorOptions = {}): Promise<Tensor> {
   const ctx = options.ctx ?? getContext();
   const kind = options.kind ?? "copy";
+  refusePackedSubByte(tensor);
   const src = locateGPUTensor(tensor, ctx);
   const { shape, strides } = tensor;
   const count = elementCount(shape);
@@ -220,6 +230,7 @@ export async function copyGPUTensor(tensor: Tensor, options: CopyGPUTensorOption
  */
 export async function readTensor(tensor: Tensor, ctx: WebDLPackContext = getContext()): Promise<TypedArray> {
   if (tensor.device.deviceType !== DeviceType.kDLWebGPU) return tensor.toArray();
+  refusePackedSubByte(tensor);
   const loc = locateGPUTensor(tensor, ctx);
   const info = typedArrayFor(tensor.dtype, "tensor.dtype");
   const count = elementCount(tensor.shape);
