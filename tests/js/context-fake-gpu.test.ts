@@ -279,3 +279,21 @@ test("allocWebGPU racing unregisterWebGPUDevice: the new buffer is destroyed and
   assert.equal(made.destroyed, 1, "the buffer made for it was destroyed once");
   assert.equal(ctx.stats().livePointers, 0);
 });
+
+test("allocations with {scoped: false} (memory C or Python frees) never join an open ctx.scope(); others are released by it", async () => {
+  const ctx = newContext();
+  await ctx.setup({ device: asGPU<GPUDevice>(new FakeDevice()) });
+  let foreign = 0;
+  let inScope = 0;
+  await ctx.scope(async () => {
+    foreign = ctx.allocWebGPUSync(64, { owner: "c", scoped: false });
+    inScope = await ctx.allocWebGPU(64, { owner: "js" });
+  });
+  assert.equal(ctx.gpuPointerInfo(foreign).owner, "c", "still live after the scope");
+  assert.throws(() => ctx.gpuPointerInfo(inScope), isCode("STALE_POINTER"));
+  ctx.freeWebGPU(foreign);
+  assert.throws(() => ctx.allocWebGPUSync(64, { scoped: "no" as unknown as boolean }), isCode("INVALID_ARGUMENT", /options\.scoped/));
+  assert.throws(() => ctx.ledger.track({ kind: "tensor", release: () => undefined, scoped: 1 as unknown as boolean }),
+    isCode("INVALID_ARGUMENT", /options\.scoped/));
+  assert.equal(ctx.stats().livePointers, 0);
+});

@@ -101,13 +101,9 @@ async function validated(device: GPUDevice, what: string, record: () => void): P
  */
 export function allocGPUSync(nbytes: number, deviceId: number, label: string): number {
   const ctx = getContext() as ExtendedContext;
-  const options: AllocOptions = { deviceId, owner: PYTHON_GPU_OWNER, label };
-  if (typeof ctx.allocWebGPUSync === "function") {
-    const ptr = ctx.allocWebGPUSync(nbytes, options) >>> 0;
-    // Python owns it (its tensor frees it): a JS ctx.scope() open right now must not free it behind Python's back.
-    ctx.keep(ptr);
-    return ptr;
-  }
+  // Python frees it (its tensor does): a JS ctx.scope() open right now must not (scoped: false).
+  const options: AllocOptions = { deviceId, owner: PYTHON_GPU_OWNER, label, scoped: false };
+  if (typeof ctx.allocWebGPUSync === "function") return ctx.allocWebGPUSync(nbytes, options) >>> 0;
   const device = ctx.getWebGPUDevice(deviceId);
   const limit = device.limits.maxBufferSize;
   const requested = checkByteCount(nbytes, limit, deviceId);

@@ -54,6 +54,8 @@ interface AllocRequest {
   label: string | undefined;
   owner: unknown;
   ownerLabel: string;
+  /** Joins an open scope (AllocOptions.scoped). */
+  scoped: boolean;
 }
 
 /** State of the shared setup() promise. */
@@ -292,10 +294,14 @@ export class PageContext implements WebDLPackContext {
       throw new WebDLPackError("INVALID_ARGUMENT", `bad ${fn} option`, {
         field: "options.onAsyncError", value: describeValue(opts.onAsyncError), expected: "a function (error, ptr) => void" });
     }
+    if (opts.scoped !== undefined && typeof opts.scoped !== "boolean") {
+      throw new WebDLPackError("INVALID_ARGUMENT", `bad ${fn} option`, {
+        field: "options.scoped", value: describeValue(opts.scoped), expected: "a boolean" });
+    }
     const allocator = this.#allocator(record);
     return {
       record, allocator, requested, usage, size: allocator.sizeFor(requested, usage), label: opts.label,
-      owner: opts.owner, ownerLabel: ownerLabel(opts.owner),
+      owner: opts.owner, ownerLabel: ownerLabel(opts.owner), scoped: opts.scoped !== false,
     };
   }
 
@@ -305,7 +311,7 @@ export class PageContext implements WebDLPackContext {
       buffer, device: req.record, requestedSize: req.requested, owned: true, owner: req.owner, ownerLabel: req.ownerLabel,
       onRelease: undefined, pooled: true, ledger: undefined, released: false, asyncError: undefined,
     };
-    return this.#insert(entry);
+    return this.#insert(entry, req.scoped);
   }
 
   /** The allocation state of `record`, made on first use with the configured mode and limits. */
@@ -418,7 +424,7 @@ export class PageContext implements WebDLPackContext {
   }
 
   /** The single place entries enter the table: the pointer, then its ledger entry. */
-  #insert(entry: BufferEntry): GPUPointer {
+  #insert(entry: BufferEntry, scoped = true): GPUPointer {
     let ptr: GPUPointer;
     try {
       ptr = this.#table.insert(entry);
@@ -429,7 +435,7 @@ export class PageContext implements WebDLPackContext {
     this.#byBuffer.set(entry.buffer, ptr);
     this.#setFast(ptr, entry.buffer);
     const ledgerEntry = this.ledger.track({
-      kind: "gpu-buffer", owner: entry.ownerLabel, deviceId: entry.device.id, bytes: entry.buffer.size, pointer: ptr,
+      kind: "gpu-buffer", owner: entry.ownerLabel, deviceId: entry.device.id, bytes: entry.buffer.size, pointer: ptr, scoped,
       release: () => {
         if (this.#table.has(ptr)) this.freeWebGPU(ptr);
       },

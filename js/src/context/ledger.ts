@@ -40,6 +40,11 @@ export interface TrackOptions {
   release: () => void;
   /** Where it was made; default: captured when `debug.captureStacks` is on. */
   stack?: string;
+  /**
+   * false: never joins an open {@link Ledger.scope} (for memory another runtime frees — C, Python — which a JS
+   * scope must not free behind its back). Default true.
+   */
+  scoped?: boolean;
 }
 
 /** What {@link LedgerEntryInfo} and {@link LeakReport} say about one entry. */
@@ -122,7 +127,7 @@ export class LedgerEntry {
   readonly #onReleased: (entry: LedgerEntry) => void;
 
   /** Made by {@link Ledger.track}; do not construct directly. */
-  constructor(id: number, options: Required<Omit<TrackOptions, "owner" | "stack" | "pointer">> & { owner: string; stack: string | null; pointer: number | null },
+  constructor(id: number, options: Required<Omit<TrackOptions, "owner" | "stack" | "pointer" | "scoped">> & { owner: string; stack: string | null; pointer: number | null },
     onReleased: (entry: LedgerEntry) => void) {
     this.id = id;
     this.kind = options.kind;
@@ -222,7 +227,7 @@ export class Ledger {
       }
       held.add(entry);
     }
-    const scope = this.#scopes[this.#scopes.length - 1];
+    const scope = o.scoped === false ? undefined : this.#scopes[this.#scopes.length - 1];
     if (scope !== undefined) {
       scope.add(entry);
       this.#scopeOf.set(entry, scope);
@@ -468,6 +473,7 @@ function checkTrack(options: unknown): TrackOptions {
     throw bad("pointer", o.pointer, "a nonzero unsigned 32-bit GPU pointer");
   }
   if (o.stack !== undefined && typeof o.stack !== "string") throw bad("stack", o.stack, "a string");
+  if (o.scoped !== undefined && typeof o.scoped !== "boolean") throw bad("scoped", o.scoped, "a boolean");
   return o;
 }
 

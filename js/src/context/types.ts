@@ -28,6 +28,11 @@ export interface AllocOptions {
    * then throws on use, also kept as `lastAsyncError()`). Errors it throws are logged.
    */
   onAsyncError?: (error: WebDLPackError, ptr: GPUPointer) => void;
+  /**
+   * false: the pointer never joins an open `ctx.scope()` — for memory another runtime frees (C's
+   * wdl_webgpu_free, a Python tensor), which a JS scope must not free behind its back. Default true.
+   */
+  scoped?: boolean;
 }
 
 /** Options of {@link WebDLPackContext.registerGPUBuffer}. */
