@@ -17,9 +17,10 @@ Capsules have no destructor. A consumer may drop an unconsumed capsule while
 its own exception is set (NumPy does when it refuses one); any Python code
 run then, even through a ctypes callback that does nothing, makes CPython
 replace that exception with a SystemError. So webdlpack keeps a reference to
-each capsule it made and, at its next export, at :func:`stats`, or after the
-next pass of the garbage collector (which never runs with an exception set),
-frees the struct of every capsule that nobody else holds and nobody consumed,
+each capsule it made and, at its next export (which looks at a bounded number
+of queued capsules, oldest first, so an export stays O(1)), at :func:`stats`,
+or after the next pass of the garbage collector (which never runs with an
+exception set), frees the struct of every capsule that nobody else holds and nobody consumed,
 and forgets the consumed ones (their consumer calls the deleter).
 
 Threads: the registry, the capsule queue and the counters are shared by
@@ -187,7 +188,7 @@ def export_template(template: ExportTemplate, owner: Any) -> int:
         The struct's address. Whoever receives it must call its deleter once.
     """
     if _CAPSULES:
-        collect_capsules()
+        collect_capsules(_EXPORT_BUDGET)
     block = template.block_type.from_buffer_copy(template.image)
     address = ctypes.addressof(block)
     shape_at = address + template.struct_size
@@ -215,9 +216,16 @@ def _baseline() -> int:
 #: ``_references`` of a capsule held only by its ``_CAPSULES`` entry.
 _ONLY_OURS = _baseline()
 
+#: Queued capsules an export looks at (oldest first; held ones go to the back), so an export stays O(1)
+#: however many capsules a caller holds, and a capsule dropped among few is freed at the next export.
+_EXPORT_BUDGET = 8
 
-def collect_capsules() -> None:
+
+def collect_capsules(budget: int | None = None) -> None:
     """Free the struct of every exported capsule that was dropped unconsumed.
+
+    ``budget`` limits how many queued capsules are looked at (oldest first);
+    None looks at all of them (``stats()``, the garbage-collector hook).
 
     A capsule renamed ``used_...`` was consumed: its consumer calls the
     deleter, so it is simply forgotten. One still named ``dltensor...`` that
@@ -227,7 +235,8 @@ def collect_capsules() -> None:
     each queued entry is taken (``popleft``) by one call only.
     """
     take, put = _CAPSULES.popleft, _CAPSULES.append
-    for _ in range(len(_CAPSULES)):
+    queued = len(_CAPSULES)
+    for _ in range(queued if budget is None else min(queued, budget)):
         try:
             entry = take()
         except IndexError:  # another thread (or a nested collection) took the rest
@@ -255,8 +264,9 @@ def make_capsule(view: TensorView, owner: Any, *, versioned: bool = True,
     """Export ``view`` as a new PyCapsule named ``dltensor_versioned`` or ``dltensor``.
 
     If the capsule is dropped without being consumed, its struct is freed at
-    webdlpack's next export, :func:`stats` call or garbage-collector pass (see
-    the module notes); a
+    webdlpack's next export (which looks at a few queued capsules, oldest
+    first), :func:`stats` call or garbage-collector pass (see the module
+    notes); a
     consumed capsule (renamed ``used_...``) is never touched.
 
     Parameters

@@ -232,3 +232,21 @@ def test_unconsumed_capsule_held_elsewhere_is_not_freed():
     assert _debug.live_exports() == 1  # consumed: only u's release frees it
     u.dispose()
     assert _debug.live_exports() == 0
+
+
+def test_exports_look_at_a_bounded_number_of_held_capsules_yet_every_dropped_one_is_freed():
+    from webdlpack import _export
+
+    t = w.zeros(4)
+    held = [t.__dlpack__(max_version=(1, 1)) for _ in range(100)]
+    dropped = t.__dlpack__(max_version=(1, 1))          # queued behind the 100 held ones
+    live = len(_export._REGISTRY)
+    del dropped
+    exported = w.from_dlpack(t)                          # one export: looks at _EXPORT_BUDGET capsules only
+    assert len(_export._REGISTRY) == live + 1            # the new struct; nothing freed yet
+    for _ in range(101 // _export._EXPORT_BUDGET + 1):   # held capsules rotate to the back: progress is certain
+        w.from_dlpack(t).dispose()
+    assert len(_export._REGISTRY) == live                # +1 for `exported`, -1 for the dropped capsule
+    exported.dispose()
+    del held
+    assert _debug.export_stats()["unknown_deletes"] == 0
