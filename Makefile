@@ -26,7 +26,7 @@ PYODIDE_PYTHON := 3.14
 setup: $(STAMPS)/npm $(STAMPS)/venv $(STAMPS)/vendor
 
 $(STAMPS)/npm: package.json package-lock.json
-	npm ci --no-audit --no-fund
+	npm ci --ignore-scripts --no-audit --no-fund
 	@mkdir -p $(STAMPS) && touch $@
 
 $(STAMPS)/venv: pyproject.toml
