@@ -6,11 +6,14 @@
 #     wasm/build/libwebdlpack.so   side module (emcc -fPIC -sSIDE_MODULE=1) that Pyodide loads
 #     wasm/build/libwebdlpack.a    static library (PIC objects) for frameworks that link it
 #     build/layout/wasm32.json     sizes/offsets of the ABI structs as emcc lays them out
-#   test-c         native tests (gcc + ASan/UBSan) → build/test-results/c.xml
+#   test-c         native tests (gcc + ASan/UBSan) → build/test-results/c.xml, after
+#                  test-c-dlpack-compat (upstream dlpack.h and webdlpack.h, both orders)
 
 EMCC ?= emcc
 EMAR ?= emar
 CC_NATIVE ?= gcc
+CXX_NATIVE ?= g++
+EMXX ?= em++
 
 WDL_SRC := $(sort $(wildcard wasm/src/*.c))
 WDL_HDR := $(wildcard wasm/include/webdlpack/*.h) $(wildcard wasm/src/*.h)
@@ -32,9 +35,18 @@ WDL_SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fn
 WDL_EXAMPLE_SRC := examples/c_webgpu_tensor.c
 WDL_EXAMPLE_SO := $(WDL_OUT)/examples/c_webgpu_tensor.so
 
+# Upstream DLPack (dmlc dlpack.h 1.x) for the include-order tests: the header the
+# apache-tvm-ffi wheel ships (a pinned dev dependency), located by the package itself.
+WDL_PY ?= .venv/bin/python
+DLPACK_UPSTREAM_INC = $(eval DLPACK_UPSTREAM_INC := $$(shell $(WDL_PY) -c \
+  'import tvm_ffi.libinfo as i; print(i.find_dlpack_include_path())' 2>/dev/null))$(DLPACK_UPSTREAM_INC)
+WDL_UPSTREAM_CHECK = $(if $(wildcard $(DLPACK_UPSTREAM_INC)/dlpack/dlpack.h),,$(error upstream dlpack.h not found: \
+  install the dev dependencies (pip install -e '.[dev]' brings apache-tvm-ffi)))
+WDL_ORDER_SRC := $(wildcard tests/c/test_dlpack_order_*.c)
+
 WASM_TARGETS := $(WDL_OUT)/libwebdlpack.so $(WDL_OUT)/libwebdlpack.a build/layout/wasm32.json $(WDL_EXAMPLE_SO)
 
-.PHONY: wasm test-c wasm-clean
+.PHONY: wasm test-c test-c-dlpack-compat wasm-clean
 
 wasm: $(WASM_TARGETS)
 
@@ -64,13 +76,53 @@ build/layout/wasm32.json: wasm/tools/layout_probe.c $(WDL_HDR)
 	mv $@.tmp $@
 
 $(WDL_TEST_BIN): $(WDL_SRC) $(WDL_HDR) $(WDL_TEST_SRC) $(WDL_TEST_HDR) $(WDL_EXAMPLE_SRC)
+	$(WDL_UPSTREAM_CHECK)
 	@mkdir -p $(@D)
-	$(CC_NATIVE) $(WDL_CFLAGS) -g -O1 $(WDL_SANITIZE) -Iwasm/src -Itests/c $(WDL_SRC) $(WDL_TEST_SRC) $(WDL_EXAMPLE_SRC) -o $@
+	$(CC_NATIVE) $(WDL_CFLAGS) -g -O1 $(WDL_SANITIZE) -Iwasm/src -Itests/c -idirafter $(DLPACK_UPSTREAM_INC) \
+	  $(WDL_SRC) $(WDL_TEST_SRC) $(WDL_EXAMPLE_SRC) -o $@
 
-test-c: $(WDL_TEST_BIN)
+# Both include orders of upstream dlpack.h and webdlpack.h compile cleanly (-pedantic) as C and
+# C++, natively and for wasm32, where webdlpack/dlpack.h's static asserts check upstream's
+# layout; and the layout probe prints the same sizes and offsets with upstream's definitions
+# as with webdlpack's own, on wasm32 (emcc + node) and natively (gcc). A deliberately wrong
+# "upstream" header (tests/c/dlpack_bad_upstream/) must fail to compile, naming DLTensor.
+WDL_COMPAT := build/dlpack-compat
+WDL_COMPAT_FLAGS = -Wall -Wextra -Werror -pedantic -Iwasm/include -Itests/c -idirafter $(DLPACK_UPSTREAM_INC)
+test-c-dlpack-compat: build/layout/wasm32.json
+	$(WDL_UPSTREAM_CHECK)
+	@mkdir -p $(WDL_COMPAT)/probe
+	@echo '{"type": "commonjs"}' > $(WDL_COMPAT)/probe/package.json
+	@for src in $(WDL_ORDER_SRC); do \
+	  n=$$(basename $$src .c); \
+	  $(CC_NATIVE) -std=c11 $(WDL_COMPAT_FLAGS) -c $$src -o $(WDL_COMPAT)/$$n.gcc.o && \
+	  $(CXX_NATIVE) -x c++ -std=c++17 $(WDL_COMPAT_FLAGS) -c $$src -o $(WDL_COMPAT)/$$n.gxx.o && \
+	  $(EMCC) -std=c11 $(WDL_COMPAT_FLAGS) -O1 -c $$src -o $(WDL_COMPAT)/$$n.wasm.o && \
+	  $(EMXX) -x c++ -std=c++17 $(WDL_COMPAT_FLAGS) -O1 -c $$src -o $(WDL_COMPAT)/$$n.wasmxx.o || exit 1; \
+	  echo "  include order $$n: gcc, g++, emcc, em++ ok"; \
+	done
+	$(EMCC) $(WDL_CFLAGS) -O1 -sENVIRONMENT=node -sWASM_ASYNC_COMPILATION=0 -include dlpack/dlpack.h \
+	  -idirafter $(DLPACK_UPSTREAM_INC) wasm/tools/layout_probe.c -o $(WDL_COMPAT)/probe/upstream_probe.js
+	node $(WDL_COMPAT)/probe/upstream_probe.js > $(WDL_COMPAT)/wasm32-upstream.json
+	cmp build/layout/wasm32.json $(WDL_COMPAT)/wasm32-upstream.json
+	$(CC_NATIVE) $(WDL_CFLAGS) wasm/tools/layout_probe.c -o $(WDL_COMPAT)/probe/native_ours
+	$(CC_NATIVE) $(WDL_CFLAGS) -include dlpack/dlpack.h -idirafter $(DLPACK_UPSTREAM_INC) wasm/tools/layout_probe.c \
+	  -o $(WDL_COMPAT)/probe/native_upstream
+	$(WDL_COMPAT)/probe/native_ours > $(WDL_COMPAT)/native-ours.json
+	$(WDL_COMPAT)/probe/native_upstream > $(WDL_COMPAT)/native-upstream.json
+	cmp $(WDL_COMPAT)/native-ours.json $(WDL_COMPAT)/native-upstream.json
+	@echo "  layout probe: upstream dlpack.h = webdlpack/dlpack.h on wasm32 and natively"
+	@for cc in "$(CC_NATIVE)" "$(EMCC)"; do \
+	  if $$cc -std=c11 $(WDL_COMPAT_FLAGS) -Itests/c/dlpack_bad_upstream -fsyntax-only \
+	       tests/c/test_dlpack_order_upstream_first.c 2> $(WDL_COMPAT)/bad.err; then \
+	    echo "a dlpack.h with a wrong DLTensor layout compiled with $$cc"; exit 1; fi; \
+	  grep -q "DLTensor" $(WDL_COMPAT)/bad.err || { cat $(WDL_COMPAT)/bad.err; exit 1; }; \
+	done
+	@echo "  a dlpack.h with a wrong DLTensor layout is refused at compile time (gcc, emcc)"
+
+test-c: $(WDL_TEST_BIN) test-c-dlpack-compat
 	@mkdir -p build/test-results
 	ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  $(WDL_TEST_BIN) --junit build/test-results/c.xml
 
 wasm-clean:
-	rm -rf $(WDL_OUT) build/layout build/tests-c
+	rm -rf $(WDL_OUT) build/layout build/tests-c build/dlpack-compat

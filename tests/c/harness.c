@@ -102,6 +102,9 @@ int main(int argc, char **argv) {
       {wdl_errors_cases, wdl_errors_count},   {wdl_validate_cases, wdl_validate_count},
       {wdl_managed_cases, wdl_managed_count}, {wdl_webgpu_cases, wdl_webgpu_count},
       {wdl_host_cases, wdl_host_count},       {wdl_example_cases, wdl_example_count},
+      {wdl_dlpack_upstream_first_cases, wdl_dlpack_upstream_first_count},
+      {wdl_dlpack_webdlpack_first_cases, wdl_dlpack_webdlpack_first_count},
+      {wdl_dlpack_via_macro_cases, wdl_dlpack_via_macro_count},
   };
   size_t total = 0;
   for (size_t g = 0; g < WDL_COUNT_OF(groups); g++) total += groups[g].n;

@@ -90,6 +90,13 @@ extern const wdl_test_case wdl_host_cases[];
 extern const size_t wdl_host_count;
 extern const wdl_test_case wdl_example_cases[];
 extern const size_t wdl_example_count;
+/* Include orders of upstream dlpack.h and webdlpack.h (tests/c/test_dlpack_order_*.c). */
+extern const wdl_test_case wdl_dlpack_upstream_first_cases[];
+extern const size_t wdl_dlpack_upstream_first_count;
+extern const wdl_test_case wdl_dlpack_webdlpack_first_cases[];
+extern const size_t wdl_dlpack_webdlpack_first_count;
+extern const wdl_test_case wdl_dlpack_via_macro_cases[];
+extern const size_t wdl_dlpack_via_macro_count;
 
 #define WDL_COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -65,8 +65,8 @@ test("flag bits and version equal the #defines", () => {
   assert.deepEqual({ ...DLPACK_VERSION }, { major: Number(major![1]), minor: Number(minor![1]) });
 });
 
-test("LAYOUT matches every _Static_assert in dlpack.h", () => {
-  const asserts = [...header.matchAll(/_Static_assert\((sizeof|offsetof)\((\w+)(?:, (\w+))?\) == (\d+)/g)];
+test("LAYOUT matches every WDL_WASM32_LAYOUT assert in dlpack.h", () => {
+  const asserts = [...header.matchAll(/WDL_WASM32_LAYOUT\((sizeof|offsetof)\((\w+)(?:, (\w+))?\) == (\d+)/g)];
   assert.equal(asserts.length, 5);
   const layout = LAYOUT as unknown as Record<string, Record<string, number>>;
   for (const [, kind, struct, field, value] of asserts) {

@@ -46,8 +46,8 @@ static DLManagedTensorVersioned *create(const DLTensor *view, uint64_t flags, wd
                                         void *ctx) {
   DLManagedTensorVersioned probe;
   memset(&probe, 0, sizeof probe);
-  probe.version.major = DLPACK_MAJOR_VERSION;
-  probe.version.minor = DLPACK_MINOR_VERSION;
+  probe.version.major = WDL_DLPACK_MAJOR_VERSION;
+  probe.version.minor = WDL_DLPACK_MINOR_VERSION;
   probe.flags = flags;
   probe.dl_tensor = *view;
   if (wdl_managed_tensor_validate(&probe, wdl__default_memory_size()) != 0) return NULL;

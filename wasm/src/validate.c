@@ -205,7 +205,7 @@ WDL_EXPORT int wdl_managed_tensor_validate(const DLManagedTensorVersioned *t, ui
     return wdl__fail(WDL_NULL_POINTER, "managed tensor is NULL", "DLManagedTensorVersioned",
                      "a DLManagedTensorVersioned address", NULL);
   }
-  if (t->version.major != DLPACK_MAJOR_VERSION) {
+  if (t->version.major != WDL_DLPACK_MAJOR_VERSION) {
     return wdl__fail(WDL_VERSION_MISMATCH, "unsupported DLPack major version", "DLManagedTensorVersioned.version.major",
                      "1", "%" PRIu32 ".%" PRIu32, t->version.major, t->version.minor);
   }

@@ -1,5 +1,5 @@
 /*
- * webdlpack/dlpack.h — the DLPack 1.1 data structures, as webdlpack uses them.
+ * webdlpack/dlpack.h — the DLPack 1.x data structures, as webdlpack uses them.
  *
  * This header is the single source of truth for the tensor-exchange layout.
  * The JS codec (js/src/dlpack/layout.ts) and the Python ctypes mirror
@@ -14,6 +14,21 @@
  *   sizeof(DLManagedTensorVersioned) == 64,
  *   offsetof(DLManagedTensorVersioned, dl_tensor) == 24
  *
+ * Living next to upstream dlpack.h (dmlc/DLPack 1.x, include guard DLPACK_DLPACK_H_):
+ *   - upstream included first: this header defines nothing of DLPack's own; it
+ *     uses upstream's types and checks at compile time that they have the
+ *     layout, enum values and flag bits below (major 1, minor >= 1 required).
+ *   - this header first: it defines the DLPack 1.1 core (versions, enums,
+ *     DLDevice, DLDataType, DLTensor, both managed tensors, flag bits,
+ *     DLPACK_EXTERN_C, DLPACK_DLL) and defines DLPACK_DLPACK_H_, so a later
+ *     `#include <dlpack/dlpack.h>` is skipped by upstream's own guard. Code that
+ *     also needs what newer upstream headers add (e.g. DLPackExchangeAPI of 1.2+)
+ *     includes upstream first, or defines WEBDLPACK_DLPACK_HEADER to it
+ *     (`-DWEBDLPACK_DLPACK_HEADER='<dlpack/dlpack.h>'`) so this header includes it.
+ *   Either way there is one definition of each type, and the checks at the end of
+ *   this file hold for it. `make test-c` compiles both orders with gcc, g++ and
+ *   emcc against the dlpack.h of the apache-tvm-ffi wheel (DLPack 1.3).
+ *
  * Ownership contract (applies to both managed structs):
  *   - The producer allocates the struct, the shape/strides arrays and the data.
  *   - The consumer that takes the struct calls `deleter(self)` exactly once
@@ -26,6 +41,36 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#if !defined(DLPACK_DLPACK_H_) && defined(WEBDLPACK_DLPACK_HEADER)
+#include WEBDLPACK_DLPACK_HEADER
+#endif
+
+/** The DLPack version webdlpack writes into the tensors it makes, and reads. */
+#define WDL_DLPACK_MAJOR_VERSION 1
+/** Its minor: DLPack 1.1 (the flag bits and dtype codes below). */
+#define WDL_DLPACK_MINOR_VERSION 1
+
+#ifdef DLPACK_DLPACK_H_
+/* ---- upstream dlpack.h came first: use its definitions, checked below. ---- */
+#if !defined(DLPACK_MAJOR_VERSION) || DLPACK_MAJOR_VERSION != 1
+#error "webdlpack needs DLPack 1.x: the dlpack.h included before webdlpack/dlpack.h is another major (0.x has no DLManagedTensorVersioned)"
+#endif
+#if DLPACK_MINOR_VERSION < 1
+#error "webdlpack needs DLPack >= 1.1 (DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED, fp8/fp6/fp4 codes)"
+#endif
+#else
+/* ---- no upstream header yet: define the DLPack 1.1 core here. ---- */
+#define DLPACK_DLPACK_H_
+
+#ifdef __cplusplus
+#define DLPACK_EXTERN_C extern "C"
+#else
+#define DLPACK_EXTERN_C
+#endif
+#ifndef DLPACK_DLL
+#define DLPACK_DLL
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -131,15 +176,43 @@ typedef struct DLManagedTensorVersioned {
   DLTensor dl_tensor;                                     /**< The tensor being lent (offset 24 on wasm32). */
 } DLManagedTensorVersioned;
 
-#if defined(__wasm32__) && !defined(__cplusplus)
-_Static_assert(sizeof(DLTensor) == 40, "DLTensor must be 40 bytes on wasm32");
-_Static_assert(offsetof(DLTensor, byte_offset) == 32, "DLTensor.byte_offset must be at 32 on wasm32");
-_Static_assert(sizeof(DLManagedTensor) == 48, "DLManagedTensor must be 48 bytes on wasm32");
-_Static_assert(sizeof(DLManagedTensorVersioned) == 64, "DLManagedTensorVersioned must be 64 bytes on wasm32");
-_Static_assert(offsetof(DLManagedTensorVersioned, dl_tensor) == 24, "dl_tensor must be at 24 on wasm32");
-#endif
-
 #ifdef __cplusplus
 }
 #endif
+#endif /* upstream dlpack.h or ours */
+
+/* ---- Checks: whichever header defined the types, they have webdlpack's layout. ---- */
+#if defined(__cplusplus)
+#define WDL_LAYOUT_ASSERT(cond, msg) static_assert(cond, msg)
+#else
+#define WDL_LAYOUT_ASSERT(cond, msg) _Static_assert(cond, msg)
+#endif
+
+#if DLPACK_FLAG_BITMASK_READ_ONLY != 1 || DLPACK_FLAG_BITMASK_IS_COPIED != 2 || DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED != 4
+#error "DLPACK_FLAG_BITMASK_* differ from DLPack 1.1's bits 0, 1, 2"
+#endif
+WDL_LAYOUT_ASSERT(kDLCPU == 1 && kDLWebGPU == 15 && kDLTrn == 18, "DLDeviceType values differ from DLPack's");
+WDL_LAYOUT_ASSERT(kDLInt == 0 && kDLFloat == 2 && kDLBool == 6 && kDLFloat4_e2m1fn == 17, "DLDataTypeCode values differ from DLPack's");
+WDL_LAYOUT_ASSERT(sizeof(DLPackVersion) == 8 && sizeof(DLDevice) == 8 && offsetof(DLDevice, device_id) == 4, "DLPackVersion/DLDevice layout");
+WDL_LAYOUT_ASSERT(sizeof(DLDataType) == 4 && offsetof(DLDataType, bits) == 1 && offsetof(DLDataType, lanes) == 2, "DLDataType layout");
+
+/* wasm32: the numbers JS and Python mirror (tests/js/constants.test.ts parses the WDL_WASM32_LAYOUT lines). */
+#if defined(__wasm32__)
+#define WDL_WASM32_LAYOUT(cond, msg) WDL_LAYOUT_ASSERT(cond, msg)
+WDL_WASM32_LAYOUT(sizeof(DLTensor) == 40, "DLTensor must be 40 bytes on wasm32");
+WDL_WASM32_LAYOUT(offsetof(DLTensor, byte_offset) == 32, "DLTensor.byte_offset must be at 32 on wasm32");
+WDL_WASM32_LAYOUT(sizeof(DLManagedTensor) == 48, "DLManagedTensor must be 48 bytes on wasm32");
+WDL_WASM32_LAYOUT(sizeof(DLManagedTensorVersioned) == 64, "DLManagedTensorVersioned must be 64 bytes on wasm32");
+WDL_WASM32_LAYOUT(offsetof(DLManagedTensorVersioned, dl_tensor) == 24, "dl_tensor must be at 24 on wasm32");
+#endif
+/* 64-bit hosts (native tests, CPython): the same fields with 8-byte pointers. */
+#if defined(__SIZEOF_POINTER__) && __SIZEOF_POINTER__ == 8
+WDL_LAYOUT_ASSERT(sizeof(DLTensor) == 48 && offsetof(DLTensor, ndim) == 16 && offsetof(DLTensor, shape) == 24 &&
+                      offsetof(DLTensor, strides) == 32 && offsetof(DLTensor, byte_offset) == 40,
+                  "DLTensor layout on 64-bit hosts");
+WDL_LAYOUT_ASSERT(sizeof(DLManagedTensorVersioned) == 80 && offsetof(DLManagedTensorVersioned, flags) == 24 &&
+                      offsetof(DLManagedTensorVersioned, dl_tensor) == 32,
+                  "DLManagedTensorVersioned layout on 64-bit hosts");
+#endif
+
 #endif /* WEBDLPACK_DLPACK_H_ */

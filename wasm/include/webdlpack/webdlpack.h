@@ -37,10 +37,6 @@
 
 #include "dlpack.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
 /** Major version of this C API; a change breaks callers or the host table. */
 #define WEBDLPACK_VERSION_MAJOR 0
 /** Minor version of this C API; a change only adds functions. */
@@ -58,6 +54,11 @@ extern "C" {
 #define WDL_EXPORT __attribute__((visibility("default")))
 #else
 #define WDL_EXPORT
+#endif
+
+/* After the includes above: emscripten.h must not be read inside extern "C" (it has C++ templates). */
+#ifdef __cplusplus
+extern "C" {
 #endif
 
 /** Largest ndim a DLTensor may have (the JS codec uses the same limit). */
