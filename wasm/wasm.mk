@@ -75,10 +75,16 @@ build/layout/wasm32.json: wasm/tools/layout_probe.c $(WDL_HDR)
 	node -e 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))' $@.tmp
 	mv $@.tmp $@
 
-$(WDL_TEST_BIN): $(WDL_SRC) $(WDL_HDR) $(WDL_TEST_SRC) $(WDL_TEST_HDR) $(WDL_EXAMPLE_SRC)
+# spec/validation-rules.json (the rule set C, JS and Python are each tested against) as a C table.
+WDL_RULES_INC := build/generated/validation_rules.inc
+$(WDL_RULES_INC): spec/validation-rules.json scripts/gen_validation_rules_c.py
+	@mkdir -p $(@D)
+	python3 scripts/gen_validation_rules_c.py $< $@
+
+$(WDL_TEST_BIN): $(WDL_SRC) $(WDL_HDR) $(WDL_TEST_SRC) $(WDL_TEST_HDR) $(WDL_EXAMPLE_SRC) $(WDL_RULES_INC)
 	$(WDL_UPSTREAM_CHECK)
 	@mkdir -p $(@D)
-	$(CC_NATIVE) $(WDL_CFLAGS) -g -O1 $(WDL_SANITIZE) -Iwasm/src -Itests/c -idirafter $(DLPACK_UPSTREAM_INC) \
+	$(CC_NATIVE) $(WDL_CFLAGS) -g -O1 $(WDL_SANITIZE) -Iwasm/src -Itests/c -I$(dir $(WDL_RULES_INC)) -idirafter $(DLPACK_UPSTREAM_INC) \
 	  $(WDL_SRC) $(WDL_TEST_SRC) $(WDL_EXAMPLE_SRC) -o $@
 
 # Both include orders of upstream dlpack.h and webdlpack.h compile cleanly (-pedantic) as C and

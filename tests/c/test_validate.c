@@ -37,7 +37,7 @@ static const bad_row k_bad[] = {
     {"ndim_33", {AT(0x1000), CPU, 33, F32, S23, NULL, 0}, MEM, WDL_BAD_NDIM, "field DLTensor.ndim; value 33"},
     {"shape_null", {AT(0x1000), CPU, 2, F32, NULL, NULL, 0}, MEM, WDL_NULL_POINTER, "field DLTensor.shape"},
     {"shape_negative", {AT(0x1000), CPU, 2, F32, S2NEG, NULL, 0}, MEM, WDL_BAD_SHAPE, "field DLTensor.shape[1]; value -1"},
-    {"count_overflow", {AT(0x1000), CPU, 2, F32, S_HUGE, NULL, 0}, MEM, WDL_SIZE_OVERFLOW, "field DLTensor.shape[1]"},
+    {"count_overflow", {AT(0x1000), CPU, 2, F32, S_HUGE, NULL, 0}, MEM, WDL_SIZE_OVERFLOW, "field DLTensor.shape;"},
     {"bytes_overflow", {AT(0x1000), CPU, 2, DT(kDLFloat, 64, 1), S_BITS_OVF, NULL, 0}, MEM, WDL_SIZE_OVERFLOW, "field DLTensor.shape"},
     {"dtype_code_unknown", {AT(0x1000), CPU, 2, DT(18, 32, 1), S23, NULL, 0}, MEM, WDL_BAD_DTYPE, "field DLTensor.dtype.code; value 18"},
     {"float_bits_8", {AT(0x1000), CPU, 2, DT(kDLFloat, 8, 1), S23, NULL, 0}, MEM, WDL_BAD_DTYPE, "field DLTensor.dtype.bits; value 8"},
@@ -46,7 +46,7 @@ static const bad_row k_bad[] = {
     {"fp6_e3m2_bits_4", {AT(0x1000), CPU, 2, DT(kDLFloat6_e3m2fn, 4, 1), S23, NULL, 0}, MEM, WDL_BAD_DTYPE, "bits == 6"},
     {"fp8_bits_16", {AT(0x1000), CPU, 2, DT(kDLFloat8_e4m3fn, 16, 1), S23, NULL, 0}, MEM, WDL_BAD_DTYPE, "bits == 8 for fp8"},
     {"lanes_zero", {AT(0x1000), CPU, 2, DT(kDLFloat, 32, 0), S23, NULL, 0}, MEM, WDL_BAD_DTYPE, "field DLTensor.dtype.lanes; value 0"},
-    {"fp4_with_lanes", {AT(0x1000), CPU, 2, DT(kDLFloat4_e2m1fn, 4, 2), S23, NULL, 0}, MEM, WDL_BAD_DTYPE, "lanes == 1 when bits < 8"},
+    {"opaque_bits_24", {AT(0x1000), CPU, 2, DT(kDLOpaqueHandle, 24, 1), S23, NULL, 0}, MEM, WDL_BAD_DTYPE, "opaque"},
     {"bool_bits_1", {AT(0x1000), CPU, 2, DT(kDLBool, 1, 1), S23, NULL, 0}, MEM, WDL_BAD_DTYPE, "bits == 8 for bool"},
     {"bfloat_bits_32", {AT(0x1000), CPU, 2, DT(kDLBfloat, 32, 1), S23, NULL, 0}, MEM, WDL_BAD_DTYPE, "bits == 16 for bfloat"},
     {"int_bits_12", {AT(0x1000), CPU, 2, DT(kDLInt, 12, 1), S23, NULL, 0}, MEM, WDL_BAD_DTYPE, "int/uint"},
@@ -59,7 +59,7 @@ static const bad_row k_bad[] = {
     {"gpu_data_null", {NULL, GPU, 2, F32, S23, NULL, 0}, 0, WDL_NULL_POINTER, "field DLTensor.data"},
     {"past_memory_end", {AT(MEM - 16), CPU, 2, F32, S23, NULL, 0}, MEM, WDL_OUT_OF_BOUNDS, "field DLTensor.data"},
     {"byte_offset_past_end", {AT(0x1000), CPU, 2, F32, S23, NULL, MEM - 0x1000 - 8}, MEM, WDL_OUT_OF_BOUNDS, "memory size 65536"},
-    {"byte_offset_wraps", {AT(0x1000), CPU, 2, F32, S23, NULL, UINT64_MAX - 8}, MEM, WDL_OUT_OF_BOUNDS, "field DLTensor.byte_offset"},
+    {"byte_offset_wraps", {AT(0x1000), CPU, 2, F32, S23, NULL, UINT64_MAX - 8}, MEM, WDL_SIZE_OVERFLOW, "field DLTensor.byte_offset"},
     {"negative_stride_below_zero", {AT(8), CPU, 2, F32, S23, ST_NEG, 0}, MEM, WDL_OUT_OF_BOUNDS, "field DLTensor.strides"},
     {"stride_overflow", {AT(0x1000), CPU, 2, F32, S43, ST_OVF, 0}, MEM, WDL_BAD_STRIDES, "field DLTensor.strides[0]"},
     {"fp4_one_bit_past_end", {AT(MEM - 1), CPU, 1, DT(kDLFloat4_e2m1fn, 4, 1), S4, NULL, 0}, MEM, WDL_OUT_OF_BOUNDS, "DLTensor.data"},
@@ -175,6 +175,9 @@ static void managed_null_and_inner(void) {
 
 static void memory_size_native_is_zero(void) { CHECK_EQ_U64(wdl_memory_size(), 0); }
 
+/* Every case of spec/validation-rules.json (tests/c/test_validation_rules.c). */
+void wdl_validation_rules_every_case(void);
+
 const wdl_test_case wdl_validate_cases[] = {
     {"validate.bad", "ndim_negative", bad_0},
     {"validate.bad", "ndim_33", bad_1},
@@ -189,7 +192,7 @@ const wdl_test_case wdl_validate_cases[] = {
     {"validate.bad", "fp6_e3m2_bits_4", bad_10},
     {"validate.bad", "fp8_bits_16", bad_11},
     {"validate.bad", "lanes_zero", bad_12},
-    {"validate.bad", "fp4_with_lanes", bad_13},
+    {"validate.bad", "opaque_bits_24", bad_13},
     {"validate.bad", "bool_bits_1", bad_14},
     {"validate.bad", "bfloat_bits_32", bad_15},
     {"validate.bad", "int_bits_12", bad_16},
@@ -213,5 +216,6 @@ const wdl_test_case wdl_validate_cases[] = {
     {"validate", "managed_unknown_flags", managed_unknown_flags},
     {"validate", "managed_null_and_inner", managed_null_and_inner},
     {"validate", "memory_size_native_is_zero", memory_size_native_is_zero},
+    {"validate", "spec_validation_rules", wdl_validation_rules_every_case},
 };
 const size_t wdl_validate_count = WDL_COUNT_OF(wdl_validate_cases);

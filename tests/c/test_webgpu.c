@@ -266,12 +266,15 @@ static void tensor_query_resolves_and_bounds(void) {
   CHECK_ERROR(WDL_OUT_OF_BOUNDS, "bytes [-4, 20) of a 112-byte buffer");
   t.byte_offset = 20;
   CHECK_EQ_INT(wdl_webgpu_tensor_query(&t, &info), 0);
-  t.byte_offset = (uint64_t)INT64_MAX - 2; /* offset + extent overflows int64: reported without overflowing */
+  t.byte_offset = (uint64_t)INT64_MAX - 2; /* past 2^53 - 1: spec/validation-rules.json, gpu_byte_offset_past_2_53 */
   CHECK_EQ_INT(wdl_webgpu_tensor_query(&t, &info), -1);
-  CHECK_ERROR(WDL_OUT_OF_BOUNDS, "byte_offset 9223372036854775805 plus element bytes [-20, 4) of a 112-byte buffer");
+  CHECK_ERROR(WDL_SIZE_OVERFLOW, "field DLTensor.byte_offset; value 9223372036854775805");
   t.byte_offset = UINT64_MAX;
   CHECK_EQ_INT(wdl_webgpu_tensor_query(&t, &info), -1);
-  CHECK_ERROR(WDL_OUT_OF_BOUNDS, "byte_offset 18446744073709551615 plus");
+  CHECK_ERROR(WDL_SIZE_OVERFLOW, "field DLTensor.byte_offset; value 18446744073709551615");
+  t.byte_offset = (UINT64_C(1) << 53) - 1 - 20; /* the largest allowed offset: outside the buffer, reported exactly */
+  CHECK_EQ_INT(wdl_webgpu_tensor_query(&t, &info), -1);
+  CHECK_ERROR(WDL_OUT_OF_BOUNDS, "bytes [9007199254740951, 9007199254740975) of a 112-byte buffer");
   t.byte_offset = 20;
   t.device.device_id = 0;
   CHECK_EQ_INT(wdl_webgpu_tensor_query(&t, &info), -1);

@@ -8,12 +8,20 @@
 
 #include "internal.h"
 
-/** Extent of a tensor's elements relative to data + byte_offset, in elements. */
+/*
+ * The rules are spec/validation-rules.json (tests/c/test_validation_rules.c
+ * runs every case; the JS codec and Python run the same table). Every size,
+ * offset and stride stays at most 2^53 - 1 — the range the JS codec can hold
+ * exactly — so all three agree on every struct.
+ */
+#define WDL_SAFE_MAX INT64_C(9007199254740991) /* 2^53 - 1 */
+
+/** Where a tensor's bytes are, relative to data + byte_offset. */
 typedef struct {
   uint64_t count;  /* number of elements */
-  int64_t min_off; /* lowest element offset (<= 0 with negative strides) */
-  int64_t max_off; /* highest element offset */
-  uint64_t elem_bits;
+  int64_t lo_byte; /* lowest byte any element touches (<= 0 with negative strides) */
+  int64_t hi_byte; /* one past the highest byte */
+  int64_t nbytes;  /* contiguous storage size (packed for sub-byte elements unless padded) */
 } wdl_span;
 
 static const uint32_t k_known_flags =
@@ -35,14 +43,14 @@ static int bits_ok(uint8_t code, uint8_t bits, const char **rule) {
   switch (code) {
     case kDLInt:
     case kDLUInt:
-      *rule = "bits in {8, 16, 32, 64} for int/uint";
-      return bits == 8 || bits == 16 || bits == 32 || bits == 64;
+      *rule = "bits in {1, 2, 4, 8, 16, 32, 64} for int/uint";
+      return bits == 1 || bits == 2 || bits == 4 || bits == 8 || bits == 16 || bits == 32 || bits == 64;
     case kDLFloat:
       *rule = "bits in {16, 32, 64} for float";
       return bits == 16 || bits == 32 || bits == 64;
     case kDLOpaqueHandle:
-      *rule = "bits a nonzero multiple of 8 for opaque handle";
-      return bits != 0 && bits % 8 == 0;
+      *rule = "bits in {8, 16, 32, 64} for opaque handle";
+      return bits == 8 || bits == 16 || bits == 32 || bits == 64;
     case kDLBfloat:
       *rule = "bits == 16 for bfloat";
       return bits == 16;
@@ -65,6 +73,7 @@ static int bits_ok(uint8_t code, uint8_t bits, const char **rule) {
   }
 }
 
+/* Sub-byte dtypes (int4, uint1, fp4, fp6, ...) may have lanes: an element is bits * lanes bits. */
 static int check_dtype(DLDataType dt) {
   if (dt.code > kDLFloat4_e2m1fn) {
     return wdl__fail(WDL_BAD_DTYPE, "unknown dtype code", "DLTensor.dtype.code", "a DLDataTypeCode (0..17)",
@@ -76,129 +85,145 @@ static int check_dtype(DLDataType dt) {
                      "%u (code %u)", (unsigned)dt.bits, (unsigned)dt.code);
   }
   if (dt.lanes == 0) {
-    return wdl__fail(WDL_BAD_DTYPE, "lanes must be positive", "DLTensor.dtype.lanes", "lanes >= 1", "%u",
+    return wdl__fail(WDL_BAD_DTYPE, "lanes must be positive", "DLTensor.dtype.lanes", "1 <= lanes <= 65535", "%u",
                      (unsigned)dt.lanes);
-  }
-  if (dt.bits < 8 && dt.lanes != 1) {
-    return wdl__fail(WDL_BAD_DTYPE, "sub-byte dtypes cannot have lanes", "DLTensor.dtype.lanes",
-                     "lanes == 1 when bits < 8", "%u", (unsigned)dt.lanes);
   }
   return 0;
 }
 
 uint64_t wdl__element_bits(DLDataType dtype) { return (uint64_t)dtype.bits * (uint64_t)dtype.lanes; }
 
-/* Structure checks (everything except data and memory range); fills *span. */
-static int check_structure(const DLTensor *t, wdl_span *span) {
-  if (t == NULL) return wdl__fail(WDL_NULL_POINTER, "tensor is NULL", "DLTensor", "a DLTensor address", NULL);
-  if (t->ndim < 0 || t->ndim > WDL_MAX_NDIM) {
-    return wdl__fail(WDL_BAD_NDIM, "ndim out of range", "DLTensor.ndim", "0 <= ndim <= 32", "%" PRId32, t->ndim);
-  }
-  if (t->ndim > 0 && t->shape == NULL) {
-    return wdl__fail(WDL_NULL_POINTER, "shape is NULL", "DLTensor.shape", "ndim extents when ndim > 0", "NULL (ndim %" PRId32 ")",
-                     t->ndim);
-  }
-  char field[48];
-  uint64_t count = 1;
-  for (int32_t i = 0; i < t->ndim; i++) {
-    if (t->shape[i] < 0) {
-      snprintf(field, sizeof field, "DLTensor.shape[%" PRId32 "]", i);
-      return wdl__fail(WDL_BAD_SHAPE, "negative extent", field, "extent >= 0", "%" PRId64, t->shape[i]);
-    }
-  }
-  int zero = 0;
-  for (int32_t i = 0; i < t->ndim; i++) zero |= t->shape[i] == 0;
-  if (zero) {
-    count = 0;
-  } else {
-    for (int32_t i = 0; i < t->ndim; i++) {
-      if (__builtin_mul_overflow(count, (uint64_t)t->shape[i], &count)) {
-        snprintf(field, sizeof field, "DLTensor.shape[%" PRId32 "]", i);
-        return wdl__fail(WDL_SIZE_OVERFLOW, "element count overflows 64 bits", field,
-                         "a product of extents below 2^64", "%" PRId64, t->shape[i]);
-      }
-    }
-  }
-  if (check_dtype(t->dtype) != 0) return -1;
-  if (!device_type_known(t->device.device_type)) {
+static int check_device(DLDevice d) {
+  if (!device_type_known(d.device_type)) {
     return wdl__fail(WDL_BAD_DEVICE, "unknown device type", "DLTensor.device.device_type", "a DLDeviceType",
-                     "%" PRId32, t->device.device_type);
+                     "%" PRId32, d.device_type);
   }
-  if (t->device.device_id < 0) {
-    return wdl__fail(WDL_BAD_DEVICE, "negative device id", "DLTensor.device.device_id", "device_id >= 0",
-                     "%" PRId32, t->device.device_id);
+  if (d.device_id < 0 || (d.device_type == kDLCPU && d.device_id != 0)) {
+    return wdl__fail(WDL_BAD_DEVICE, "bad device id", "DLTensor.device.device_id",
+                     d.device_type == kDLCPU ? "0 (one CPU: the wasm memory)" : "device_id >= 0", "%" PRId32,
+                     d.device_id);
   }
-  uint64_t elem_bits = wdl__element_bits(t->dtype);
-  uint64_t total_bits;
-  if (__builtin_mul_overflow(count, elem_bits, &total_bits) || total_bits > INT64_MAX) {
-    return wdl__fail(WDL_SIZE_OVERFLOW, "byte size overflows", "DLTensor.shape",
-                     "element count * bits * lanes below 2^63 bits", "%" PRIu64 " elements of %" PRIu64 " bits",
-                     count, elem_bits);
-  }
-  int64_t min_off = 0, max_off = count == 0 ? 0 : (int64_t)(count - 1);
-  if (t->strides != NULL && count > 0) {
-    min_off = 0;
-    max_off = 0;
-    for (int32_t i = 0; i < t->ndim; i++) {
-      int64_t reach;
-      int bad = __builtin_mul_overflow(t->shape[i] - 1, t->strides[i], &reach);
-      if (!bad) bad = reach < 0 ? __builtin_add_overflow(min_off, reach, &min_off)
-                                : __builtin_add_overflow(max_off, reach, &max_off);
-      if (bad) {
-        snprintf(field, sizeof field, "DLTensor.strides[%" PRId32 "]", i);
-        return wdl__fail(WDL_BAD_STRIDES, "element offsets overflow 64 bits", field,
-                         "(extent - 1) * stride summed over dims within int64", "%" PRId64, t->strides[i]);
-      }
-    }
-    /* The span in bits must also fit, so byte arithmetic below cannot overflow. */
-    int64_t lo_bits, hi_bits;
-    if (max_off == INT64_MAX || __builtin_mul_overflow(min_off, (int64_t)elem_bits, &lo_bits) ||
-        __builtin_mul_overflow(max_off + 1, (int64_t)elem_bits, &hi_bits)) {
-      return wdl__fail(WDL_BAD_STRIDES, "strided extent overflows 64-bit bit offsets", "DLTensor.strides",
-                       "strides whose reach * element bits fits int64", "min offset %" PRId64 ", max offset %" PRId64,
-                       min_off, max_off);
-    }
-  }
-  span->count = count;
-  span->min_off = min_off;
-  span->max_off = max_off;
-  span->elem_bits = elem_bits;
   return 0;
+}
+
+/* a * b when it stays within +-(2^53 - 1); else nonzero. */
+static int safe_mul(int64_t a, int64_t b, int64_t *out) {
+  return __builtin_mul_overflow(a, b, out) || *out > WDL_SAFE_MAX || *out < -WDL_SAFE_MAX;
 }
 
 static int64_t floor_div8(int64_t v) { return v / 8 - (v % 8 < 0); }
 static int64_t ceil_div8(int64_t v) { return v / 8 + (v % 8 > 0); }
 
-WDL_EXPORT int wdl_tensor_validate(const DLTensor *t, uint64_t memory_size) {
+static int size_overflow(const char *what, const char *field, int64_t value) {
+  return wdl__fail(WDL_SIZE_OVERFLOW, what, field, "at most 2^53 - 1", "%" PRId64, value);
+}
+
+/* Structure checks (everything except data and the memory range); fills *span. */
+static int check_structure(const DLTensor *t, int padded, wdl_span *span) {
+  if (t == NULL) return wdl__fail(WDL_NULL_POINTER, "tensor is NULL", "DLTensor", "a DLTensor address", NULL);
+  if (t->ndim < 0 || t->ndim > WDL_MAX_NDIM) {
+    return wdl__fail(WDL_BAD_NDIM, "ndim out of range", "DLTensor.ndim", "0 <= ndim <= 32", "%" PRId32, t->ndim);
+  }
+  if (t->ndim > 0 && t->shape == NULL) {
+    return wdl__fail(WDL_NULL_POINTER, "shape is NULL", "DLTensor.shape", "ndim extents when ndim > 0",
+                     "NULL (ndim %" PRId32 ")", t->ndim);
+  }
+  char field[48];
+  int zero = 0;
+  for (int32_t i = 0; i < t->ndim; i++) {
+    snprintf(field, sizeof field, "DLTensor.shape[%" PRId32 "]", i);
+    if (t->shape[i] < 0) return wdl__fail(WDL_BAD_SHAPE, "negative extent", field, "extent >= 0", "%" PRId64, t->shape[i]);
+    if (t->shape[i] > WDL_SAFE_MAX) return size_overflow("extent too large", field, t->shape[i]);
+    zero |= t->shape[i] == 0;
+  }
+  const int64_t *strides = t->ndim > 0 ? t->strides : NULL;
+  for (int32_t i = 0; strides != NULL && i < t->ndim; i++) {
+    if (strides[i] > WDL_SAFE_MAX || strides[i] < -WDL_SAFE_MAX) {
+      snprintf(field, sizeof field, "DLTensor.strides[%" PRId32 "]", i);
+      return wdl__fail(WDL_BAD_STRIDES, "stride too large", field, "|stride| <= 2^53 - 1", "%" PRId64, strides[i]);
+    }
+  }
+  if (t->byte_offset > (uint64_t)WDL_SAFE_MAX) {
+    return wdl__fail(WDL_SIZE_OVERFLOW, "byte_offset too large", "DLTensor.byte_offset", "at most 2^53 - 1",
+                     "%" PRIu64, t->byte_offset);
+  }
+  if (check_device(t->device) != 0 || check_dtype(t->dtype) != 0) return -1;
+  int64_t count = 1;
+  for (int32_t i = 0; i < t->ndim && !zero; i++) {
+    if (safe_mul(count, t->shape[i], &count)) {
+      return size_overflow("element count too large (at the extent given as value)", "DLTensor.shape", t->shape[i]);
+    }
+  }
+  if (zero) count = 0;
+  int64_t elem_bits = (int64_t)wdl__element_bits(t->dtype);
+  int packed = elem_bits % 8 != 0 && !padded;
+  int64_t unit = packed ? elem_bits : (elem_bits + 7) / 8; /* bits per element when packed, else bytes */
+  int64_t total;
+  if (safe_mul(count, unit, &total)) return size_overflow("tensor size too large", "DLTensor.shape", count);
+  span->count = (uint64_t)count;
+  span->nbytes = packed ? ceil_div8(total) : total;
+  span->lo_byte = span->hi_byte = 0;
+  if (count == 0) return 0;
+  int64_t lo = 0, hi = count - 1, expected = 1;
+  int contiguous = 1;
+  if (strides != NULL) {
+    hi = 0;
+    for (int32_t i = t->ndim - 1; i >= 0; i--) {
+      int64_t reach;
+      snprintf(field, sizeof field, "DLTensor.strides[%" PRId32 "]", i);
+      if (safe_mul(t->shape[i] - 1, strides[i], &reach)) return size_overflow("(extent - 1) * stride too large", field, strides[i]);
+      int64_t *end = reach < 0 ? &lo : &hi;
+      *end += reach; /* both addends within 2^53: no int64 overflow */
+      if (*end > WDL_SAFE_MAX || *end < -WDL_SAFE_MAX) return size_overflow("element offsets too large", "DLTensor.strides", *end);
+      if (t->shape[i] != 1 && strides[i] != expected) contiguous = 0;
+      expected *= t->shape[i]; /* <= count: safe */
+    }
+  }
+  if (packed && !contiguous) {
+    return wdl__fail(WDL_BAD_STRIDES, "packed sub-byte tensors must be C-contiguous", "DLTensor.strides",
+                     "NULL or row-major strides (or set IS_SUBBYTE_TYPE_PADDED)", "%s", "not row-major");
+  }
+  int64_t lo_units, hi_units;
+  if (safe_mul(lo, unit, &lo_units) || safe_mul(hi + 1, unit, &hi_units)) {
+    return size_overflow("byte offsets too large", "DLTensor.strides", hi);
+  }
+  span->lo_byte = packed ? floor_div8(lo_units) : lo_units;
+  span->hi_byte = packed ? ceil_div8(hi_units) : hi_units;
+  return 0;
+}
+
+static int validate(const DLTensor *t, int padded, uint64_t memory_size) {
   wdl_span span;
-  if (check_structure(t, &span) != 0) return -1;
+  if (check_structure(t, padded, &span) != 0) return -1;
   if (span.count == 0) return 0;
   if (t->data == NULL) {
     return wdl__fail(WDL_NULL_POINTER, "data is NULL for a non-empty tensor", "DLTensor.data",
                      "a non-NULL address when the tensor has elements", "NULL (%" PRIu64 " elements)", span.count);
   }
   if (memory_size == 0 || t->device.device_type != kDLCPU) return 0;
-  uint64_t base;
-  if (__builtin_add_overflow((uint64_t)(uintptr_t)t->data, t->byte_offset, &base)) {
-    return wdl__fail(WDL_OUT_OF_BOUNDS, "data + byte_offset overflows", "DLTensor.byte_offset",
-                     "data + byte_offset within memory", "%" PRIu64, t->byte_offset);
+  if ((uint64_t)span.nbytes > memory_size) {
+    return wdl__fail(WDL_SIZE_OVERFLOW, "tensor is larger than the whole memory", "DLTensor.shape",
+                     "size <= memory size", "%" PRId64 " bytes > memory size %" PRIu64, span.nbytes, memory_size);
   }
-  int64_t lo_rel = floor_div8(span.min_off * (int64_t)span.elem_bits);
-  int64_t hi_rel = ceil_div8((span.max_off + 1) * (int64_t)span.elem_bits);
-  if (lo_rel < 0 && (uint64_t)(-lo_rel) > base) {
+  uint64_t data = (uint64_t)(uintptr_t)t->data;
+  uint64_t base = data + t->byte_offset; /* both below 2^64 - 2^53: no wrap */
+  if (span.lo_byte < 0 && (uint64_t)(-span.lo_byte) > base) {
     return wdl__fail(WDL_OUT_OF_BOUNDS, "negative strides reach below address 0", "DLTensor.strides",
                      "every element address >= 0", "lowest byte %" PRId64 " from data + byte_offset 0x%" PRIx64,
-                     lo_rel, base);
+                     span.lo_byte, base);
   }
-  uint64_t end;
-  if (__builtin_add_overflow(base, (uint64_t)hi_rel, &end) || end > memory_size) {
-    return wdl__fail(WDL_OUT_OF_BOUNDS, "tensor bytes end past linear memory", "DLTensor.data",
+  if (base + (uint64_t)span.hi_byte > memory_size) {
+    int offset_at_fault = data < memory_size && base >= memory_size;
+    return wdl__fail(WDL_OUT_OF_BOUNDS, "tensor bytes end past linear memory",
+                     offset_at_fault ? "DLTensor.byte_offset" : "DLTensor.data",
                      "data + byte_offset + extent <= memory size",
-                     "data 0x%" PRIx64 " + byte_offset %" PRIu64 " + %" PRId64 " bytes > memory size %" PRIu64,
-                     (uint64_t)(uintptr_t)t->data, t->byte_offset, hi_rel, memory_size);
+                     "data 0x%" PRIx64 " + byte_offset %" PRIu64 " + %" PRId64 " bytes > memory size %" PRIu64, data,
+                     t->byte_offset, span.hi_byte, memory_size);
   }
   return 0;
 }
+
+WDL_EXPORT int wdl_tensor_validate(const DLTensor *t, uint64_t memory_size) { return validate(t, 0, memory_size); }
 
 WDL_EXPORT int wdl_managed_tensor_validate(const DLManagedTensorVersioned *t, uint64_t memory_size) {
   if (t == NULL) {
@@ -213,21 +238,15 @@ WDL_EXPORT int wdl_managed_tensor_validate(const DLManagedTensorVersioned *t, ui
     return wdl__fail(WDL_BAD_FLAGS, "unknown flag bits", "DLManagedTensorVersioned.flags",
                      "only READ_ONLY | IS_COPIED | IS_SUBBYTE_TYPE_PADDED (bits 0..2)", "0x%" PRIx64, t->flags);
   }
-  return wdl_tensor_validate(&t->dl_tensor, memory_size);
+  return validate(&t->dl_tensor, (t->flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) != 0, memory_size);
 }
 
 int wdl__byte_span(const DLTensor *t, int64_t *lo, int64_t *hi, uint64_t *count) {
   wdl_span span;
-  if (check_structure(t, &span) != 0) return -1;
+  if (check_structure(t, 0, &span) != 0) return -1;
   *count = span.count;
-  if (span.count == 0) {
-    *lo = 0;
-    *hi = 0;
-    return 0;
-  }
-  /* Both products fit int64 (checked in check_structure). */
-  *lo = floor_div8(span.min_off * (int64_t)span.elem_bits);
-  *hi = ceil_div8((span.max_off + 1) * (int64_t)span.elem_bits);
+  *lo = span.lo_byte;
+  *hi = span.hi_byte;
   return 0;
 }
 
