@@ -63,7 +63,7 @@ PY_SRC := $(shell find py -name '*.py' -o -name 'py.typed' 2>/dev/null)
 wheel: $(BUILD)/wheel/.built
 
 $(BUILD)/wheel/.built: $(PY_SRC) pyproject.toml $(STAMPS)/venv
-	rm -rf $(BUILD)/wheel && mkdir -p $(BUILD)/wheel
+	rm -rf $(BUILD)/wheel $(BUILD)/lib/webdlpack && mkdir -p $(BUILD)/wheel  # build/lib: setuptools keeps moved modules there
 	$(PY) -m pip wheel -q --no-deps --no-build-isolation . -w $(BUILD)/wheel
 	@touch $@
 

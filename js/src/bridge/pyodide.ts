@@ -148,7 +148,7 @@ async function load(pyodide: PyodideLike, options: LoadWebDLPackOptions): Promis
       cause,
     });
   }
-  const exchange = pyodide.pyimport("webdlpack._exchange");
+  const exchange = pyodide.pyimport("webdlpack.api.managed");
   const pkg = pyodide.pyimport("webdlpack");
   const pythonVersion = String(pkg.__version__);
   pkg.destroy();
