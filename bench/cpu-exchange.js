@@ -45,7 +45,8 @@ function timeCases(cases, minMs) {
 // Python helpers for the breakdown cases (see cpuExchange's `breakdown` option).
 const BREAKDOWN_PY = `
 import webdlpack_js
-from webdlpack import _export, _js_bridge
+from webdlpack.exchange import export as _export
+from webdlpack.api import js_tensors as _js_bridge
 _bd_js_object = webdlpack_js.isTensor  # any JS function returning a value; isTensor returns a boolean
 def _bd_noop(x):
     return None
@@ -146,7 +147,7 @@ export async function exchangeLoop(pyodide, _bridge, { count = 10000, nbytes = 1
   pyodide.runPython(`import array, webdlpack\n_b = array.array("f", bytes(${nbytes}))\n_t = webdlpack.from_buffer(_b)`);
   const t = pyodide.globals.get("_t");
   const toJs = pyodide.pyimport("webdlpack").to_js;
-  const live0 = Number(pyodide.runPython("from webdlpack import _debug; _debug.export_stats()['live']"));
+  const live0 = Number(pyodide.runPython("from webdlpack.api import debug; debug.export_stats()['live']"));
   const t0 = performance.now();
   let sink = 0;
   for (let i = 0; i < count; i++) { const jt = toJs(t); sink += jt.view[0]; jt.dispose(); }

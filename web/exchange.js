@@ -38,7 +38,7 @@ function runShader(gpu, buffer, count) {
 
 /** Python's live webdlpack exports (0 when every DLPack hand-off was released). */
 function pythonLiveExports(pyodide) {
-  return Number(pyodide.runPython("from webdlpack import _debug; _debug.export_stats()['live']"));
+  return Number(pyodide.runPython("from webdlpack.api import debug; debug.export_stats()['live']"));
 }
 
 /**

@@ -18,13 +18,20 @@ empty / zeros / from_buffer
     Make tensors (``device="webgpu:0"`` for GPU ones; from_buffer: CPU).
 layout()
     Sizes and offsets of the DLPack structs on this host.
+
+The package is layered (see ``README.md`` beside this file): ``core`` →
+``bridge`` → ``exchange`` → ``tensor`` → ``api``; each module imports only
+its own floor or those below.
 """
 
-from ._abi import DLPACK_VERSION, DLDataTypeCode, DLDeviceType, layout
-from ._create import empty, from_buffer, zeros
-from ._device import Device, device
-from ._dtype import DType, dtype
-from ._errors import (
+from .api.convert import asarray, to_cpu_async
+from .api.create import empty, from_buffer, zeros
+from .api.from_dlpack import from_capsule, from_dlpack
+from .bridge.js import bridge_loaded as _bridge_loaded
+from .core.abi import DLPACK_VERSION, DLDataTypeCode, DLDeviceType, layout
+from .core.device import Device, device
+from .core.dtype import DType, dtype
+from .core.errors import (
     ErrorCode,
     WebDLPackAttributeError,
     WebDLPackBufferError,
@@ -34,17 +41,12 @@ from ._errors import (
     WebDLPackTypeError,
     WebDLPackValueError,
 )
-from ._host import HOST_NAME, IS_PYODIDE
-from ._import import from_capsule, from_dlpack
-from ._scope import Scope, keep, scope
-from ._tensor import Tensor, TensorFlags
-from ._transfer import asarray, to_cpu_async
+from .core.host import HOST_NAME, IS_PYODIDE
+from .tensor.scope import Scope, keep, scope
+from .tensor.tensor import Tensor, TensorFlags
 
-if IS_PYODIDE:
-    try:
-        from ._js_bridge import from_js, is_js_tensor, to_js
-    except ImportError:  # pragma: no cover - the JS side (loadWebDLPack) was not registered
-        pass
+if _bridge_loaded():  # Pyodide with the JS side registered (loadWebDLPack)
+    from .api.js_tensors import from_js, is_js_tensor, to_js
 
 __version__ = "0.1.0"
 

@@ -104,7 +104,7 @@ test("a JS-made GPU tensor → Python (zero-copy, same pointer) → C resolves t
       const seen = py(`
 import ctypes, webdlpack
 from ctypes import c_int32, c_uint32, c_uint64, c_void_p
-from webdlpack._abi import DLManagedTensorVersioned
+from webdlpack.core.abi import DLManagedTensorVersioned
 class Info9(ctypes.Structure):
     _fields_ = [("nbytes", c_uint64), ("allocated_nbytes", c_uint64), ("device_id", c_int32),
                 ("usage", c_uint32), ("owned", c_uint32), ("reserved", c_uint32)]

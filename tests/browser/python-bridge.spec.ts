@@ -21,7 +21,7 @@ test("Python → JS: to_js gives a view on the same heap bytes; JS writes, Pytho
     const bridge = await w.webdlpack.loadWebDLPack(py as never);
     py.runPython(`
 import webdlpack, array
-from webdlpack import _debug
+from webdlpack.api import debug as _debug
 src = array.array("f", [0.5 * i for i in range(12)])
 t = webdlpack.from_buffer(src, shape=(3, 4))
 before = _debug.export_stats()["live"]
@@ -145,7 +145,7 @@ test("10 000 exchange cycles (to_js, from_js, capsule) leave the wasm heap, Pyth
     const bridge = await w.webdlpack.loadWebDLPack(py as never);
     py.runPython(`
 import array, gc, sys, webdlpack
-from webdlpack import _debug
+from webdlpack.api import debug as _debug
 src12 = array.array("f", range(256))
 t12 = webdlpack.from_buffer(src12)
 `);
@@ -202,7 +202,7 @@ test("a to_js tensor JS drops without dispose is collected: the safety net runs 
     const live = (): number => Number(py.runPython("_debug.live_exports()"));
     py.runPython(`
 import array, webdlpack
-from webdlpack import _debug
+from webdlpack.api import debug as _debug
 src14 = array.array("f", [1.0, 2.0, 3.0])
 t14 = webdlpack.from_buffer(src14)
 `);
@@ -271,7 +271,7 @@ test("a malformed struct handed in from JS is a typed error in Python, and its d
     py.globals.set("bad_address", address);
     const live = w.webdlpack.liveExportCount();
     const msg = String(py.runPython(`
-from webdlpack import _exchange
+from webdlpack.api import managed as _exchange
 try:
     _exchange.import_managed(bad_address)
     msg = "no error"

@@ -33,7 +33,7 @@ test("copy.deepcopy of a WebGPU tensor is a GPU copy that outlives the original;
   const r = await runPy(shared, `
 import copy, gc, pickle, array
 import webdlpack
-from webdlpack import _debug
+from webdlpack.api import debug as _debug
 g = webdlpack.asarray(array.array("f", [1.5, -2.0, 3.25]), device="webgpu:0")
 before = _debug.gpu_stats()
 d = copy.deepcopy(g)
@@ -91,7 +91,7 @@ test("a GPU tensor kept by an inner scope is freed when the enclosing scope clos
   const r = await runPy(shared, `
 import gc
 import webdlpack
-from webdlpack import _debug
+from webdlpack.api import debug as _debug
 s0 = _debug.gpu_stats()
 with webdlpack.scope():
     with webdlpack.scope() as inner:
@@ -112,7 +112,7 @@ test("bad copy and device arguments for WebGPU tensors are typed errors raised b
   const r = await runPy(shared, `
 import gc
 import webdlpack
-from webdlpack import _debug
+from webdlpack.api import debug as _debug
 g = webdlpack.zeros((2,), "float32", device="webgpu:0")
 s0 = _debug.gpu_stats()["allocated"]
 res = []

@@ -73,7 +73,7 @@ test("Python uploads array.array → JS shader doubles it in place on the same G
     const { w, py, ctx, base } = (window as unknown as W).gpuTest.env();
     const head = (py.runPython(`
 import webdlpack, array
-from webdlpack import _debug
+from webdlpack.api import debug as _debug
 gpu0 = _debug.gpu_stats()
 src1 = array.array("f", [float(i) for i in range(100)])
 g1 = webdlpack.asarray(src1, device="webgpu:0")

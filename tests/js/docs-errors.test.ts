@@ -1,7 +1,7 @@
 /**
  * docs/errors.md lists exactly the error codes webdlpack has, with their
  * numbers: the same set as ErrorCode in js/src/errors.ts (the running module),
- * the wdl_error_code enum in webdlpack.h and ErrorCode in py/webdlpack/_errors.py.
+ * the wdl_error_code enum in webdlpack.h and ErrorCode in py/webdlpack/core/errors.py.
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -36,7 +36,7 @@ test("docs/errors.md matches the C enum wdl_error_code and the Python ErrorCode"
   const header = /typedef enum wdl_error_code \{([\s\S]*?)\} wdl_error_code;/.exec(read("wasm/include/webdlpack/webdlpack.h"));
   assert.ok(header, "wdl_error_code not found in webdlpack.h");
   const c = pairs(header[1]!, /\bWDL_(?<name>[A-Z_]+)\s*=\s*(?<number>\d+)\s*,/g);
-  const pyClass = /class ErrorCode\(enum\.IntEnum\):([\s\S]*?)\n\n\n/.exec(read("py/webdlpack/_errors.py"));
+  const pyClass = /class ErrorCode\(enum\.IntEnum\):([\s\S]*?)\n\n\n/.exec(read("py/webdlpack/core/errors.py"));
   assert.ok(pyClass, "ErrorCode not found in _errors.py");
   const py = pairs(pyClass[1]!, /^\s+(?<name>[A-Z_]+) = (?<number>\d+)$/gm);
   assert.deepEqual(documented(), c);

@@ -10,7 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from webdlpack import _debug  # noqa: E402
+from webdlpack.api import debug as _debug  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

@@ -9,8 +9,8 @@ from __future__ import annotations
 import ctypes
 from typing import Any
 
-from webdlpack import _abi
-from webdlpack._capsule import NAME_LEGACY, NAME_VERSIONED
+from webdlpack.core import abi as _abi
+from webdlpack.exchange.capsule import NAME_LEGACY, NAME_VERSIONED
 
 
 class Producer:

@@ -6,7 +6,7 @@ import json
 import js
 import numpy as np
 import webdlpack
-from webdlpack import _debug
+from webdlpack.api import debug as _debug
 
 report = {"numpy": np.__version__}
 

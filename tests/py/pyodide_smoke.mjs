@@ -11,14 +11,18 @@ const { loadPyodide } = await import(pathToFileURL(join(root, "node_modules/pyod
 
 try {
   const pyodide = await loadPyodide({ indexURL: join(root, "node_modules/pyodide/") });
-  const pkgDir = join(root, "py/webdlpack");
-  const dest = "/home/pyodide/webdlpack";
-  pyodide.FS.mkdirTree(dest);
-  for (const name of readdirSync(pkgDir)) {
-    if (name.endsWith(".py") || name === "py.typed") {
-      pyodide.FS.writeFile(`${dest}/${name}`, readFileSync(join(pkgDir, name)));
+  // Copy the package tree (its layer subpackages included) into Pyodide's FS.
+  const copyTree = (from, to) => {
+    pyodide.FS.mkdirTree(to);
+    for (const entry of readdirSync(from, { withFileTypes: true })) {
+      if (entry.isDirectory() && entry.name !== "__pycache__") {
+        copyTree(join(from, entry.name), `${to}/${entry.name}`);
+      } else if (entry.name.endsWith(".py") || entry.name === "py.typed") {
+        pyodide.FS.writeFile(`${to}/${entry.name}`, readFileSync(join(from, entry.name)));
+      }
     }
-  }
+  };
+  copyTree(join(root, "py/webdlpack"), "/home/pyodide/webdlpack");
   // Expose the wasm heap so the Python body can check that a tensor's
   // data_ptr is an offset into the memory JavaScript sees.
   globalThis.webdlpackSmokeHeapByte = (addr) => pyodide._module.HEAPU8[addr >>> 0];

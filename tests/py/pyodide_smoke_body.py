@@ -7,7 +7,10 @@ import sys
 
 sys.path.insert(0, "/home/pyodide")
 import webdlpack as w
-from webdlpack import _debug, _exchange, _host, _raw
+from webdlpack.api import debug as _debug
+from webdlpack.api import managed as _exchange
+from webdlpack.core import host as _host
+from webdlpack.core import raw as _raw
 from js import webdlpackSmokeHeapByte
 
 assert _host.IS_PYODIDE and _host.POINTER_SIZE == 4, (_host.HOST_NAME, _host.POINTER_SIZE)
@@ -52,7 +55,7 @@ import ctypes
 import pickle
 import struct
 
-from webdlpack import _memory
+from webdlpack.core import memory as _memory
 
 assert sys.version_info >= (3, 12), sys.version
 bt = w.zeros((2, 3), "int16")
@@ -98,7 +101,7 @@ addr = _exchange.export_managed(t)
 assert 0 < addr < 2**32
 back = _exchange.import_managed(addr)
 assert back.tolist() == t.tolist()
-from webdlpack._js_bridge import from_js, to_js
+from webdlpack.api.js_tensors import from_js, to_js
 
 js_tensor = to_js(t)
 assert js_tensor.versioned and 0 < js_tensor.address < 2**32

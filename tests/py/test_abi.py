@@ -7,7 +7,8 @@ import re
 from pathlib import Path
 
 import webdlpack
-from webdlpack import _abi, _host
+from webdlpack.core import abi as _abi
+from webdlpack.core import host as _host
 
 HEADER = Path(__file__).resolve().parents[2] / "wasm/include/webdlpack/dlpack.h"
 

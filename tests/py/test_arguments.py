@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import webdlpack as w
-from webdlpack import _debug
-from webdlpack._create import parse_shape
+from webdlpack.api import debug as _debug
+from webdlpack.api.create import parse_shape
 
 INT64_MAX = (1 << 63) - 1
 

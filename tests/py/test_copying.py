@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 import webdlpack as w
-from webdlpack import _debug
-from webdlpack._gpu import GPUAllocation
-from webdlpack._memory import HostBlock, alloc
-from webdlpack._owner import ManagedOwner
+from webdlpack.api import debug as _debug
+from webdlpack.bridge.gpu import GPUAllocation
+from webdlpack.core.memory import HostBlock, alloc
+from webdlpack.exchange.owner import ManagedOwner
 
 PICKLE_EXPECTED = "copy to bytes first, e.g. t.tolist() / bytes(t.memoryview())"
 

@@ -14,7 +14,7 @@ import pytest
 
 import webdlpack as w
 from handmade import DLPackObject, Producer
-from webdlpack import _debug
+from webdlpack.api import debug as _debug
 
 
 def _no_webgpu(err: pytest.ExceptionInfo, device: str = "webgpu:0") -> None:

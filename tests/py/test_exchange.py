@@ -7,7 +7,9 @@ import pytest
 
 import webdlpack as w
 from handmade import Producer
-from webdlpack import _abi, _debug, _exchange
+from webdlpack.core import abi as _abi
+from webdlpack.api import debug as _debug
+from webdlpack.api import managed as _exchange
 
 
 def test_export_then_import_by_address():
@@ -67,5 +69,16 @@ def test_disposed_tensor_cannot_be_exported_by_address():
 
 
 def test_js_bridge_is_pyodide_only():
-    with pytest.raises(ImportError, match="Pyodide"):
-        import webdlpack._js_bridge  # noqa: F401
+    from webdlpack.api import js_tensors
+
+    assert not hasattr(w, "to_js") and not hasattr(w, "from_js") and not hasattr(w, "is_js_tensor")
+    t = w.zeros(2)
+    before = _debug.live_exports()
+    with pytest.raises(w.WebDLPackBufferError, match="Pyodide") as info:
+        js_tensors.to_js(t)
+    assert info.value.code == w.ErrorCode.UNSUPPORTED
+    assert _debug.live_exports() == before  # the export JS never took was released
+    with pytest.raises(w.WebDLPackBufferError, match="Pyodide"):
+        js_tensors.from_js(object())
+    assert js_tensors.is_js_tensor(t) is False
+    t.dispose()

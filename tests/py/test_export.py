@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 import webdlpack as w
-from webdlpack import _abi, _debug
-from webdlpack._capsule import capsule_name
+from webdlpack.core import abi as _abi
+from webdlpack.api import debug as _debug
+from webdlpack.exchange.capsule import capsule_name
 
 
 def _struct(capsule):

@@ -7,8 +7,10 @@ import ctypes
 import pytest
 
 import webdlpack as w
-from webdlpack import _debug, _exchange, _raw
-from webdlpack._abi import DLManagedTensorVersioned, DLTensor
+from webdlpack.api import debug as _debug
+from webdlpack.api import managed as _exchange
+from webdlpack.core import raw as _raw
+from webdlpack.core.abi import DLManagedTensorVersioned, DLTensor
 
 
 def _fields(address: int) -> tuple:

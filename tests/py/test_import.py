@@ -7,7 +7,7 @@ import pytest
 
 import webdlpack as w
 from handmade import DLPackObject, Producer
-from webdlpack import _abi
+from webdlpack.core import abi as _abi
 
 
 def test_well_formed_versioned_struct():

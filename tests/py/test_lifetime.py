@@ -11,7 +11,8 @@ import pytest
 
 import webdlpack as w
 from handmade import DLPackObject, Producer
-from webdlpack import _debug, _exchange
+from webdlpack.api import debug as _debug
+from webdlpack.api import managed as _exchange
 
 
 def test_consumed_capsule_deleter_runs_once_on_consumer_release():
@@ -27,7 +28,7 @@ def test_consumed_capsule_deleter_runs_once_on_consumer_release():
 def test_dropped_unconsumed_capsule_is_freed_by_the_next_gc_pass_without_any_webdlpack_call():
     import gc
 
-    from webdlpack import _export
+    from webdlpack.exchange import export as _export
 
     t = w.zeros(8)
     cap = t.__dlpack__(max_version=(1, 1))
@@ -178,7 +179,8 @@ def test_export_managed_receiver_calls_deleter_once_and_double_free_is_counted(m
     import ctypes
     import itertools
 
-    from webdlpack import _abi, _export
+    from webdlpack.core import abi as _abi
+    from webdlpack.exchange import export as _export
 
     t = w.zeros(3)
     addr = _exchange.export_managed(t)
@@ -235,7 +237,7 @@ def test_unconsumed_capsule_held_elsewhere_is_not_freed():
 
 
 def test_exports_look_at_a_bounded_number_of_held_capsules_yet_every_dropped_one_is_freed():
-    from webdlpack import _export
+    from webdlpack.exchange import export as _export
 
     t = w.zeros(4)
     held = [t.__dlpack__(max_version=(1, 1)) for _ in range(100)]

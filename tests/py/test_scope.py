@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import webdlpack
-from webdlpack import _debug
+from webdlpack.api import debug as _debug
 
 
 def live_exports() -> int:

@@ -7,7 +7,8 @@ import sys
 import threading
 
 import webdlpack as w
-from webdlpack import _debug, _export
+from webdlpack.api import debug as _debug
+from webdlpack.exchange import export as _export
 
 THREADS = 4
 EXPORTS = 10_000

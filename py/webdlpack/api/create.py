@@ -5,14 +5,15 @@ from __future__ import annotations
 import operator
 from typing import Any, Sequence
 
-from ._abi import FLAG_READ_ONLY
-from ._device import CPU, device as parse_device
-from ._dtype import dtype as parse_dtype, dtype_from_format
-from ._errors import ErrorCode, WebDLPackBufferError, WebDLPackTypeError, WebDLPackValueError
-from ._layout import numel
-from ._memory import alloc, buffer_address
-from ._tensor import Tensor
-from ._view import TensorView
+from ..bridge.gpu import check_webgpu, gpu_empty
+from ..core.abi import FLAG_READ_ONLY
+from ..core.device import CPU, device as parse_device
+from ..core.dtype import dtype as parse_dtype, dtype_from_format
+from ..core.errors import ErrorCode, WebDLPackBufferError, WebDLPackTypeError, WebDLPackValueError
+from ..core.layout import numel
+from ..core.memory import alloc, buffer_address
+from ..tensor.tensor import Tensor
+from ..core.view import TensorView
 
 __all__ = ["empty", "zeros", "from_buffer", "parse_shape"]
 
@@ -81,8 +82,6 @@ def _new(shape: Any, dtype: Any, device: Any, *, zero: bool) -> Tensor:
     if target.is_cpu:
         block = alloc(count * dt.itemsize)
         return Tensor._wrap(TensorView(block.address, 0, dims, None, dt, CPU, 0), block)
-    from ._gpu import check_webgpu, gpu_empty
-
     check_webgpu(target)
     view, owner = gpu_empty(dims, dt, target, zero=zero)
     return Tensor._wrap(view, owner)

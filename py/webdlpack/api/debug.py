@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from . import _export, _owner
+from ..bridge.gpu import gpu_stats as _gpu_stats
+from ..exchange import export as _export, owner as _owner
 
 __all__ = ["live_exports", "export_stats", "live_imports", "import_stats", "gpu_stats"]
 
@@ -33,6 +34,4 @@ def import_stats() -> dict[str, int]:
 
 def gpu_stats() -> dict[str, int]:
     """``{"allocated", "freed", "live", "free_errors"}`` for GPU pointers Python allocated since import."""
-    from ._gpu import gpu_stats as stats
-
-    return stats()
+    return _gpu_stats()

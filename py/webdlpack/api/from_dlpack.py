@@ -1,18 +1,20 @@
-"""Import: take a managed DLPack struct (from a capsule or an address) into a :class:`Tensor`."""
+"""Import: ``from_dlpack``, ``from_capsule`` and ``adopt`` take a managed DLPack struct into a :class:`Tensor`.
+
+The struct itself is read by :mod:`webdlpack.exchange.adopt`; device moves come from
+:mod:`webdlpack.tensor.moves`.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ._abi import DLPACK_MAJOR_VERSION, DLPACK_VERSION
-from ._capsule import take_pointer
-from ._device import Device, device as parse_device
-from ._errors import ErrorCode, WebDLPackAttributeError, WebDLPackBufferError, WebDLPackValueError
-from ._owner import ManagedOwner, call_deleter
-from ._tensor import Tensor
-from ._transfer import check_copy, crosses_webgpu, move_view, refuse_copy, target_device
-from ._raw import MANAGED_LEGACY, MANAGED_VERSIONED, unpack_at
-from ._validate import read_dltensor_fields
+from ..core.abi import DLPACK_VERSION
+from ..core.device import Device, device as parse_device
+from ..core.errors import ErrorCode, WebDLPackAttributeError, WebDLPackBufferError
+from ..exchange.adopt import adopt_view
+from ..exchange.capsule import take_pointer
+from ..tensor.moves import check_copy, crosses_webgpu, move_view, refuse_copy, target_device
+from ..tensor.tensor import Tensor
 
 __all__ = ["adopt", "from_capsule", "from_dlpack"]
 
@@ -20,50 +22,15 @@ __all__ = ["adopt", "from_capsule", "from_dlpack"]
 def adopt(address: int, versioned: bool = True) -> Tensor:
     """Take ownership of the managed struct at ``address`` and wrap it in a Tensor.
 
-    From here on the deleter runs exactly once: when the tensor is disposed or
-    collected, or right away if the struct is refused (wrong major version,
-    invalid fields).
-
-    Parameters
-    ----------
-    address : int
-        Address of a ``DLManagedTensorVersioned`` (or a legacy ``DLManagedTensor``).
-    versioned : bool, default True
-        Which of the two structs is at ``address``.
+    The struct is read and checked by :func:`~webdlpack.exchange.adopt.adopt_view`
+    (same parameters and errors); the tensor's disposal or collection then runs
+    the deleter exactly once.
 
     Returns
     -------
     Tensor
-
-    Raises
-    ------
-    WebDLPackValueError
-        NULL address (nothing taken), a major version other than 1
-        (``VERSION_MISMATCH``), or an invalid field (the field is named).
     """
-    address = int(address)
-    if address == 0:
-        raise WebDLPackValueError(ErrorCode.NULL_POINTER, "managed tensor address is NULL", field="address", value=0,
-                                  expected="the address of a managed DLPack struct")
-    if versioned:
-        major, minor, _ctx, deleter, flags, *fields = unpack_at(MANAGED_VERSIONED, address)
-        if major != DLPACK_MAJOR_VERSION:
-            call_deleter(address, versioned)
-            raise WebDLPackBufferError(ErrorCode.VERSION_MISMATCH, f"DLPack {major}.{minor} tensor is not readable "
-                                       f"by webdlpack (DLPack {DLPACK_VERSION[0]}.{DLPACK_VERSION[1]}); it was released",
-                                       field="DLManagedTensorVersioned.version.major", value=major,
-                                       expected=f"{DLPACK_MAJOR_VERSION}")
-    else:
-        *fields, _ctx, deleter = unpack_at(MANAGED_LEGACY, address)
-        flags = 0
-    owner = ManagedOwner(address, versioned, deleter)
-    try:
-        data, dev_type, dev_id, ndim, code, bits, lanes, shape_ptr, strides_ptr, byte_offset = fields
-        view = read_dltensor_fields(data, dev_type, dev_id, ndim, code, bits, lanes, shape_ptr, strides_ptr,
-                                    byte_offset, flags)
-    except BaseException:
-        owner.release()
-        raise
+    view, owner = adopt_view(address, versioned)
     return Tensor._wrap(view, owner)
 
 

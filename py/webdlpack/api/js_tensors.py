@@ -2,7 +2,8 @@
 
 Tensors cross as the address of a ``DLManagedTensorVersioned`` in the wasm
 heap; the JS half (``js/src/bridge/pyodide.ts``) is registered by
-``loadWebDLPack(pyodide)`` as the module ``webdlpack_js``:
+``loadWebDLPack(pyodide)`` as the module ``webdlpack_js``, reached only
+through :mod:`webdlpack.bridge.js`:
 
 ``importManaged(address, versioned) -> Tensor`` (JS; ``importVersioned(address)`` for a versioned one)
     JS takes ownership of a struct Python exported and calls its deleter
@@ -14,68 +15,27 @@ heap; the JS half (``js/src/bridge/pyodide.ts``) is registered by
     a copy with IS_COPIED) and Python owns it.
 
 Errors thrown by JS arrive as typed webdlpack errors with the same code.
-Importing this module on CPython raises ImportError (there is no JS).
+``webdlpack`` exports these functions only where the bridge is loaded; on
+CPython they raise ``UNSUPPORTED`` (there is no JS).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ._errors import (
-    ErrorCode,
-    WebDLPackBufferError,
-    WebDLPackError,
-    WebDLPackTypeError,
-    WebDLPackValueError,
-)
-from ._exchange import export_managed
-from ._import import adopt
-from ._export import release_export
-from ._host import IS_PYODIDE
-from ._tensor import Tensor
-
-if not IS_PYODIDE:  # pragma: no cover - CPython
-    raise ImportError("webdlpack._js_bridge needs Pyodide (the 'js' module)")
-
-import webdlpack_js  # noqa: E402
-from pyodide.ffi import JsException  # noqa: E402
+from ..bridge import js
+from ..core.errors import WebDLPackError
+from ..exchange.export import release_export
+from ..tensor.tensor import Tensor
+from .from_dlpack import adopt
+from .managed import export_managed
 
 __all__ = ["to_js", "from_js", "is_js_tensor"]
-
-# Looked up once: each attribute access on a JS module makes a new proxy.
-_import_versioned = webdlpack_js.importVersioned
-_export_managed = webdlpack_js.exportManaged
-
-_BUFFER_CODES = {ErrorCode.COPY_REQUIRED, ErrorCode.UNSUPPORTED}
-_TYPE_CODES = {ErrorCode.INVALID_ARGUMENT}
-
-
-def _translate(exc: JsException) -> WebDLPackError:
-    """Turn a JS ``WebDLPackError`` into the Python error of the same code."""
-    js_error = getattr(exc, "js_error", exc)
-    name = getattr(js_error, "code", None)
-    code = ErrorCode.__members__.get(str(name)) if name is not None else None
-    message = str(getattr(js_error, "message", exc))
-    if message.startswith("["):  # the JS message already starts with "[CODE] "
-        message = message.split("] ", 1)[-1]
-    if code is None:
-        return WebDLPackValueError(ErrorCode.INVALID_ARGUMENT, f"JavaScript error: {message}")
-    cls: type[WebDLPackError]
-    if code in _BUFFER_CODES:
-        cls = WebDLPackBufferError
-    elif code in _TYPE_CODES:
-        cls = WebDLPackTypeError
-    else:
-        cls = WebDLPackValueError
-    return cls(code, f"(from JS) {message}")
 
 
 def is_js_tensor(value: Any) -> bool:
     """Whether ``value`` is a JS webdlpack ``Tensor`` (a JsProxy of one)."""
-    try:
-        return bool(webdlpack_js.isTensor(value))
-    except Exception:
-        return False
+    return js.is_js_tensor(value)
 
 
 def to_js(x: Any) -> Any:
@@ -100,11 +60,11 @@ def to_js(x: Any) -> Any:
     """
     address = x._export(True) if type(x) is Tensor else export_managed(x, versioned=True)
     try:
-        return _import_versioned(address)
-    except JsException as exc:
+        return js.import_versioned(address)
+    except WebDLPackError:
         # JS calls the deleter of a struct it refuses; free only what it never touched.
         release_export(address)
-        raise _translate(exc) from None
+        raise
 
 
 def from_js(js_tensor: Any, *, copy: bool | None = None) -> Tensor:
@@ -131,8 +91,4 @@ def from_js(js_tensor: Any, *, copy: bool | None = None) -> Tensor:
     TypeError
         ``js_tensor`` is neither a JS Tensor nor a TypedArray.
     """
-    try:
-        address = _export_managed(js_tensor, True, copy)
-    except JsException as exc:
-        raise _translate(exc) from None
-    return adopt(int(address) & 0xFFFFFFFF, True)
+    return adopt(js.export_managed(js_tensor, True, copy), True)

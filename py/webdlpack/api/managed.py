@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._import import adopt, from_dlpack
-from ._tensor import Tensor
+from ..core.errors import ErrorCode, WebDLPackBufferError
+from ..tensor.tensor import Tensor
+from .from_dlpack import adopt, from_dlpack
 
 __all__ = ["export_managed", "import_managed"]
 
@@ -42,8 +43,6 @@ def export_managed(x: Any, versioned: bool = True) -> int:
     tensor = x if isinstance(x, Tensor) else from_dlpack(x)
     view = tensor._live()
     if not versioned and view.read_only:
-        from ._errors import ErrorCode, WebDLPackBufferError
-
         raise WebDLPackBufferError(ErrorCode.UNSUPPORTED, "a read-only tensor cannot be exported as a legacy struct",
                                    field="versioned", value=False, expected="True")
     return tensor._export(versioned)

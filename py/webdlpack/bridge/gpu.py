@@ -3,7 +3,7 @@
 Every buffer is a GPU pointer of the page's shared context (a u32 that the
 JS context's pointer table turns into a GPUBuffer), so the same pointer is
 valid in JS, in C and here. All operations go through ``webdlpack_js``
-(:mod:`webdlpack._gpu_js`); uploads and GPU copies are synchronous (they are
+(:mod:`webdlpack.bridge.js`); uploads and GPU copies are synchronous (they are
 queued on the device's one queue), readbacks are Promises.
 """
 
@@ -12,15 +12,15 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
-from ._abi import FLAG_IS_COPIED, FLAG_IS_SUBBYTE_TYPE_PADDED, DLDeviceType
-from ._device import CPU, Device
-from ._dtype import DType
-from ._errors import ErrorCode, WebDLPackDeviceError
-from ._gpu_js import call, js_module, require_wait, wait, wait_async
-from ._layout import numel
-from ._memory import HostBlock, alloc, copy_view
-from ._nocopy import NotCopyable
-from ._view import TensorView
+from ..core.abi import FLAG_IS_COPIED, FLAG_IS_SUBBYTE_TYPE_PADDED, DLDeviceType
+from ..core.device import CPU, Device
+from ..core.dtype import DType
+from ..core.errors import ErrorCode, WebDLPackDeviceError
+from ..core.layout import numel
+from ..core.memory import HostBlock, alloc, copy_view
+from ..core.nocopy import NotCopyable
+from ..core.view import TensorView
+from .js import call, js_module, require_wait, wait, wait_async
 
 __all__ = ["GPUAllocation", "gpu_stats", "gpu_empty", "upload", "readback", "readback_async", "gpu_copy", "check_webgpu"]
 
@@ -176,7 +176,7 @@ def readback(view: TensorView) -> tuple[TensorView, HostBlock]:
 
     Sees all GPU work submitted before the call. Raises a clear
     ``UNSUPPORTED`` error when this Python code cannot block (see
-    :func:`webdlpack._gpu_js.require_wait`), before any GPU work starts.
+    :func:`webdlpack.bridge.js.require_wait`), before any GPU work starts.
     """
     check_webgpu(view.device)
     require_wait("reading WebGPU data back synchronously", view.device)

@@ -1,9 +1,15 @@
-"""The way from Python to the page's WebGPU context: the ``webdlpack_js`` module.
+"""The one crossing from Python into JavaScript: the ``webdlpack_js`` module.
 
 ``loadWebDLPack(pyodide)`` (``js/src/bridge/pyodide.ts``) registers that module;
-its GPU functions live in ``js/src/bridge/pyodide-gpu.ts``. On CPython, or in a
-Pyodide where the bridge was not loaded, every function here raises
-:class:`~webdlpack.WebDLPackDeviceError` (code ``NO_WEBGPU``) naming the device.
+its tensor hand-over functions live there and its GPU functions in
+``js/src/bridge/pyodide-gpu.ts``. This is the only webdlpack module that
+imports ``webdlpack_js`` or ``pyodide.ffi``, and :func:`translate` is the
+only place a JS error becomes a Python one.
+
+On CPython, or in a Pyodide where the bridge was not loaded, every call here
+raises a typed error: :class:`~webdlpack.WebDLPackDeviceError` (code
+``NO_WEBGPU``) naming the device for GPU work, and
+:class:`~webdlpack.WebDLPackBufferError` (``UNSUPPORTED``) for tensor hand-over.
 
 Readbacks are JS Promises. :func:`wait` blocks on one through JSPI
 (``pyodide.ffi.run_sync``), which works only when Python was entered
@@ -15,12 +21,64 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ._errors import ErrorCode, WebDLPackDeviceError
-from ._host import HOST_NAME, IS_PYODIDE
+from ..core.errors import (
+    ErrorCode,
+    WebDLPackBufferError,
+    WebDLPackDeviceError,
+    WebDLPackError,
+    WebDLPackTypeError,
+    WebDLPackValueError,
+)
+from ..core.host import HOST_NAME, IS_PYODIDE
 
-__all__ = ["js_module", "call", "can_wait", "require_wait", "wait", "wait_async", "translate"]
+__all__ = [
+    "bridge_loaded", "js_module", "translate", "call", "can_wait", "require_wait", "wait", "wait_async",
+    "is_js_proxy", "is_js_tensor", "import_versioned", "export_managed",
+]
+
+
+class _NoJsException(Exception):
+    """Stands in for ``pyodide.ffi.JsException`` on CPython, where no JS error can arrive."""
+
+
+class _NoJsProxy:
+    """Stands in for ``pyodide.ffi.JsProxy`` on CPython, where no JS object exists."""
+
+
+_JsException: type[BaseException] = _NoJsException
+_JsProxy: type = _NoJsProxy
+_ffi: Any = None
+if IS_PYODIDE:  # pragma: no cover - Pyodide only
+    import pyodide.ffi
+
+    _ffi = pyodide.ffi
+    _JsException = _ffi.JsException
+    _JsProxy = _ffi.JsProxy
 
 _FIX = "call it from code entered with pyodide.runPythonAsync (or callPromising), or use await webdlpack.to_cpu_async(x)"
+
+#: JS error codes that reach ``to_js`` / ``from_js`` as a ``BufferError`` / a ``TypeError`` (else ``ValueError``).
+_BUFFER_CODES = {ErrorCode.COPY_REQUIRED, ErrorCode.UNSUPPORTED}
+_TYPE_CODES = {ErrorCode.INVALID_ARGUMENT}
+
+#: JS functions of the tensor hand-over, looked up once (each attribute access on a JS module makes a new proxy).
+_HANDOVER: dict[str, Any] = {}
+
+
+def _load() -> Any:
+    """``webdlpack_js``, or None when this is not Pyodide or the bridge was not registered (yet)."""
+    if not IS_PYODIDE:
+        return None
+    try:
+        import webdlpack_js  # registered at run time by loadWebDLPack(pyodide), so looked up when needed
+    except ImportError:
+        return None
+    return webdlpack_js
+
+
+def bridge_loaded() -> bool:
+    """True in a Pyodide where ``loadWebDLPack(pyodide)`` registered ``webdlpack_js``."""
+    return _load() is not None
 
 
 def js_module(device: Any) -> Any:
@@ -35,27 +93,48 @@ def js_module(device: Any) -> Any:
         raise WebDLPackDeviceError(ErrorCode.NO_WEBGPU, f"{device} is not available on {HOST_NAME}: WebGPU tensors "
                                    "need Pyodide in a browser page with the webdlpack JS bridge",
                                    field="device", value=str(device), expected="'cpu' on this host")
-    try:
-        import webdlpack_js
-    except ImportError:
+    module = _load()
+    if module is None:
         raise WebDLPackDeviceError(ErrorCode.NO_WEBGPU, f"{device} is not reachable: the webdlpack JS bridge is not "
                                    "loaded in this Pyodide", field="device", value=str(device),
-                                   expected="a Pyodide set up with webdlpack's loadWebDLPack(pyodide)") from None
-    return webdlpack_js
+                                   expected="a Pyodide set up with webdlpack's loadWebDLPack(pyodide)")
+    return module
 
 
-def translate(exc: BaseException) -> WebDLPackDeviceError:
+def translate(exc: BaseException, *, gpu: bool) -> WebDLPackError:
     """Turn a JS error (a ``JsException`` carrying a JS ``WebDLPackError``) into a typed Python error.
 
-    The JS error's code, field, value and expected travel along; an error
-    without a webdlpack code becomes ``GPU_ERROR``.
+    Parameters
+    ----------
+    exc : BaseException
+        What Pyodide raised.
+    gpu : bool
+        True for a GPU operation: a :class:`~webdlpack.WebDLPackDeviceError`
+        carrying the JS error's code, field, value and expected (an error
+        without a webdlpack code becomes ``GPU_ERROR``). False for the tensor
+        hand-over (``to_js`` / ``from_js``): ``COPY_REQUIRED`` and
+        ``UNSUPPORTED`` become :class:`~webdlpack.WebDLPackBufferError`,
+        ``INVALID_ARGUMENT`` :class:`~webdlpack.WebDLPackTypeError`, other
+        codes :class:`~webdlpack.WebDLPackValueError`, and an error without a
+        code a ``WebDLPackValueError`` (``INVALID_ARGUMENT``).
+
+    Returns
+    -------
+    WebDLPackError
+        To raise ``from None``.
     """
     js_error = getattr(exc, "js_error", exc)
     name = getattr(js_error, "code", None)
-    code = ErrorCode.__members__.get(str(name), ErrorCode.GPU_ERROR) if name is not None else ErrorCode.GPU_ERROR
+    code = ErrorCode.__members__.get(str(name)) if name is not None else None
     message = str(getattr(js_error, "message", exc))
     if message.startswith("["):  # the JS message already starts with "[CODE] "
         message = message.split("] ", 1)[-1]
+    if not gpu:
+        if code is None:
+            return WebDLPackValueError(ErrorCode.INVALID_ARGUMENT, f"JavaScript error: {message}")
+        cls: type[WebDLPackError] = (WebDLPackBufferError if code in _BUFFER_CODES
+                                     else WebDLPackTypeError if code in _TYPE_CODES else WebDLPackValueError)
+        return cls(code, f"(from JS) {message}")
     kwargs: dict[str, Any] = {}
     field = getattr(js_error, "field", None)
     if isinstance(field, str):
@@ -66,27 +145,24 @@ def translate(exc: BaseException) -> WebDLPackDeviceError:
     value = getattr(js_error, "value", None)
     if isinstance(value, (int, float, str, bool)):
         kwargs["value"] = value
-    return WebDLPackDeviceError(code, f"(from JS) {message}", **kwargs)
+    return WebDLPackDeviceError(ErrorCode.GPU_ERROR if code is None else code, f"(from JS) {message}", **kwargs)
 
 
 def call(device: Any, fn: Callable[[Any], Callable[..., Any]], *args: Any) -> Any:
-    """Call ``fn(webdlpack_js)(*args)``; a JS error comes back typed (see :func:`translate`)."""
+    """Call ``fn(webdlpack_js)(*args)`` for GPU work on ``device``; a JS error comes back typed (see :func:`translate`)."""
     module = js_module(device)
-    from pyodide.ffi import JsException
-
     try:
         return fn(module)(*args)
-    except JsException as exc:
-        raise translate(exc) from None
+    except _JsException as exc:
+        raise translate(exc, gpu=True) from None
 
 
 def can_wait() -> bool:
     """True when this Python call stack may block on a Promise (JSPI, entered asynchronously)."""
     if not IS_PYODIDE:
         return False
-    try:
-        from pyodide.ffi import can_run_sync
-    except ImportError:  # pragma: no cover - a Pyodide without JSPI support in its API
+    can_run_sync = getattr(_ffi, "can_run_sync", None)
+    if can_run_sync is None:  # pragma: no cover - a Pyodide without JSPI support in its API
         return False
     try:
         return bool(can_run_sync())
@@ -112,19 +188,67 @@ def wait(promise: Any) -> Any:
 
     Check :func:`require_wait` first.
     """
-    from pyodide.ffi import JsException, run_sync
-
     try:
-        return run_sync(promise)
-    except JsException as exc:
-        raise translate(exc) from None
+        return _ffi.run_sync(promise)
+    except _JsException as exc:
+        raise translate(exc, gpu=True) from None
 
 
 async def wait_async(promise: Any) -> Any:
     """``await`` a JS Promise; JS errors come back typed."""
-    from pyodide.ffi import JsException
-
     try:
         return await promise
-    except JsException as exc:
-        raise translate(exc) from None
+    except _JsException as exc:
+        raise translate(exc, gpu=True) from None
+
+
+def is_js_proxy(value: Any) -> bool:
+    """Whether ``value`` is a JS object seen from Python (a ``pyodide.ffi.JsProxy``); False on CPython."""
+    return isinstance(value, _JsProxy)
+
+
+def _handover(name: str) -> Any:
+    """The hand-over function ``webdlpack_js.<name>``, or ``UNSUPPORTED`` where there is no bridge."""
+    fn = _HANDOVER.get(name)
+    if fn is None:
+        module = _load()
+        if module is None:
+            raise WebDLPackBufferError(ErrorCode.UNSUPPORTED, f"handing tensors to JavaScript needs Pyodide with the "
+                                       f"webdlpack JS bridge; this is {HOST_NAME}" + ("" if not IS_PYODIDE else
+                                                                                      " without it"),
+                                       expected="a Pyodide set up with webdlpack's loadWebDLPack(pyodide)")
+        fn = _HANDOVER[name] = getattr(module, name)
+    return fn
+
+
+def is_js_tensor(value: Any) -> bool:
+    """Whether ``value`` is a JS webdlpack ``Tensor`` (a JsProxy of one)."""
+    try:
+        return bool(_handover("isTensor")(value))
+    except Exception:
+        return False
+
+
+def import_versioned(address: int) -> Any:
+    """``webdlpack_js.importVersioned(address)``: JS takes the versioned managed struct at ``address``.
+
+    JS calls the deleter of a struct it refuses (unless it could not read it);
+    its error comes back typed (see :func:`translate`).
+    """
+    fn = _handover("importVersioned")
+    try:
+        return fn(address)
+    except _JsException as exc:
+        raise translate(exc, gpu=False) from None
+
+
+def export_managed(value: Any, versioned: bool, copy: bool | None) -> int:
+    """``webdlpack_js.exportManaged(value, versioned, copy)``: the address of a managed struct JS wrote.
+
+    Python owns the struct; a JS error comes back typed (see :func:`translate`).
+    """
+    fn = _handover("exportManaged")
+    try:
+        return int(fn(value, versioned, copy)) & 0xFFFFFFFF
+    except _JsException as exc:
+        raise translate(exc, gpu=False) from None

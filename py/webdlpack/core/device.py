@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ._abi import DLDeviceType as D
-from ._errors import ErrorCode, WebDLPackValueError
+from .abi import DLDeviceType as D
+from .errors import ErrorCode, WebDLPackValueError
 
 __all__ = ["Device", "device", "CPU"]
 
@@ -33,7 +33,7 @@ _BY_NAME = {v: k for k, v in _NAMES.items()}
 
 @dataclasses.dataclass(frozen=True)
 class Device:
-    """A DLPack device: a :class:`~webdlpack._abi.DLDeviceType` and an index.
+    """A DLPack device: a :class:`~webdlpack.core.abi.DLDeviceType` and an index.
 
     Parameters
     ----------

@@ -12,8 +12,8 @@ import dataclasses
 import struct
 from typing import Any
 
-from ._abi import DLDataTypeCode as C
-from ._errors import ErrorCode, WebDLPackTypeError, WebDLPackValueError
+from .abi import DLDataTypeCode as C
+from .errors import ErrorCode, WebDLPackTypeError, WebDLPackValueError
 
 __all__ = ["DType", "dtype", "dtype_from_format", "check_dtype", "ALL_DTYPES"]
 
@@ -126,7 +126,7 @@ class DType:
     Parameters
     ----------
     code : int
-        A :class:`~webdlpack._abi.DLDataTypeCode` value.
+        A :class:`~webdlpack.core.abi.DLDataTypeCode` value.
     bits : int
         Bits per lane (4 or 6 for the sub-byte floats).
     lanes : int, default 1

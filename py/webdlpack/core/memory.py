@@ -10,9 +10,9 @@ import ctypes
 import itertools
 from typing import Any
 
-from ._errors import ErrorCode, WebDLPackBufferError, WebDLPackMemoryError
-from ._nocopy import NotCopyable
-from ._view import TensorView
+from .errors import ErrorCode, WebDLPackBufferError, WebDLPackMemoryError
+from .nocopy import NotCopyable
+from .view import TensorView
 
 __all__ = ["alloc", "buffer_address", "copy_view", "HostBlock"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, NoReturn
 
-from ._errors import ErrorCode, WebDLPackTypeError
+from .errors import ErrorCode, WebDLPackTypeError
 
 __all__ = ["NotCopyable", "raise_not_copyable"]
 

@@ -4,7 +4,7 @@ Decoding a DLPack struct field by field through ctypes costs a foreign-object
 access per field; one ``struct.unpack_from`` over a memoryview that spans the
 address space reads a whole struct at once. The formats below use native
 (``@``) alignment, which follows the C layout of the host exactly like the
-ctypes mirror in :mod:`webdlpack._abi` does (checked at import).
+ctypes mirror in :mod:`webdlpack.core.abi` does (checked at import).
 
 Addresses the memory-wide view cannot reach (above ``sys.maxsize``, e.g. past
 2 GiB in wasm32) are read through a small ctypes array instead.
@@ -17,7 +17,7 @@ import struct
 import sys
 from typing import Any
 
-from ._abi import DLManagedTensor, DLManagedTensorVersioned, DLTensor
+from .abi import DLManagedTensor, DLManagedTensorVersioned, DLTensor
 
 __all__ = ["MANAGED_VERSIONED", "MANAGED_LEGACY", "POINTER_PAIR", "int64_array", "unpack_at"]
 

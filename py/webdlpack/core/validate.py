@@ -4,19 +4,19 @@ The same checks as the JS codec: ndim range, NULL shape, negative extents,
 size overflow, unknown dtype codes and bad bit widths (fp4 must be 4 bits,
 fp6 6 bits, fp8 8 bits), unknown flag bits, NULL data with a nonzero size,
 and address arithmetic that would leave the pointer range. Every failure is a
-:class:`~webdlpack._errors.WebDLPackValueError` naming the field and the value.
+:class:`~webdlpack.core.errors.WebDLPackValueError` naming the field and the value.
 """
 
 from __future__ import annotations
 
-from ._abi import FLAG_IS_SUBBYTE_TYPE_PADDED, KNOWN_FLAGS, MAX_NDIM, DLDeviceType
-from ._device import Device
-from ._dtype import DType, check_dtype
-from ._errors import ErrorCode, WebDLPackValueError
-from ._host import MAX_ADDRESS
-from ._layout import extent, is_c_contiguous
-from ._raw import int64_array, unpack_at
-from ._view import TensorView
+from .abi import FLAG_IS_SUBBYTE_TYPE_PADDED, KNOWN_FLAGS, MAX_NDIM, DLDeviceType
+from .device import Device
+from .dtype import DType, check_dtype
+from .errors import ErrorCode, WebDLPackValueError
+from .host import MAX_ADDRESS
+from .layout import extent, is_c_contiguous
+from .raw import int64_array, unpack_at
+from .view import TensorView
 
 __all__ = ["check_flags", "read_dltensor_fields"]
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from ._abi import FLAG_IS_COPIED, FLAG_IS_SUBBYTE_TYPE_PADDED, FLAG_READ_ONLY
-from ._device import Device
-from ._dtype import DType
-from ._layout import c_strides, extent, is_c_contiguous, numel
+from .abi import FLAG_IS_COPIED, FLAG_IS_SUBBYTE_TYPE_PADDED, FLAG_READ_ONLY
+from .device import Device
+from .dtype import DType
+from .layout import c_strides, extent, is_c_contiguous, numel
 
 __all__ = ["TensorView"]
 

@@ -6,7 +6,7 @@ so webdlpack never changes what other libraries see. Capsule names are
 module-level C strings: a capsule keeps a ``const char *`` to its name, so the
 string must outlive every capsule.
 
-webdlpack's capsules carry no destructor (see :mod:`webdlpack._export` for
+webdlpack's capsules carry no destructor (see :mod:`webdlpack.exchange.export` for
 why, and how an unconsumed capsule's struct is freed instead).
 """
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 import ctypes
 from typing import Any, Callable
 
-from ._errors import ErrorCode, WebDLPackBufferError, WebDLPackTypeError
+from ..core.errors import ErrorCode, WebDLPackBufferError, WebDLPackTypeError
 
 __all__ = [
     "NAME_VERSIONED",

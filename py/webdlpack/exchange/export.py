@@ -45,7 +45,7 @@ import sys
 from collections import deque
 from typing import Any
 
-from ._abi import (
+from ..core.abi import (
     DELETER,
     DLPACK_MAJOR_VERSION,
     DLPACK_MINOR_VERSION,
@@ -55,9 +55,9 @@ from ._abi import (
     DLManagedTensorVersioned,
     DLTensor,
 )
-from ._capsule import NAME_LEGACY, NAME_VERSIONED, capsule_name, new_capsule
-from ._raw import POINTER_PAIR, int64_array
-from ._view import TensorView
+from .capsule import NAME_LEGACY, NAME_VERSIONED, capsule_name, new_capsule
+from ..core.raw import POINTER_PAIR, int64_array
+from ..core.view import TensorView
 
 __all__ = [
     "DELETER_CALLBACK",

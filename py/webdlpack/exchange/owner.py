@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._abi import DELETER
-from ._nocopy import NotCopyable
-from ._raw import MANAGED_LEGACY, MANAGED_VERSIONED, unpack_at
+from ..core.abi import DELETER
+from ..core.nocopy import NotCopyable
+from ..core.raw import MANAGED_LEGACY, MANAGED_VERSIONED, unpack_at
 
 __all__ = ["ManagedOwner", "call_deleter", "stats"]
 

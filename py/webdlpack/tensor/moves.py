@@ -1,5 +1,7 @@
-"""Explicit moves between the CPU (wasm heap) and WebGPU: ``asarray``, ``to_cpu_async`` and the copies
-behind ``from_dlpack(x, device=...)`` and ``x.__dlpack__(dl_device=...)``.
+"""Explicit moves between the CPU (wasm heap) and WebGPU, at the view level: the copies behind
+``from_dlpack(x, device=...)``, ``x.__dlpack__(dl_device=...)``, ``x.to_device(...)``, ``x.copy()``
+and ``asarray`` / ``to_cpu_async`` (:mod:`webdlpack.api.convert`), and the checks of their
+``copy`` / ``stream`` / ``device`` arguments.
 
 Nothing moves implicitly: a tensor changes device only when a device is
 asked for, and then always as a copy (``IS_COPIED`` set). Per the array API
@@ -7,24 +9,24 @@ standard, ``copy=False`` refuses such a move (``BufferError``) and
 ``copy=None`` allows it ("reuse the existing memory buffer if possible and
 copy otherwise"). CPU → WebGPU is synchronous; WebGPU → CPU is asynchronous
 in WebGPU, so its synchronous form blocks through JSPI (see
-:mod:`webdlpack._gpu_js`) and :func:`to_cpu_async` is the form that always works.
+:mod:`webdlpack.bridge.js`) and :func:`to_cpu_async` is the form that always works.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ._abi import DLDeviceType
-from ._device import Device, device as parse_device
-from ._errors import ErrorCode, WebDLPackDeviceError, WebDLPackTypeError, WebDLPackValueError
-from ._view import TensorView
+from ..bridge.gpu import gpu_copy, readback, upload
+from ..core.abi import FLAG_IS_COPIED, FLAG_IS_SUBBYTE_TYPE_PADDED, DLDeviceType
+from ..core.device import Device, device as parse_device
+from ..core.errors import ErrorCode, WebDLPackDeviceError, WebDLPackTypeError, WebDLPackValueError
+from ..core.memory import alloc, copy_view
+from ..core.view import TensorView
 
 __all__ = [
     "move_view",
     "copy_view_on_device",
     "refuse_copy",
-    "asarray",
-    "to_cpu_async",
     "crosses_webgpu",
     "check_stream",
     "check_copy",
@@ -148,12 +150,7 @@ def refuse_copy(source: Any, target: Device, field: str) -> WebDLPackDeviceError
 def copy_view_on_device(view: TensorView) -> tuple[TensorView, Any]:
     """A C-contiguous copy of ``view`` on its own device (``IS_COPIED`` set) and its owner."""
     if view.device.type == DLDeviceType.kDLWebGPU:
-        from ._gpu import gpu_copy
-
         return gpu_copy(view)
-    from ._memory import alloc, copy_view
-    from ._abi import FLAG_IS_COPIED, FLAG_IS_SUBBYTE_TYPE_PADDED
-
     if not view.device.is_cpu:
         raise WebDLPackDeviceError(ErrorCode.UNSUPPORTED, f"webdlpack cannot copy {view.device} data",
                                    field="device", value=str(view.device), expected="cpu or webgpu:N")
@@ -175,8 +172,6 @@ def move_view(view: TensorView, target: Device) -> tuple[TensorView, Any]:
         A pair of devices other than cpu ↔ webgpu:N (``UNSUPPORTED``), no
         WebGPU on this host (``NO_WEBGPU``), or a GPU failure.
     """
-    from ._gpu import readback, upload
-
     src = view.device
     if src.is_cpu and target.type == DLDeviceType.kDLWebGPU:
         return upload(view, target)
@@ -185,134 +180,3 @@ def move_view(view: TensorView, target: Device) -> tuple[TensorView, Any]:
     raise WebDLPackDeviceError(ErrorCode.UNSUPPORTED, f"webdlpack cannot move data from {src} to {target}",
                                field="device", value=str(target),
                                expected="cpu → webgpu:N or webgpu:N → cpu (WebGPU to WebGPU: read back first)")
-
-
-def asarray(obj: Any, /, *, device: Any = None, copy: bool | None = None) -> Any:
-    """A :class:`~webdlpack.Tensor` from a DLPack producer or a buffer, on ``device``.
-
-    Parameters
-    ----------
-    obj : object
-        A ``webdlpack.Tensor`` or any ``__dlpack__`` producer, a buffer-protocol
-        object (``array.array``, ``bytearray``, ``memoryview``, a NumPy array...),
-        or (in Pyodide) a JS webdlpack Tensor / TypedArray.
-    device : str or Device or tuple, optional
-        Where the result must be: ``"cpu"`` or ``"webgpu:N"``. None keeps the
-        data where it is (a buffer's data is on the CPU).
-    copy : bool, optional
-        True: always copy. False: never copy (a move to another device raises
-        ``BufferError``). None: copy only when needed, e.g. to change device.
-
-    Returns
-    -------
-    Tensor
-        On ``device``; a copy has ``flags.is_copied`` set. Uploading a CPU
-        source to ``"webgpu:N"`` gives a tensor whose ``data_ptr`` is a GPU
-        pointer of the page's shared context, freed when the last owner lets go.
-
-    Raises
-    ------
-    TypeError
-        ``obj`` is neither a DLPack producer nor a buffer, or ``copy`` is not
-        None/True/False (``INVALID_ARGUMENT``, field ``copy``).
-    ValueError
-        ``device`` is not a device, or one webdlpack cannot move data to
-        (``BAD_DEVICE``, e.g. ``"cuda"``).
-    BufferError
-        ``copy=False`` but a copy is needed; no WebGPU on this host (``NO_WEBGPU``).
-    """
-    from ._create import from_buffer
-    from ._import import from_dlpack
-    from ._tensor import Tensor
-
-    copy = check_copy(copy)
-    if hasattr(obj, "__dlpack__"):
-        return from_dlpack(obj, device=device, copy=copy)  # checks device against the producer's own
-    target = target_device(device)
-    js_tensor = _from_js_if_any(obj, False if copy is False else None)
-    if js_tensor is not None:
-        if target is not None and js_tensor.device != target:
-            try:
-                return from_dlpack(js_tensor, device=target, copy=copy)
-            finally:
-                js_tensor.dispose()
-        if copy and not js_tensor.flags.is_copied:
-            copied = js_tensor.copy()
-            js_tensor.dispose()
-            return copied
-        return js_tensor
-    try:
-        memoryview(obj)
-    except TypeError:
-        raise WebDLPackTypeError(ErrorCode.INVALID_ARGUMENT, "asarray needs a DLPack producer or a buffer",
-                                 field="obj", value=type(obj).__name__,
-                                 expected="an object with __dlpack__, or a buffer such as array.array / bytearray") from None
-    host = from_buffer(obj)
-    if target is None or target == host.device:
-        if not copy:
-            return host
-        copied = host.copy()
-        host.dispose()
-        return copied
-    if copy is False:
-        host.dispose()
-        raise refuse_copy("cpu", target, "device")
-    try:
-        view, owner = move_view(host._live(), target)
-    finally:
-        host.dispose()
-    return Tensor._wrap(view, owner)
-
-
-def _from_js_if_any(obj: Any, copy: bool | None) -> Any:
-    """``from_js(obj)`` when ``obj`` is a JS tensor / TypedArray proxy in Pyodide, else None."""
-    from ._host import IS_PYODIDE
-
-    if not IS_PYODIDE:
-        return None
-    from pyodide.ffi import JsProxy
-
-    if not isinstance(obj, JsProxy):
-        return None
-    try:
-        from ._js_bridge import from_js
-    except ImportError:
-        return None
-    return from_js(obj, copy=copy)
-
-
-async def to_cpu_async(x: Any) -> Any:
-    """Read a tensor back to the CPU (the wasm heap); ``await`` it. Works from any Python code.
-
-    Parameters
-    ----------
-    x : Tensor or DLPack producer
-        On ``webgpu:N`` (read back, sees all GPU work submitted before the
-        call) or already on the CPU (a Tensor is returned as is, another
-        producer imported zero-copy).
-
-    Returns
-    -------
-    Tensor
-        A C-contiguous CPU tensor with ``flags.is_copied`` set (for GPU input).
-
-    Raises
-    ------
-    BufferError
-        No WebGPU on this host, a stale/freed GPU pointer, or a GPU failure
-        (typed, with the JS error's code).
-    """
-    from ._gpu import readback_async
-    from ._import import from_dlpack
-    from ._tensor import Tensor
-
-    tensor = x if isinstance(x, Tensor) else from_dlpack(x)
-    view = tensor._live()
-    if view.device.is_cpu:
-        return tensor
-    try:
-        cpu, owner = await readback_async(view)
-    finally:
-        if tensor is not x:
-            tensor.dispose()
-    return Tensor._wrap(cpu, owner)
