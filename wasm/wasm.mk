@@ -125,6 +125,13 @@ test-c-dlpack-compat: build/layout/wasm32.json
 	done
 	@echo "  a dlpack.h with a wrong DLTensor layout is refused at compile time (gcc, emcc)"
 
+# Long mode of the C validator fuzzer (make fuzz): ASan/UBSan, FUZZ_SECONDS of random structs.
+WDL_FUZZ_BIN := build/tests-c/fuzz_validate
+$(WDL_FUZZ_BIN): $(WDL_SRC) $(WDL_HDR) tests/c/fuzz_validate.c tests/c/fuzz_validate.h tests/c/fuzz/main.c
+	@mkdir -p $(@D)
+	$(CC_NATIVE) $(WDL_CFLAGS) -g -O1 $(WDL_SANITIZE) -Iwasm/src -Itests/c $(WDL_SRC) tests/c/fuzz_validate.c \
+	  tests/c/fuzz/main.c -o $@
+
 test-c: $(WDL_TEST_BIN) test-c-dlpack-compat
 	@mkdir -p build/test-results
 	ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 \

@@ -3,6 +3,7 @@
  * (each row breaks one rule → one error code and field), on valid edge cases,
  * and wdl_tensor_nbytes / wdl_managed_tensor_validate.
  */
+#include "fuzz_validate.h"
 #include "harness.h"
 #include "webdlpack/webdlpack.h"
 
@@ -177,6 +178,13 @@ static void memory_size_native_is_zero(void) { CHECK_EQ_U64(wdl_memory_size(), 0
 
 /* Every case of spec/validation-rules.json (tests/c/test_validation_rules.c). */
 void wdl_validation_rules_every_case(void);
+/* Short mode of the validator fuzzer (tests/c/fuzz_validate.c; make fuzz runs it for minutes): 20 000 structs. */
+static void fuzz_short(void) {
+  wdl_fuzz_stats st;
+  CHECK_EQ_INT(wdl_fuzz_validate(UINT64_C(0x5eed), 20000, 0, &st), 0);
+  CHECK_EQ_U64(st.cases, 20000);
+  CHECK(st.accepted > 100 && st.refused > 100);
+}
 
 const wdl_test_case wdl_validate_cases[] = {
     {"validate.bad", "ndim_negative", bad_0},
@@ -217,5 +225,6 @@ const wdl_test_case wdl_validate_cases[] = {
     {"validate", "managed_null_and_inner", managed_null_and_inner},
     {"validate", "memory_size_native_is_zero", memory_size_native_is_zero},
     {"validate", "spec_validation_rules", wdl_validation_rules_every_case},
+    {"validate", "fuzz_short", fuzz_short},
 };
 const size_t wdl_validate_count = WDL_COUNT_OF(wdl_validate_cases);
