@@ -46,14 +46,19 @@ JS_SRC := $(shell find js/src -name '*.ts' 2>/dev/null)
 
 js: js/dist/index.js js/dist/webdlpack.bundle.js
 
-js/dist/index.js: $(JS_SRC) tsconfig.json $(STAMPS)/npm
+# The wheel and the side module as base64, assets.ts's fallback when a bundler leaves the files behind.
+JS_EMBEDDED := js/src/assets-embedded.ts
+$(JS_EMBEDDED): scripts/embed-assets.mjs js/src/assets.ts $(BUILD)/wheel/.built wasm/build/libwebdlpack.so
+	node scripts/embed-assets.mjs $(BUILD)/wheel/$(WHEEL_FILE) wasm/build/libwebdlpack.so $@
+
+js/dist/index.js: $(JS_SRC) $(JS_EMBEDDED) tsconfig.json $(STAMPS)/npm
 	npx tsc -p tsconfig.json
 
-js/dist/webdlpack.bundle.js: $(JS_SRC) $(STAMPS)/npm
+js/dist/webdlpack.bundle.js: $(JS_SRC) $(JS_EMBEDDED) $(STAMPS)/npm
 	npx esbuild js/src/index.ts --bundle --format=esm --target=es2022 --sourcemap --log-level=warning \
 	  --outfile=$@
 
-typecheck: $(STAMPS)/npm
+typecheck: $(STAMPS)/npm $(JS_EMBEDDED)
 	npx tsc -p tsconfig.json --noEmit
 	npx tsc -p tests/browser/tsconfig.json
 
