@@ -58,6 +58,10 @@ js/dist/webdlpack.bundle.js: $(JS_SRC) $(JS_EMBEDDED) $(STAMPS)/npm
 	npx esbuild js/src/index.ts --bundle --format=esm --target=es2022 --sourcemap --log-level=warning \
 	  --outfile=$@
 
+# Module Workers have no import maps: TF.js core + WebGPU backend as one ES module for the demo's worker and the worker test.
+$(BUILD)/web/tfjs-webgpu.js: web/tfjs-webgpu.entry.js $(STAMPS)/npm
+	npx esbuild $< --bundle --format=esm --target=es2022 --log-level=warning --outfile=$@
+
 typecheck: $(STAMPS)/npm $(JS_EMBEDDED)
 	npx tsc -p tsconfig.json --noEmit
 	npx tsc -p tests/browser/tsconfig.json
@@ -83,7 +87,7 @@ js/dist/python/$(WHEEL_FILE): $(BUILD)/wheel/.built
 js/dist/wasm/libwebdlpack.so: wasm/build/libwebdlpack.so
 	@mkdir -p js/dist/wasm && cp $< $@
 
-build: setup js wheel $(WASM_TARGETS) js/dist/python/$(WHEEL_FILE) js/dist/wasm/libwebdlpack.so
+build: setup js wheel $(WASM_TARGETS) js/dist/python/$(WHEEL_FILE) js/dist/wasm/libwebdlpack.so $(BUILD)/web/tfjs-webgpu.js
 
 # ---- Tests ---------------------------------------------------------------
 test: build

@@ -8,7 +8,10 @@
  *
  *   node scripts/serve.mjs [--port N] [--root DIR] [--isolated]
  *
- * --isolated adds COOP/COEP headers (cross-origin isolation, SharedArrayBuffer).
+ * --isolated adds COOP/COEP headers (cross-origin isolation, SharedArrayBuffer) to every response.
+ * Without it, the route `/__isolated/<path>` serves `<path>` with those headers: a page opened there (and
+ * every module, worker and file it loads by a relative URL) is cross-origin isolated, the rest of the
+ * server is not — so one test run has both kinds of page.
  */
 import { createServer } from "node:http";
 import { createReadStream, statSync } from "node:fs";
@@ -33,6 +36,9 @@ const MIME = {
   ".md": "text/markdown; charset=utf-8",
 };
 
+/** The route prefix whose responses carry COOP/COEP headers (see the module comment). */
+export const ISOLATED_PREFIX = "/__isolated";
+
 /**
  * Start the server.
  * @param {{root?: string, port?: number, isolated?: boolean, quiet?: boolean}} [options]
@@ -47,7 +53,9 @@ export async function startServer(options = {}) {
       res.end("ok");
       return;
     }
-    let path = normalize(join(root, decodeURIComponent(url.pathname)));
+    const isolatedRoute = url.pathname.startsWith(`${ISOLATED_PREFIX}/`);
+    const pathname = isolatedRoute ? url.pathname.slice(ISOLATED_PREFIX.length) : url.pathname;
+    let path = normalize(join(root, decodeURIComponent(pathname)));
     if (path !== root && !path.startsWith(root + sep)) {
       res.writeHead(403);
       res.end("forbidden");
@@ -61,7 +69,7 @@ export async function startServer(options = {}) {
         "content-length": String(size),
         "cache-control": "no-store",
       };
-      if (options.isolated) {
+      if (options.isolated || isolatedRoute) {
         headers["cross-origin-opener-policy"] = "same-origin";
         headers["cross-origin-embedder-policy"] = "require-corp";
       }

@@ -1,7 +1,9 @@
-// Loading the demo's parts from local files, each shown as a progress stage:
+// Loading the demo's parts from local files, each reported as a progress stage:
 // the WebGPU device first (so a browser without WebGPU is told at once what
 // to do), then the Pyodide runtime, the webdlpack Python package, and ONNX
 // Runtime Web + TensorFlow.js bound to the shared device with the demo model.
+// No DOM here: the page (demo.js) and the demo's Worker (worker.js) both load
+// through this file and each shows the stages its own way.
 import * as webdlpack from "../js/dist/index.js";
 import * as adapters from "../js/dist/adapters/index.js";
 
@@ -13,24 +15,17 @@ export const WEBGPU_ADVICE =
   "--enable-unsafe-webgpu --enable-features=Vulkan --use-angle=swiftshader --use-webgpu-adapter=swiftshader. " +
   "Check chrome://gpu for \"WebGPU: Hardware accelerated\" or a blocklist entry.";
 
-/** Show `text` for one stage of the progress list (`state`: busy, done or failed). */
-function stage(name, state, text) {
-  const el = document.querySelector(`[data-stage="${name}"] .state`);
-  el.className = `state ${state}`;
-  el.textContent = text;
-}
-
-/** Run one loading stage, timed; a failure marks the stage and is rethrown. */
-async function timedStage(name, busyText, fn, load) {
-  stage(name, "busy", busyText);
+/** Run one loading stage, timed, reporting it to `onStage(name, state, text)`; a failure is reported and rethrown. */
+async function timedStage(name, busyText, fn, load, onStage) {
+  onStage(name, "busy", busyText);
   const t0 = performance.now();
   try {
     const { value, text } = await fn();
     load[name] = performance.now() - t0;
-    stage(name, "done", `${text} (${load[name].toFixed(0)} ms)`);
+    onStage(name, "done", `${text} (${load[name].toFixed(0)} ms)`);
     return value;
   } catch (err) {
-    stage(name, "failed", err?.code ?? "failed");
+    onStage(name, "failed", err?.code ?? "failed");
     throw err;
   }
 }
@@ -47,20 +42,29 @@ function describeDevice(info, device) {
   };
 }
 
-/** ONNX Runtime Web (WebGPU build) and TF.js core + WebGPU backend, from node_modules via the import map. */
-async function loadFrameworks(ctx) {
+/**
+ * ONNX Runtime Web (WebGPU build) and TF.js core + WebGPU backend, by the bare names of the page's import map.
+ * A Worker has no import map: it passes its own `importFrameworks` (worker.js).
+ */
+export async function importByImportMap() {
   const [ort, tf, tfWebGPU] = await Promise.all([
     import("onnxruntime-web/webgpu"),
     import("@tensorflow/tfjs-core"),
     import("@tensorflow/tfjs-backend-webgpu"),
   ]);
+  return { ort, tf, WebGPUBackend: tfWebGPU.WebGPUBackend };
+}
+
+/** The frameworks bound to the shared device, the demo model loaded and warmed up. */
+async function loadFrameworks(ctx, importFrameworks) {
+  const { ort, tf, WebGPUBackend } = await importFrameworks();
   ort.env.wasm.wasmPaths = new URL("../node_modules/onnxruntime-web/dist/", import.meta.url).href;
   ort.env.wasm.numThreads = 1; // no cross-origin isolation on a plain local server
   const ortBinding = adapters.bindOrtToContext(ort, ctx);
   const model = new Uint8Array(await (await fetch(new URL("./model/demo_mlp.onnx", import.meta.url))).arrayBuffer());
   const reference = await (await fetch(new URL("./model/demo_reference.json", import.meta.url))).json();
   const session = await ort.InferenceSession.create(model, ortBinding.sessionOptions());
-  const tfBackend = await adapters.registerTfjsWebGPUBackend(tf, tfWebGPU.WebGPUBackend, ctx);
+  const tfBackend = await adapters.registerTfjsWebGPUBackend(tf, WebGPUBackend, ctx);
   await warmUp(ort, tf, session, reference.shape);
   return { ort, tf, ortBinding, session, tfBackend, reference, versions: { ort: ort.env.versions?.web ?? "?", tfjs: tf.version_core } };
 }
@@ -78,10 +82,10 @@ async function warmUp(ort, tf, session, shape) {
 }
 
 /**
- * Load everything, updating the progress list. Returns the environment the
- * exchange runs in; throws (with `advice` when WebGPU is missing) otherwise.
+ * Load everything, reporting each stage to `onStage(name, state, text)` (state: busy, done or failed).
+ * Returns the environment the exchange runs in; throws (with `advice` when WebGPU is missing) otherwise.
  */
-export async function loadEverything() {
+export async function loadEverything({ onStage, importFrameworks = importByImportMap }) {
   const load = {};
   const ctx = webdlpack.getContext();
   const device = await timedStage("device", "requesting…", async () => {
@@ -94,19 +98,19 @@ export async function loadEverything() {
     const dev = ctx.getWebGPUDevice(0);
     const d = describeDevice(info, dev);
     return { value: d, text: `webgpu:0 ${d.vendor} ${d.architecture}` };
-  }, load);
+  }, load, onStage);
   const pyodide = await timedStage("runtime", "loading…", async () => {
     const { loadPyodide } = await import("../node_modules/pyodide/pyodide.mjs");
     const py = await loadPyodide({ indexURL: new URL("../node_modules/pyodide/", import.meta.url).href });
     return { value: py, text: `Python ${py.runPython("import sys; sys.version.split()[0]")}` };
-  }, load);
+  }, load, onStage);
   const bridge = await timedStage("package", "installing…", async () => {
     const b = await webdlpack.loadWebDLPack(pyodide);
     return { value: b, text: `webdlpack ${b.pythonVersion}` };
-  }, load);
+  }, load, onStage);
   const frameworks = await timedStage("frameworks", "loading…", async () => {
-    const f = await loadFrameworks(ctx);
+    const f = await loadFrameworks(ctx, importFrameworks);
     return { value: f, text: `ONNX Runtime Web ${f.versions.ort}, TF.js ${f.versions.tfjs}, model demo_mlp.onnx, warmed up` };
-  }, load);
+  }, load, onStage);
   return { webdlpack, adapters, ctx, gpu: ctx.getWebGPUDevice(0), pyodide, bridge, ...frameworks, deviceInfo: device, load };
 }

@@ -1,7 +1,8 @@
 // The live allocation panel: what the page-wide context holds right now, read
 // from its lifetime ledger (`ctx.ledger.entries()`), its allocator statistics
 // (`ctx.stats()`, `ctx.getCacheMode()`) and the safety net's leak reports
-// (`ctx.leaks()`). Refreshed on a timer and after every exchange step.
+// (`ctx.leaks()`). Refreshed on a timer and after every exchange step. Drawing
+// needs the page's DOM; the snapshot does not (the demo's worker takes it too).
 
 const hex = (n) => (n === null || n === undefined ? "—" : `0x${(n >>> 0).toString(16)}`);
 const dev = (id) => (id === null || id === undefined ? "cpu" : `webgpu:${id}`);
@@ -49,11 +50,14 @@ function render(snap) {
     (l) => [l.id, l.kind, hex(l.pointer), dev(l.deviceId), l.owner, l.bytes, age(l.ageMs)]);
 }
 
-/** Show the panel and keep it current every `intervalMs`. Returns `refresh()` to redraw at once. */
-export function startPanel(ctx, intervalMs = 250) {
+/**
+ * Show the panel and redraw it every `intervalMs` from `snapshot()` — a snapshot, or a promise of one (in worker
+ * mode the worker's context answers). Returns `refresh()`: redraw now, resolving to the snapshot drawn.
+ */
+export function startPanel(snapshot, intervalMs = 250) {
   document.querySelector("#allocations").hidden = false;
-  const refresh = () => {
-    const snap = panelSnapshot(ctx);
+  const refresh = async () => {
+    const snap = await snapshot();
     render(snap);
     return snap;
   };

@@ -26,18 +26,8 @@ async function demoResult(page: Page): Promise<DemoResult> {
   return (await handle.jsonValue()) as DemoResult;
 }
 
-const panel = (page: Page): Promise<Panel> => page.evaluate(() => (window as unknown as { demoPanel(): Panel }).demoPanel());
-
-test("the demo page walks Python → JS → WebGPU → ORT-web → TF.js → Python and shows each step and the allocations", async ({ page }, testInfo) => {
-  const problems: string[] = [];
-  page.on("pageerror", (err) => problems.push(err.message));
-  await page.goto("/web/index.html");
-  await expect(page.locator("#run")).toBeEnabled({ timeout: 100_000 });
-  for (const stage of ["device", "runtime", "package", "frameworks"]) {
-    await expect(page.locator(`[data-stage="${stage}"] .state`)).toHaveClass(/done/);
-  }
-  await page.locator("#run").click();
-  const r = await demoResult(page);
+/** The exchange's checks and steps, the same on the page and in the worker. */
+function expectRightExchange(r: DemoResult): void {
   expect(r.error).toBeUndefined();
   expect(r.checks).toMatchObject({
     inputMatchesReference: true, ortInputShared: true, ortOutputShared: true, tfjsInputShared: true, tfjsOutputShared: true,
@@ -68,11 +58,13 @@ test("the demo page walks Python → JS → WebGPU → ORT-web → TF.js → Pyt
   expect(s[4]!.liveEntries).toBeGreaterThan(0);
   expect(s[5]!.liveEntries).toBeGreaterThan(0);
   expect(s[7]!.liveEntries).toBe(0);
+}
 
-  // What the page shows is what the result says.
+/** What the page shows is what the result says: one row per step. */
+async function expectDrawn(page: Page, steps: Step[]): Promise<void> {
   const rows = page.locator("#steps tbody tr");
   await expect(rows).toHaveCount(8);
-  for (const x of s) {
+  for (const x of steps) {
     const row = page.locator(`#steps tr[data-step="${x.index}"]`);
     await expect(row.locator(".device")).toHaveText(x.device);
     await expect(row.locator(".pointer")).toHaveText(x.pointer);
@@ -81,6 +73,24 @@ test("the demo page walks Python → JS → WebGPU → ORT-web → TF.js → Pyt
     await expect(row.locator(".values")).toHaveText(x.values);
     await expect(row.locator(".time")).toHaveText(/^\d+\.\d\d ms$/);
   }
+}
+
+const panel = (page: Page): Promise<Panel> => page.evaluate(() => (window as unknown as { demoPanel(): Panel }).demoPanel());
+
+test("the demo page walks Python → JS → WebGPU → ORT-web → TF.js → Python and shows each step and the allocations", async ({ page }, testInfo) => {
+  const problems: string[] = [];
+  page.on("pageerror", (err) => problems.push(err.message));
+  await page.goto("/web/index.html");
+  await expect(page.locator("#run")).toBeEnabled({ timeout: 100_000 });
+  for (const stage of ["device", "runtime", "package", "frameworks"]) {
+    await expect(page.locator(`[data-stage="${stage}"] .state`)).toHaveClass(/done/);
+  }
+  await page.locator("#run").click();
+  const r = await demoResult(page);
+  expectRightExchange(r);
+  const s = r.steps;
+
+  await expectDrawn(page, s);
   await expect(page.locator("#verdict")).toHaveClass("ok");
   await expect(page.locator("#verdict")).toContainText("ORT and TF.js shared GPU buffers zero-copy");
 
@@ -134,4 +144,32 @@ test("without WebGPU the demo page says so and what to do, and loads nothing els
   await expect(page.locator('[data-stage="device"] .state')).toHaveClass(/failed/);
   await expect(page.locator('[data-stage="runtime"] .state')).toHaveText("waiting");
   await expect(page.locator("#run")).toBeDisabled();
+});
+
+test("?worker=1 runs the same loading stages and steps inside a dedicated Web Worker; the page only draws them", async ({ page }) => {
+  const problems: string[] = [];
+  page.on("pageerror", (err) => problems.push(err.message));
+  await page.goto("/web/index.html?worker=1");
+  await expect(page.locator("#mode-text")).toContainText("inside a dedicated Web Worker");
+  await expect(page.locator("#mode-switch")).toHaveAttribute("href", "?");
+  await expect(page.locator("#run")).toBeEnabled({ timeout: 100_000 });
+  for (const stage of ["device", "runtime", "package", "frameworks"]) {
+    await expect(page.locator(`[data-stage="${stage}"] .state`)).toHaveClass(/done/);
+  }
+  await page.locator("#run").click();
+  const r = await demoResult(page);
+  expect((r as DemoResult & { mode: string }).mode).toBe("worker");
+  expectRightExchange(r);
+  await expectDrawn(page, r.steps);
+  await expect(page.locator("#verdict")).toHaveClass("ok");
+  // The worker's context did it all: its panel is drawn; the page never made a webdlpack context of its own.
+  expect(r.panel.device.livePointers).toBe(0);
+  expect(r.panel.entries).toEqual([]);
+  await expect(page.locator("#ledger tbody")).toHaveText("nothing alive");
+  expect(await page.evaluate(() => Object.getOwnPropertySymbols(globalThis).map(String))).not.toContain("Symbol(webdlpack.context)");
+  // The leak button asks the worker: its ledger shows the dropped buffer.
+  await page.locator("#leak").click();
+  await expect(page.locator("#ledger tbody")).toContainText("demo (leaked on purpose)");
+  expect((await panel(page)).entries).toHaveLength(1);
+  expect(problems).toEqual([]);
 });
