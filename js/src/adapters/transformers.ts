@@ -1,0 +1,72 @@
+/**
+ * Transformers.js (`@huggingface/transformers`) ↔ webdlpack: pipelines run on
+ * the context's shared GPUDevice and their outputs become webdlpack tensors
+ * over the same GPUBuffer.
+ *
+ * Transformers.js runs ONNX Runtime Web underneath — its own copy (4.3.1
+ * depends on onnxruntime-web 1.31.0-dev and imports `onnxruntime-web/webgpu`,
+ * the native WebGPU EP) — and passes `session_options` through to
+ * `InferenceSession.create`, only defaulting `executionProviders`. So
+ * {@link transformersOptions} gives it the ORT session options of
+ * {@link ortSessionOptions}: the `webgpu` EP with the shared device, outputs
+ * kept on the GPU. Its `Tensor` wraps an ORT tensor (`ort_tensor`), which
+ * {@link tensorFromOrt} adopts as for ORT itself.
+ *
+ * Decoder models (with a KV cache): Transformers.js replaces
+ * `preferredOutputLocation` with `{present.*: "gpu-buffer"}` — the logits come
+ * back on the CPU, and the KV-cache tensors stay on the GPU but belong to
+ * Transformers.js (it disposes them on the next step and after `generate`).
+ * See docs/integration.md.
+ */
+import { WebDLPackError } from "../errors.js";
+import { getContext, type WebDLPackContext } from "../context/index.js";
+import type { Tensor } from "../tensor/index.js";
+import type { OrtSessionOptions, OrtTensorLike } from "./framework-types.js";
+import { ortSessionOptions, tensorFromOrt, type OrtAdapterOptions } from "./ort.js";
+
+/** A Transformers.js `Tensor` (the members the adapter reads). */
+export interface TransformersTensorLike {
+  /** The ONNX Runtime tensor it wraps. */
+  readonly ort_tensor: OrtTensorLike;
+  dispose(): void;
+}
+
+/** Options for `pipeline(task, model, options)` / `from_pretrained(model, options)` (only what the adapter sets). */
+export interface TransformersModelOptions {
+  device?: string;
+  session_options?: OrtSessionOptions;
+  [key: string]: unknown;
+}
+
+/**
+ * Options for Transformers.js `pipeline()` / `from_pretrained()` that run the
+ * model on the context's device `deviceId` (default 0): `device: "webgpu"` and
+ * `session_options` from {@link ortSessionOptions} (merged with `extra.session_options`).
+ * Any other `device` in `extra` is a BAD_DEVICE error.
+ */
+export function transformersOptions(ctx: WebDLPackContext = getContext(), extra: TransformersModelOptions = {}, options: { deviceId?: number } = {}): TransformersModelOptions {
+  if (extra.device !== undefined && extra.device !== "webgpu") {
+    throw new WebDLPackError("BAD_DEVICE", `Transformers.js device "${extra.device}" does not run on webdlpack's shared WebGPU device`, {
+      field: "extra.device", value: extra.device, expected: '"webgpu" (or none)',
+    });
+  }
+  return { ...extra, device: "webgpu", session_options: ortSessionOptions(ctx, extra.session_options ?? {}, options) };
+}
+
+/**
+ * A Transformers.js tensor (e.g. a `feature-extraction` output with
+ * `pooling: "none"`) as a webdlpack Tensor: on "gpu-buffer", a WebGPU Tensor over
+ * the very same GPUBuffer, adopted like an ORT output (see {@link tensorFromOrt}:
+ * the ORT tensor is disposed when the last holder releases it; do not call
+ * `dispose()` on the Transformers.js tensor yourself); on "cpu", a CPU Tensor
+ * over its data.
+ */
+export function tensorFromTransformers(tensor: TransformersTensorLike, options: OrtAdapterOptions = {}): Tensor {
+  const ort = (tensor as { ort_tensor?: unknown } | null)?.ort_tensor;
+  if (ort === null || typeof ort !== "object") {
+    throw new WebDLPackError("INVALID_ARGUMENT", "expected a Transformers.js Tensor (with an ort_tensor)", {
+      field: "tensor.ort_tensor", value: ort, expected: "an ONNX Runtime tensor",
+    });
+  }
+  return tensorFromOrt(ort as OrtTensorLike, options);
+}
