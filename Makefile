@@ -7,6 +7,8 @@
 #   make demo    the main job: a tensor round trip in headless Chromium
 #   make bench   benchmarks (never timed tests)
 #   make serve   serve the repo on http://127.0.0.1:8765/ (loopback only)
+#   make fuzz    long fuzz: C validator (ASan/UBSan), JS decoder, Python in Pyodide (FUZZ_MINUTES each, default 10)
+#   make soak    long exchange run in Chromium; heap, exports, ledger, GPU pointers before/after (SOAK_CPU, SOAK_GPU)
 
 SHELL := /bin/bash
 # A Node.js that scripts/bootstrap.sh installed (the machine's was missing or older than 20) comes first.
@@ -20,7 +22,7 @@ BUILD := build
 MICROPIP_VERSION := 0.11.1
 PYODIDE_PYTHON := 3.14
 
-.PHONY: setup build js wheel test test-js test-py test-browser demo bench serve clean typecheck screenshot
+.PHONY: setup build js wheel test test-js test-py test-browser demo bench serve clean typecheck screenshot fuzz soak
 .DEFAULT_GOAL := build
 
 setup: $(STAMPS)/npm $(STAMPS)/venv $(STAMPS)/vendor
@@ -101,6 +103,17 @@ test-py: build
 
 test-browser: build
 	bash scripts/run-tests.sh browser
+
+# ---- Robustness: long fuzz and soak (make test runs the short fuzz of each) -----------
+FUZZ_MINUTES ?= 10
+fuzz: build $(WDL_FUZZ_BIN)
+	npx tsc -p tests/js/tsconfig.json
+	node scripts/fuzz.mjs --minutes $(FUZZ_MINUTES)
+
+SOAK_CPU ?= 100000
+SOAK_GPU ?= 10000
+soak: build
+	node scripts/soak.mjs --cpu $(SOAK_CPU) --gpu $(SOAK_GPU)
 
 # ---- Main job, benchmarks, server ------------------------------------------
 demo: build
