@@ -118,27 +118,49 @@ async def _readback_to_js(g):
   return { samples, checks, batch: { ort: batch, python: pyBatch } };
 }
 
+/** One case's statistics: hand-off and baseline medians/mins (ms per hand-off) and their ratio. */
+export function handoffPair(handoff, readback, perSample) {
+  const h = summarize(handoff);
+  const b = summarize(readback);
+  return {
+    webdlpack: { medianMs: h.median, minMs: h.min, runs: h.runs, handoffsPerSample: perSample },
+    readbackReupload: { medianMs: b.median, minMs: b.min, runs: b.runs },
+    speedup: b.median / h.median,
+  };
+}
+
+/**
+ * Run `measure` in `page` at each of {@link SIZES} (batches of 20 hand-offs, 4 from 1 MiB up) and summarize:
+ * `cases` are `[key, samplePrefix, batchOf]` — `samples[prefix + "Handoff"]` vs `samples[prefix + "Readback"]`.
+ */
+export async function measureSizes(page, measure, runs, cases) {
+  const sizes = {};
+  for (const nbytes of SIZES) {
+    const r = await page.evaluate(measure, { nbytes, runs, batch: nbytes >= 2 ** 20 ? 4 : 20 });
+    sizes[nbytes] = { checks: r.checks };
+    for (const [key, prefix, batchOf] of cases) {
+      sizes[nbytes][key] = handoffPair(r.samples[`${prefix}Handoff`], r.samples[`${prefix}Readback`], batchOf(r.batch));
+    }
+  }
+  return sizes;
+}
+
+/** Print each size's `cases` (keys of a size's row) and its checks. */
+export function printHandoffs(result, cases) {
+  for (const [n, row] of Object.entries(result.sizes)) {
+    for (const c of cases) {
+      const x = row[c];
+      console.log(`${c} ${n} B: webdlpack ${(x.webdlpack.medianMs * 1000).toFixed(1)} µs vs readback + re-upload ` +
+        `${(x.readbackReupload.medianMs * 1000).toFixed(1)} µs → ${x.speedup.toFixed(0)}×`);
+    }
+    console.log(`  checks ${JSON.stringify(row.checks)}`);
+  }
+}
+
 /** Run the GPU hand-off benchmark; returns `{chromium, sizes: {nbytes: {ortToTfjs, pythonToJs}}}` (ms). */
 export async function gpuHandoff({ runs = 9 } = {}) {
   return withBenchPage("/tests/browser/adapters.html?pyodide=1", "adaptersReady", async (page, chromium) => {
-    const sizes = {};
-    for (const nbytes of SIZES) {
-      const r = await page.evaluate(measureInPage, { nbytes, runs, batch: nbytes >= 2 ** 20 ? 4 : 20 });
-      const pair = (handoff, readback, perSample) => {
-        const h = summarize(handoff);
-        const b = summarize(readback);
-        return {
-          webdlpack: { medianMs: h.median, minMs: h.min, runs: h.runs, handoffsPerSample: perSample },
-          readbackReupload: { medianMs: b.median, minMs: b.min, runs: b.runs },
-          speedup: b.median / h.median,
-        };
-      };
-      sizes[nbytes] = {
-        ortToTfjs: pair(r.samples.ortHandoff, r.samples.ortReadback, r.batch.ort),
-        pythonToJs: pair(r.samples.pyHandoff, r.samples.pyReadback, r.batch.python),
-        checks: r.checks,
-      };
-    }
+    const sizes = await measureSizes(page, measureInPage, runs, [["ortToTfjs", "ort", (b) => b.ort], ["pythonToJs", "py", (b) => b.python]]);
     return { chromium, sizes };
   });
 }
@@ -146,12 +168,5 @@ export async function gpuHandoff({ runs = 9 } = {}) {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const result = await gpuHandoff();
   writeOut("gpu-handoff", result);
-  for (const [n, row] of Object.entries(result.sizes)) {
-    for (const c of ["ortToTfjs", "pythonToJs"]) {
-      const x = row[c];
-      console.log(`${c} ${n} B: webdlpack ${(x.webdlpack.medianMs * 1000).toFixed(1)} µs vs readback + re-upload ` +
-        `${(x.readbackReupload.medianMs * 1000).toFixed(1)} µs → ${x.speedup.toFixed(0)}×`);
-    }
-    console.log(`  checks ${JSON.stringify(row.checks)}`);
-  }
+  printHandoffs(result, ["ortToTfjs", "pythonToJs"]);
 }

@@ -44,6 +44,8 @@ export function targets(out) {
     { id: "flat", target: "exchange(64 MiB) ÷ exchange(1 KiB) ≤ 1.5", ratio: wd.median_us / cpu("py→js webdlpack.to_js", KiB).median_us, goal: 1.5, lowerIsBetter: true },
     { id: "gpu", target: "GPU hand-off ORT → TF.js ≥ 50× faster than readback + re-upload at 16 MiB", ratio: out.gpuHandoff.sizes[16 * MiB].ortToTfjs.speedup, goal: 50 },
     { id: "gpu", target: "GPU hand-off Python → JS ≥ 50× faster than readback + re-upload at 16 MiB", ratio: out.gpuHandoff.sizes[16 * MiB].pythonToJs.speedup, goal: 50 },
+    { id: "gpu", target: "GPU hand-off Transformers.js → TF.js ≥ 50× faster than readback + re-upload at 16 MiB", ratio: out.frameworkHandoff.sizes[16 * MiB].transformersToTfjs.speedup, goal: 50 },
+    { id: "gpu", target: "GPU hand-off LiteRT.js → ORT-web ≥ 50× faster than readback + re-upload at 16 MiB", ratio: out.frameworkHandoff.sizes[16 * MiB].litertToOrt.speedup, goal: 50 },
     { id: "bucket", target: "bucket allocator ≥ 10× faster than raw createBuffer + destroy at 16 MiB", ratio: out.allocModes.sizes[16 * MiB].bucket.speedupVsRaw, goal: 10 },
     { id: "translation", target: "pointer translation ≤ 2× an array index (gpuPointerToBuffer ÷ array[handle])", ratio: out.translation.ratio, goal: 2, lowerIsBetter: true },
   ];
@@ -84,16 +86,24 @@ function cpuSection(out) {
 /** GPU hand-off vs readback + re-upload. */
 function gpuSection(out) {
   const rows = [];
-  for (const [n, row] of Object.entries(out.gpuHandoff.sizes)) {
-    for (const [key, label] of [["ortToTfjs", "ORT-web output → TF.js"], ["pythonToJs", "Python WebGPU tensor → JS"]]) {
-      const x = row[key];
-      rows.push([`${label}, ${sizeLabel(Number(n))}`, cell(x.webdlpack.medianMs * 1000, x.webdlpack.minMs * 1000),
-        cell(x.readbackReupload.medianMs * 1000, x.readbackReupload.minMs * 1000), ratio(x.speedup)]);
+  const groups = [
+    [out.gpuHandoff, [["ortToTfjs", "ORT-web output → TF.js"], ["pythonToJs", "Python WebGPU tensor → JS"]]],
+    [out.frameworkHandoff, [["transformersToTfjs", "Transformers.js output → TF.js"], ["litertToOrt", "LiteRT.js output → ORT-web"]]],
+  ];
+  for (const [result, cases] of groups) {
+    for (const [n, row] of Object.entries(result.sizes)) {
+      for (const [key, label] of cases) {
+        const x = row[key];
+        rows.push([`${label}, ${sizeLabel(Number(n))}`, cell(x.webdlpack.medianMs * 1000, x.webdlpack.minMs * 1000),
+          cell(x.readbackReupload.medianMs * 1000, x.readbackReupload.minMs * 1000), ratio(x.speedup)]);
+      }
     }
   }
   return "## GPU hand-off\n\nµs per hand-off, median (min). webdlpack: the consumer gets the same GPUBuffer " +
-    "(ORT: `tensorFromOrt` + `tensorToTfjs`; Python: `webdlpack.to_js(g).gpuBuffer`). Baseline: read back to the CPU " +
-    "(`Y.getData()` / `await to_cpu_async(g)`) and upload into a new GPUBuffer (`createBuffer` + `writeBuffer`).\n\n" +
+    "(ORT: `tensorFromOrt` + `tensorToTfjs`; Python: `webdlpack.to_js(g).gpuBuffer`; Transformers.js: `tensorFromTransformers` + " +
+    "`tensorToTfjs`; LiteRT.js: `tensorFromLiteRt` + `tensorToOrt`). Baseline: read back to the CPU " +
+    "(`Y.getData()` / `await to_cpu_async(g)` / `out.ort_tensor.getData()` / LiteRT's `await out.data()`) and upload into a new " +
+    "GPUBuffer (`createBuffer` + `writeBuffer`) that the consumer then wraps.\n\n" +
     table(["hand-off", "webdlpack", "readback + re-upload", "speed-up"], rows);
 }
 

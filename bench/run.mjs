@@ -4,6 +4,7 @@
  * never a timed test, in one run:
  *   CPU exchange Python ↔ JS at 1 KiB … 64 MiB and a 10 000-exchange loop (bench.html + cpu-exchange.js),
  *   GPU hand-off vs readback + re-upload, ORT → TF.js and Python → JS (gpu-handoff.mjs),
+ *   the same out of Transformers.js → TF.js and LiteRT.js → ORT (framework-handoff.mjs),
  *   allocator cache modes vs raw createBuffer (alloc-modes.mjs),
  *   pointer translation per call (allocator.mjs).
  * Writes bench/results.json, bench/results.md and the README's benchmark section (report.mjs) and the PNG plots (plot.py).
@@ -13,6 +14,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { allocModes } from "./alloc-modes.mjs";
+import { frameworkHandoff } from "./framework-handoff.mjs";
 import { gpuHandoff } from "./gpu-handoff.mjs";
 import { withBenchPage, writeOut } from "./lib.mjs";
 import { markdownReport, readmeSection, replaceReadmeSection, targets } from "./report.mjs";
@@ -38,6 +40,10 @@ await withBenchPage("/bench/bench.html", "benchReady", async (page, chromium) =>
 console.log(`bench: GPU hand-off vs readback + re-upload (${elapsed()})`);
 out.gpuHandoff = await gpuHandoff();
 writeOut("gpu-handoff", out.gpuHandoff);
+
+console.log(`bench: framework hand-off vs readback + re-upload, Transformers.js → TF.js and LiteRT.js → ORT (${elapsed()})`);
+out.frameworkHandoff = await frameworkHandoff();
+writeOut("framework-handoff", out.frameworkHandoff);
 
 console.log(`bench: allocator cache modes vs raw createBuffer (${elapsed()})`);
 out.allocModes = await allocModes();

@@ -29,7 +29,7 @@ Outputs:
 
 Run from the repository root::
 
-    .venv/bin/python scripts/make_transformers_model.py [--bench-out build/models]
+    .venv/bin/python scripts/make_transformers_model.py [--bench-out build/models [--bench-only]]
 """
 
 from __future__ import annotations
@@ -247,11 +247,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=root / "tests" / "data" / "transformers")
     parser.add_argument("--bench-out", type=Path, default=None, help="also write tiny-bert-4096/ here (the benchmark's model)")
+    parser.add_argument("--bench-only", action="store_true", help="write only the benchmark's model (with --bench-out)")
     args = parser.parse_args()
-    written = write_model_folder(args.out / "tiny-bert", TEST_HIDDEN)
-    ref = args.out / "tiny-bert" / "reference.json"
-    ref.write_text(json.dumps(reference(), indent=1) + "\n")
-    written.append(ref)
+    written = []
+    if not args.bench_only:
+        written = write_model_folder(args.out / "tiny-bert", TEST_HIDDEN)
+        ref = args.out / "tiny-bert" / "reference.json"
+        ref.write_text(json.dumps(reference(), indent=1) + "\n")
+        written.append(ref)
     if args.bench_out is not None:
         written += write_model_folder(args.bench_out / f"tiny-bert-{BENCH_HIDDEN}", BENCH_HIDDEN)
     for path in written:
