@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..bridge import js
+from ..bridge.js import is_js_tensor
 from ..core.errors import WebDLPackError
 from ..exchange.export import release_export
 from ..tensor.tensor import Tensor
@@ -31,11 +32,6 @@ from .from_dlpack import adopt
 from .managed import export_managed
 
 __all__ = ["to_js", "from_js", "is_js_tensor"]
-
-
-def is_js_tensor(value: Any) -> bool:
-    """Whether ``value`` is a JS webdlpack ``Tensor`` (a JsProxy of one)."""
-    return js.is_js_tensor(value)
 
 
 def to_js(x: Any) -> Any:

@@ -213,9 +213,9 @@ def _handover(name: str) -> Any:
     if fn is None:
         module = _load()
         if module is None:
-            raise WebDLPackBufferError(ErrorCode.UNSUPPORTED, f"handing tensors to JavaScript needs Pyodide with the "
-                                       f"webdlpack JS bridge; this is {HOST_NAME}" + ("" if not IS_PYODIDE else
-                                                                                      " without it"),
+            where = "a Pyodide without it" if IS_PYODIDE else HOST_NAME
+            raise WebDLPackBufferError(ErrorCode.UNSUPPORTED, "handing tensors to JavaScript needs Pyodide with the "
+                                       f"webdlpack JS bridge; this is {where}",
                                        expected="a Pyodide set up with webdlpack's loadWebDLPack(pyodide)")
         fn = _HANDOVER[name] = getattr(module, name)
     return fn
