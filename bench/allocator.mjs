@@ -14,7 +14,7 @@
 import { chromium } from "@playwright/test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { startServer } from "../scripts/serve.mjs";
-import { browserSettings } from "../playwright.config.mjs";
+import { browserSettings } from "../scripts/browser-settings.mjs";
 
 const server = await startServer({ port: 0, quiet: true });
 const browser = await chromium.launch(browserSettings.launchOptions());

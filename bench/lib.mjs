@@ -2,7 +2,7 @@
 // SwiftShader) served from the repository, and writing a script's output.
 import { chromium } from "@playwright/test";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { browserSettings } from "../playwright.config.mjs";
+import { browserSettings } from "../scripts/browser-settings.mjs";
 import { startServer } from "../scripts/serve.mjs";
 
 /** Where each script writes its JSON (gitignored); bench/run.mjs folds them into bench/results.json. */

@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 /**
  * The main job: start the local server, open the demo page in headless
- * Chromium with WebGPU (settings from playwright.config.mjs), let it run the
+ * Chromium with WebGPU (settings from scripts/browser-settings.mjs), let it run the
  * exchange Python → JS → WebGPU → ORT-web → TF.js → Python, and print what
  * happened, step by step, with the allocation panel at the end.
  * Exit code 0 only if every value came back right and nothing was left alive.
  */
 import { chromium } from "@playwright/test";
-import { browserSettings } from "../playwright.config.mjs";
+import { browserSettings } from "./browser-settings.mjs";
 import { startServer } from "./serve.mjs";
 
 /** One line per step: name, device, pointer, bytes, copy, time. */

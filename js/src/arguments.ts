@@ -4,12 +4,8 @@
  * option of the wrong kind. Each failure is an INVALID_ARGUMENT naming the
  * field, the value found and what was expected.
  */
+import { describeValue } from "./describe-value.js";
 import { WebDLPackError } from "./errors.js";
-
-/** What a value is, for an error's `value`: `"null"`, else its `typeof`. */
-export function kindOf(value: unknown): string {
-  return value === null ? "null" : typeof value;
-}
 
 /**
  * Throw INVALID_ARGUMENT (with `message`, naming `field`) unless `value` is a
@@ -17,7 +13,7 @@ export function kindOf(value: unknown): string {
  */
 export function requireObject<T>(value: T, field: string, expected: string, message: string): asserts value is T & object {
   if (value === null || typeof value !== "object") {
-    throw new WebDLPackError("INVALID_ARGUMENT", message, { field, value: kindOf(value), expected });
+    throw new WebDLPackError("INVALID_ARGUMENT", message, { field, value: describeValue(value), expected });
   }
 }
 
@@ -56,7 +52,7 @@ export function checkOptions(options: unknown, fn: string, rules: Readonly<Recor
     const value = given[key];
     if (value !== undefined && !rule.accepts(value)) {
       throw new WebDLPackError("INVALID_ARGUMENT", `bad ${fn} option`, {
-        field: `options.${key}`, value: typeof value === "string" ? value : kindOf(value), expected: rule.expected });
+        field: `options.${key}`, value: describeValue(value), expected: rule.expected });
     }
   }
 }

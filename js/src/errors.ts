@@ -7,6 +7,8 @@
  * the Python package, so a failure reads the same in every language.
  */
 
+import { valueText } from "./describe-value.js";
+
 /** Stable error codes. Numbers match `wdl_error_code` in wasm/include/webdlpack/webdlpack.h. */
 export const ErrorCode = {
   OK: 0,
@@ -52,16 +54,6 @@ export interface ErrorDetails {
   cause?: unknown;
 }
 
-function describe(value: unknown): string {
-  if (typeof value === "bigint") return `${value}n`;
-  if (typeof value === "string") return JSON.stringify(value);
-  try {
-    return String(value);
-  } catch {
-    return "<unprintable>";
-  }
-}
-
 /** Brand shared by every copy of the library on a page, so `instanceof` works across copies. */
 const BRAND = Symbol.for("webdlpack.error");
 
@@ -88,7 +80,7 @@ export class WebDLPackError extends Error {
   constructor(code: ErrorCodeName, message: string, details: ErrorDetails = {}) {
     const parts = [message];
     if (details.field !== undefined) parts.push(`field ${details.field}`);
-    if ("value" in details) parts.push(`value ${describe(details.value)}`);
+    if ("value" in details) parts.push(`value ${valueText(details.value)}`);
     if (details.expected !== undefined) parts.push(`expected ${details.expected}`);
     super(`[${code}] ${parts.join("; ")}`, details.cause === undefined ? undefined : { cause: details.cause });
     this.code = code;

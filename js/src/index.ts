@@ -1,19 +1,24 @@
 /**
  * webdlpack — DLPack tensor exchange for the web.
  *
- * Layers, bottom up (each only imports the ones before it):
- *   errors      typed errors shared by every layer
- *   arguments   typed checks of entry-point arguments (internal, like array-input: tensor's input checks)
- *   dlpack/     the DLPack data model and the codec over wasm linear memory
- *   context/    the page-wide WebDLPackContext: WebGPU devices and the GPU pointer table
- *   tensor      the JS-side tensor (CPU view in wasm memory or a WebGPU buffer)
- *   bridge/     hand-offs to Python (Pyodide) and to C libraries in wasm
- *   adapters/   ONNX Runtime Web, TensorFlow.js, TypedArray, GPUBuffer
+ * Layers, bottom up (a file imports only from its own layer or the ones
+ * before it; tests/js/import-graph.test.ts checks this list, and no cycles):
+ *   errors.ts     typed errors; describe-value.ts, how values read in them
+ *   arguments.ts  typed checks of entry-point arguments and options bags (internal)
+ *   assets.ts     the files shipped next to the JS (Python wheel, C side module)
+ *   dlpack/       the DLPack data model and the codec over wasm linear memory
+ *   context/      page-wide registries: the WebDLPackContext (WebGPU devices, GPU
+ *                 pointer table, allocator, ledger) and the Python hand-off list
+ *   tensor/       the JS-side tensor: class, CPU view, GPU side, DLPack export
+ *   bridge/       hand-offs to Python (Pyodide) and to C libraries in wasm
+ *   adapters/     ONNX Runtime Web, TensorFlow.js, TypedArray, GPUBuffer (`webdlpack/adapters`)
+ *   testing/      test support: an in-JS WasmHost (`webdlpack/testing`)
+ *   index.ts      this entry
  */
 export * from "./errors.js";
 export * from "./dlpack/index.js";
 export * from "./context/index.js";
-export * from "./tensor.js";
-export { findPythonHandoff, registerPythonHandoff, unregisterPythonHandoff, PYTHON_HANDOFFS_KEY, type PythonHandoff } from "./python-handoff.js";
+export * from "./tensor/index.js";
+export { findPythonHandoff, registerPythonHandoff, unregisterPythonHandoff, PYTHON_HANDOFFS_KEY, type PythonHandoff } from "./context/python-handoff.js";
 export * from "./bridge/index.js";
 export * from "./assets.js";

@@ -1,16 +1,16 @@
 /**
- * The JS Tensor additions the Python GPU path relies on: `Tensor.webgpu`
- * ownership (`onRelease` exactly once across dispose, exports and retains),
+ * `Tensor.webgpu` ownership (`onRelease` exactly once across dispose, exports and retains),
  * its flags, and `Tensor.fromTypedArray({isCopied})`. Plain JS page, no GPU work.
  */
 import { test, expect } from "./fixtures.js";
 
 type Webdlpack = typeof import("../../js/src/index.js");
+type WebdlpackTesting = typeof import("../../js/src/testing/index.js");
 
 test("Tensor.webgpu onRelease runs exactly once, after dispose, every toManaged export and every retain", async ({ jsPage }) => {
   const r = await jsPage.evaluate(() => {
-    const w = (window as unknown as { webdlpack: Webdlpack }).webdlpack;
-    const host = w.createTestHost(1, 4);
+    const { webdlpack: w, webdlpackTesting } = window as unknown as { webdlpack: Webdlpack; webdlpackTesting: WebdlpackTesting };
+    const host = webdlpackTesting.createTestHost(1, 4);
     let released = 0;
     const t = w.Tensor.webgpu({
       pointer: 0x10001, deviceId: 0, dtype: "float32", shape: [4], readOnly: true, isCopied: true,

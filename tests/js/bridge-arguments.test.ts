@@ -4,7 +4,7 @@ import { test } from "node:test";
 import { loadWebDLPackC } from "../../js/src/bridge/clib/load.js";
 import { loadWebDLPack } from "../../js/src/bridge/pyodide.js";
 import { WebDLPackError } from "../../js/src/errors.js";
-import { Tensor } from "../../js/src/tensor.js";
+import { Tensor } from "../../js/src/tensor/index.js";
 
 const fakePyodide = {
   _module: {}, runPython: () => undefined, runPythonAsync: async () => undefined, registerJsModule: () => undefined,
@@ -71,7 +71,7 @@ test("loadWebDLPackC options: not an object, unknown key, wrong kinds are typed 
 
 test("Tensor.fromTypedArray of a non-array names field, value and expected", () => {
   assert.throws(() => Tensor.fromTypedArray(42 as never), (err: unknown) =>
-    err instanceof WebDLPackError && err.code === "INVALID_ARGUMENT" && err.field === "array" && err.value === "number" &&
+    err instanceof WebDLPackError && err.code === "INVALID_ARGUMENT" && err.field === "array" && err.value === 42 &&
     typeof err.expected === "string" && err.expected.includes("TypedArray"));
   assert.throws(() => Tensor.fromTypedArray(new ArrayBuffer(8) as never), (err: unknown) =>
     err instanceof WebDLPackError && err.code === "BAD_DTYPE" && err.field === "dtype" && typeof err.expected === "string");

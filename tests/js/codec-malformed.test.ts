@@ -12,13 +12,12 @@ import {
   DeviceType,
   LAYOUT,
   callManagedDeleter,
-  createTestHost,
   readManagedTensor,
   readManagedTensorVersioned,
   writeManagedTensor,
   writeManagedTensorVersioned,
-  type TestHost,
 } from "../../js/src/dlpack/index.js";
+import { createTestHost, type TestHost } from "../../js/src/testing/index.js";
 import { expectError } from "./helpers.js";
 
 interface Ctx {

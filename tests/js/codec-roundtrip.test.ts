@@ -7,7 +7,6 @@ import {
   LAYOUT,
   computeExtent,
   contiguousStrides,
-  createTestHost,
   formatDType,
   parseDType,
   readDLTensor,
@@ -18,6 +17,7 @@ import {
   writeManagedTensorVersioned,
   type DLTensorDesc,
 } from "../../js/src/dlpack/index.js";
+import { createTestHost } from "../../js/src/testing/index.js";
 import { expectError } from "./helpers.js";
 
 const DTYPES = [

@@ -10,7 +10,7 @@ import { dirname } from "node:path";
 import { test } from "node:test";
 import { loadPyodide } from "pyodide";
 import { DeviceType, emscriptenHost, readManagedTensorVersioned, type EmscriptenModuleLike } from "../../js/src/dlpack/index.js";
-import { Tensor } from "../../js/src/tensor.js";
+import { Tensor } from "../../js/src/tensor/index.js";
 import { expectError, produce } from "./helpers.js";
 
 test("codec and Tensor on Pyodide's Emscripten heap", { timeout: 120_000 }, async () => {

@@ -8,12 +8,12 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
   DeviceType,
-  createTestHost,
   readDLTensor,
   readManagedTensorVersioned,
   toAddress,
 } from "../../js/src/dlpack/index.js";
-import { Tensor } from "../../js/src/tensor.js";
+import { Tensor } from "../../js/src/tensor/index.js";
+import { createTestHost } from "../../js/src/testing/index.js";
 import { expectError, produce } from "./helpers.js";
 
 test("codec, Tensor view and export with every address >= 0x80000000", () => {

@@ -1,6 +1,6 @@
 /**
  * The published declarations accept what users write and refuse misuse:
- * tests/types/usage.ts imports `webdlpack` and `webdlpack/adapters` through
+ * tests/types/usage.ts imports `webdlpack`, `webdlpack/adapters` and `webdlpack/testing` through
  * package.json "exports" (so js/dist/*.d.ts, as an installed package would)
  * and is compiled with tsc --strict; its `@ts-expect-error` lines must fail.
  */
@@ -21,4 +21,5 @@ test("tests/types/usage.ts type-checks against js/dist/*.d.ts (and its @ts-expec
   const files = run.stdout.split("\n");
   assert.ok(files.some((f) => f.endsWith("js/dist/index.d.ts")), "webdlpack resolved to js/dist/index.d.ts");
   assert.ok(files.some((f) => f.endsWith("js/dist/adapters/index.d.ts")), "webdlpack/adapters resolved to js/dist/adapters/index.d.ts");
+  assert.ok(files.some((f) => f.endsWith("js/dist/testing/index.d.ts")), "webdlpack/testing resolved to js/dist/testing/index.d.ts");
 });

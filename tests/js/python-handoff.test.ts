@@ -7,8 +7,8 @@ import {
   findPythonHandoff,
   registerPythonHandoff,
   unregisterPythonHandoff,
-} from "../../js/src/python-handoff.js";
-import { Tensor } from "../../js/src/tensor.js";
+} from "../../js/src/context/python-handoff.js";
+import { Tensor } from "../../js/src/tensor/index.js";
 import { expectError } from "./helpers.js";
 
 const pyodideA = { name: "A" };

@@ -9,10 +9,12 @@ import { spawnSync } from "node:child_process";
 import { test } from "node:test";
 
 const dlpackUrl = new URL("../../js/src/dlpack/index.js", import.meta.url).href;
-const tensorUrl = new URL("../../js/src/tensor.js", import.meta.url).href;
+const testingUrl = new URL("../../js/src/testing/index.js", import.meta.url).href;
+const tensorUrl = new URL("../../js/src/tensor/index.js", import.meta.url).href;
 
 const CHILD = `
-const { createTestHost, writeManagedTensorVersioned } = await import(${JSON.stringify(dlpackUrl)});
+const { writeManagedTensorVersioned } = await import(${JSON.stringify(dlpackUrl)});
+const { createTestHost } = await import(${JSON.stringify(testingUrl)});
 const { Tensor, finalizerStats } = await import(${JSON.stringify(tensorUrl)});
 const host = createTestHost();
 const calls = new Map();

@@ -2,8 +2,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { getContext } from "../../js/src/context/index.js";
-import { DeviceType, createTestHost } from "../../js/src/dlpack/index.js";
-import { Tensor, setGPUPointerResolver } from "../../js/src/tensor.js";
+import { DeviceType } from "../../js/src/dlpack/index.js";
+import { createTestHost } from "../../js/src/testing/index.js";
+import { Tensor, setGPUPointerResolver } from "../../js/src/tensor/index.js";
 import { asGPU, FakeBuffer, FakeGPU } from "./context-fakes.js";
 import { expectError } from "./helpers.js";
 

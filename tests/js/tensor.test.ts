@@ -5,13 +5,13 @@ import {
   DLPackFlag,
   DeviceType,
   LAYOUT,
-  createTestHost,
   readManagedTensor,
   readManagedTensorVersioned,
   writeManagedTensorVersioned,
 } from "../../js/src/dlpack/index.js";
 import { WebDLPackError } from "../../js/src/errors.js";
-import { Tensor, liveExportCount, setGPUPointerResolver } from "../../js/src/tensor.js";
+import { Tensor, liveExportCount, setGPUPointerResolver } from "../../js/src/tensor/index.js";
+import { createTestHost } from "../../js/src/testing/index.js";
 import { expectError, produce } from "./helpers.js";
 
 const CPU = { deviceType: DeviceType.kDLCPU, deviceId: 0 };

@@ -1,6 +1,6 @@
 /**
  * What users write, type-checked against the PUBLISHED declarations
- * (`webdlpack` and `webdlpack/adapters` resolve through package.json
+ * (`webdlpack`, `webdlpack/adapters` and `webdlpack/testing` resolve through package.json
  * "exports" to js/dist/*.d.ts). Lines marked @ts-expect-error must be refused.
  * Checked by tests/js/published-types.test.ts; never run.
  */
@@ -15,6 +15,7 @@ import {
   type WebDLPackPython,
 } from "webdlpack";
 import { tensorFromOrt, tensorToTfjs } from "webdlpack/adapters";
+import { createTestHost, type TestHost } from "webdlpack/testing";
 
 export async function usage(pyodide: Parameters<typeof loadWebDLPack>[0]): Promise<void> {
   const ctx = getContext();
@@ -37,6 +38,8 @@ export async function usage(pyodide: Parameters<typeof loadWebDLPack>[0]): Promi
   } catch (e) {
     if (e instanceof WebDLPackError && e.code === "DOUBLE_FREE") console.log(e.field, e.value, e.expected, ErrorCode.DOUBLE_FREE);
   }
+  const host: TestHost = createTestHost(1, 4);
+  Tensor.fromManaged(host, cpu.toManaged(host)).dispose();
   const c = await loadWebDLPackC(pyodide);
   void c;
   void tensorFromOrt;
@@ -50,6 +53,8 @@ export async function usage(pyodide: Parameters<typeof loadWebDLPack>[0]): Promi
   ctx.setCacheMode("lru");
   // @ts-expect-error: shape must be numbers
   Tensor.webgpu({ pointer: ptr, deviceId: 0, dtype: "float32", shape: ["4"] });
+  // @ts-expect-error: the test host is not in the main entry
+  void (await import("webdlpack")).createTestHost;
   // @ts-expect-error: toPython's copy option is a boolean
   t.toPython({ copy: "no" });
 }

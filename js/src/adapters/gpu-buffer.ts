@@ -7,7 +7,7 @@ import { WebDLPackError } from "../errors.js";
 import { DeviceType } from "../dlpack/constants.js";
 import { formatDType, isSubByte, itemsize, parseDType, toDType, typedArrayFor, type DType, type TypedArray } from "../dlpack/dtype.js";
 import { getContext, ownerLabel, type WebDLPackContext } from "../context/index.js";
-import type { Tensor } from "../tensor.js";
+import type { Tensor } from "../tensor/index.js";
 import { byteExtent, elementCount, isCContiguous, outputBytes, runGpuCopy, tryPlainCopy, type GpuCopyKind } from "./gpu-copy.js";
 import { ADAPTERS_OWNER, produceGPUTensor } from "./producer.js";
 

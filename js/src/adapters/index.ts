@@ -5,8 +5,9 @@
  * are typed structurally, see framework-types.ts).
  *
  *   ort.ts             ONNX Runtime Web: session options on the shared device, tensors both ways
- *   tfjs.ts            TensorFlow.js: a WebGPU backend on the shared device, tensors both ways
- *   typed-array.ts     TypedArray ↔ CPU Tensor
+ *   tfjs-backend.ts    TensorFlow.js: its WebGPU backend on the shared device, releases of adopted buffers
+ *   tfjs.ts            TensorFlow.js: tensors both ways
+ *   typed-array.ts     CPU Tensor → TypedArray (the other way: Tensor.fromTypedArray)
  *   gpu-buffer.ts      GPUBuffer ↔ WebGPU Tensor; GPU copy and read back helpers
  *   dtypes.ts          dtype tables between DLPack, ORT and TF.js
  *   gpu-copy.ts        the compute shader for strided copies and bool width changes
@@ -18,11 +19,9 @@ export {
   bindOrtToContext, checkOrtDevice, ortSessionOptions, tensorFromOrt, tensorToOrt,
   type OrtAdapterOptions, type OrtBinding, type TensorToOrtOptions,
 } from "./ort.js";
-export {
-  registerTfjsWebGPUBackend, tensorToTfjs, tensorFromTfjs, tfjsHeldBuffers,
-  type RegisterTfjsOptions, type TensorToTfjsOptions, type TensorFromTfjsOptions,
-} from "./tfjs.js";
-export { tensorFromTypedArray, tensorToTypedArray, type FromTypedArrayOptions, type ToTypedArrayOptions } from "./typed-array.js";
+export { registerTfjsWebGPUBackend, tfjsHeldBuffers, type RegisterTfjsOptions } from "./tfjs-backend.js";
+export { tensorToTfjs, tensorFromTfjs, type TensorToTfjsOptions, type TensorFromTfjsOptions } from "./tfjs.js";
+export { tensorToTypedArray, type ToTypedArrayOptions } from "./typed-array.js";
 export {
   tensorFromGPUBuffer, tensorToGPUBuffer, copyGPUTensor, readTensor, locateGPUTensor,
   type FromGPUBufferOptions, type GPUTensorLocation, type CopyGPUTensorOptions,

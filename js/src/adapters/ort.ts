@@ -19,7 +19,7 @@ import { WebDLPackError } from "../errors.js";
 import { DeviceType } from "../dlpack/constants.js";
 import { itemsize } from "../dlpack/dtype.js";
 import { getContext, unwrapDevice, type WebDLPackContext } from "../context/index.js";
-import { Tensor } from "../tensor.js";
+import { Tensor } from "../tensor/index.js";
 import { dtypeName, dtypeOfOrt, ORT_GPU_BUFFER_TYPES, ortTypeOf } from "./dtypes.js";
 import type { OrtExecutionProvider, OrtLike, OrtSessionOptions, OrtTensorLike } from "./framework-types.js";
 import { copyGPUTensor, locateGPUTensor } from "./gpu-buffer.js";

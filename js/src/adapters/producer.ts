@@ -10,7 +10,7 @@
  * entry of the context's lifetime ledger under its framework's name.
  */
 import type { DType } from "../dlpack/dtype.js";
-import { Tensor } from "../tensor.js";
+import { Tensor } from "../tensor/index.js";
 
 /** Owner name of ONNX Runtime Web: its device guard, its adopted buffers and tensors in the ledger. */
 export const ORT_OWNER = "onnxruntime-web";

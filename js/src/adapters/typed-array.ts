@@ -1,44 +1,15 @@
 /**
- * Plain TypedArray ↔ webdlpack CPU Tensor.
+ * webdlpack CPU Tensor → plain TypedArray (the other way is
+ * `Tensor.fromTypedArray`, which shares the array's bytes).
  *
- * Both directions share bytes when they can: a TypedArray becomes a `"js"`
- * Tensor over the same ArrayBuffer, and a contiguous CPU Tensor gives its
- * `view`. A view over wasm memory is detached when that memory grows, so use it
- * at once or ask for a copy.
+ * A contiguous CPU Tensor gives its `view` (shared bytes); others are copied.
+ * A view over wasm memory is detached when that memory grows, so use it at
+ * once or ask for a copy.
  */
 import { WebDLPackError } from "../errors.js";
 import { DeviceType } from "../dlpack/constants.js";
-import type { DType, TypedArray } from "../dlpack/dtype.js";
-import { Tensor } from "../tensor.js";
-
-/** Options of {@link tensorFromTypedArray}. */
-export interface FromTypedArrayOptions {
-  /** Extents (default 1-D over the whole array). Must cover the array's bytes exactly. */
-  shape?: readonly number[];
-  /**
-   * Element type (default the array's own). Use it to give raw-bit arrays their
-   * meaning: a Uint8Array as "bool", a Uint16Array as "float16" or "bfloat16".
-   * A dtype the array's elements are not stored as is BAD_DTYPE unless `reinterpret`.
-   */
-  dtype?: DType | string;
-  /** View the bytes as a `dtype` the array's elements are not (e.g. a Float32Array as int32 bits). */
-  reinterpret?: boolean;
-  /** Mark the tensor READ_ONLY. */
-  readOnly?: boolean;
-}
-
-/** A CPU (`"js"`) Tensor over `array`'s bytes. No copy: writes to either are seen by the other. */
-export function tensorFromTypedArray(array: ArrayBufferView, options: FromTypedArrayOptions = {}): Tensor {
-  if (!ArrayBuffer.isView(array) || array instanceof DataView) {
-    throw new WebDLPackError("INVALID_ARGUMENT", "expected a TypedArray", { field: "array", value: array === null ? null : typeof array, expected: "a TypedArray (Float32Array, Int32Array, …)" });
-  }
-  return Tensor.fromTypedArray(array, {
-    ...(options.shape === undefined ? {} : { shape: options.shape }),
-    ...(options.dtype === undefined ? {} : { dtype: options.dtype }),
-    ...(options.readOnly === undefined ? {} : { readOnly: options.readOnly }),
-    ...(options.reinterpret === undefined ? {} : { reinterpret: options.reinterpret }),
-  });
-}
+import type { TypedArray } from "../dlpack/dtype.js";
+import type { Tensor } from "../tensor/index.js";
 
 /** Options of {@link tensorToTypedArray}. */
 export interface ToTypedArrayOptions {

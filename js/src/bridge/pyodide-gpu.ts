@@ -12,21 +12,10 @@
  * already submitted there — a readback sees what earlier shaders wrote.
  */
 import { getContext } from "../context/index.js";
-import { allocationSize, checkByteCount, DEFAULT_GPU_USAGE, GPUUsage } from "../context/allocation.js";
+import { GPUUsage } from "../context/allocation.js";
 import type { AllocOptions, WebDLPackContext } from "../context/types.js";
 import { toAddress, type WasmHost } from "../dlpack/index.js";
 import { WebDLPackError } from "../errors.js";
-
-/** `GPUMapMode.READ` (spec value), defined here so this module loads without WebGPU globals. */
-const MAP_READ_MODE = 0x0001;
-
-/** Optional context methods added by newer context versions (used when present). */
-interface ContextExtras {
-  allocWebGPUSync?: (nbytes: number, options?: AllocOptions) => number;
-  readback?: (ptr: number, options: { byteOffset: number; byteLength: number }) => Promise<unknown>;
-}
-
-type ExtendedContext = WebDLPackContext & ContextExtras;
 
 /** Owner recorded in the pointer table, the stats and the ledger for buffers Python allocates. */
 export const PYTHON_GPU_OWNER = "python";
@@ -91,33 +80,13 @@ async function validated(device: GPUDevice, what: string, record: () => void): P
 }
 
 /**
- * Allocate `nbytes` (rounded up to 16) on device `deviceId` synchronously and
- * return the GPU pointer. Uses the context's `allocWebGPUSync` when it has
- * one; otherwise creates the buffer here and adopts it with
- * `registerGPUBuffer(buffer, {owned: true})` (freeWebGPU destroys it). The
- * size is checked against the device's maxBufferSize first; a later
- * out-of-memory or validation error (WebGPU reports those asynchronously) is
- * logged to the console naming the pointer.
+ * Allocate `nbytes` on device `deviceId` synchronously (`ctx.allocWebGPUSync`,
+ * owner "python", outside any JS scope) and return the GPU pointer.
  */
 export function allocGPUSync(nbytes: number, deviceId: number, label: string): number {
-  const ctx = getContext() as ExtendedContext;
   // Python frees it (its tensor does): a JS ctx.scope() open right now must not (scoped: false).
   const options: AllocOptions = { deviceId, owner: PYTHON_GPU_OWNER, label, scoped: false };
-  if (typeof ctx.allocWebGPUSync === "function") return ctx.allocWebGPUSync(nbytes, options) >>> 0;
-  const device = ctx.getWebGPUDevice(deviceId);
-  const limit = device.limits.maxBufferSize;
-  const requested = checkByteCount(nbytes, limit, deviceId);
-  device.pushErrorScope("out-of-memory");
-  device.pushErrorScope("validation");
-  const buffer = device.createBuffer({ size: allocationSize(requested, limit), usage: DEFAULT_GPU_USAGE, label });
-  let ptr = 0;
-  void Promise.all([device.popErrorScope(), device.popErrorScope()]).then(([validation, oom]) => {
-    const error = oom ?? validation;
-    if (error !== null) console.error(`webdlpack: GPU allocation of ${requested} bytes for Python (pointer ${ptr}) failed: ${error.message}`);
-  });
-  ptr = ctx.registerGPUBuffer(buffer, { deviceId, owned: true, owner: PYTHON_GPU_OWNER });
-  ctx.keep(ptr);
-  return ptr;
+  return getContext().allocWebGPUSync(nbytes, options) >>> 0;
 }
 
 /**
@@ -151,58 +120,15 @@ export function uploadToGPU(host: WasmHost, ptr: number, dstOffset: number, srcA
   }
 }
 
-/** Bytes [offset, offset + length) of GPU pointer `ptr`, read after all submitted work. */
+/** Bytes [offset, offset + length) of GPU pointer `ptr`, read after all submitted work (`ctx.readback`). */
 export async function readGPUBytes(ptr: number, offset: number, length: number): Promise<Uint8Array> {
-  const ctx = getContext() as ExtendedContext;
+  const ctx = getContext();
   byteCount(offset, "byte_offset");
   byteCount(length, "nbytes");
-  const { buffer, device } = resolve(ctx, ptr);
+  const { buffer } = resolve(ctx, ptr);
   checkSpan(buffer, offset, length, "byte_offset + nbytes");
   if (length === 0) return new Uint8Array(0);
-  if (typeof ctx.readback === "function") {
-    return asBytes(await ctx.readback(ptr >>> 0, { byteOffset: offset, byteLength: length }), length);
-  }
-  checkUsageHas(buffer, GPUUsage.COPY_SRC, "COPY_SRC", "a readback");
-  // copyBufferToBuffer wants 4-aligned offsets and sizes: read the aligned span around the bytes.
-  const start = offset - (offset % 4);
-  const end = ceil4(offset + length);
-  if (end > buffer.size) {
-    throw new WebDLPackError("UNSUPPORTED", "the last bytes of a buffer whose size is not a multiple of 4 cannot be copied", {
-      field: "byte_offset + nbytes", value: offset + length, expected: `at most ${buffer.size - (buffer.size % 4)}` });
-  }
-  const staging = device.createBuffer({ size: end - start, usage: GPUUsage.MAP_READ | GPUUsage.COPY_DST, label: "webdlpack readback" });
-  try {
-    await validated(device, "the readback copy", () => {
-      const encoder = device.createCommandEncoder({ label: "webdlpack readback" });
-      encoder.copyBufferToBuffer(buffer, start, staging, 0, end - start);
-      device.queue.submit([encoder.finish()]);
-    });
-    try {
-      await staging.mapAsync(MAP_READ_MODE);
-    } catch (cause) {
-      throw new WebDLPackError("GPU_ERROR", `mapping the readback buffer failed: ${String(cause)}`, { field: "data_ptr", value: ptr >>> 0, cause });
-    }
-    const out = new Uint8Array(staging.getMappedRange()).slice(offset - start, offset - start + length);
-    staging.unmap();
-    return out;
-  } finally {
-    staging.destroy();
-  }
-}
-
-function asBytes(value: unknown, length: number): Uint8Array {
-  let bytes: Uint8Array;
-  if (value instanceof ArrayBuffer) bytes = new Uint8Array(value);
-  else if (ArrayBuffer.isView(value)) bytes = new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
-  else {
-    throw new WebDLPackError("GPU_ERROR", "context.readback returned no bytes", {
-      field: "readback()", value: Object.prototype.toString.call(value), expected: "an ArrayBuffer or TypedArray" });
-  }
-  if (bytes.byteLength < length) {
-    throw new WebDLPackError("GPU_ERROR", "context.readback returned too few bytes", {
-      field: "readback().byteLength", value: bytes.byteLength, expected: `${length}` });
-  }
-  return bytes.subarray(0, length);
+  return new Uint8Array(await ctx.readback(ptr >>> 0, { byteOffset: offset, byteLength: length }));
 }
 
 /**

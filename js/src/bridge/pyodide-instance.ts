@@ -2,7 +2,7 @@
  * The check both loaders (`loadWebDLPack`, `loadWebDLPackC`) make first: is
  * the argument the object `await loadPyodide()` returned?
  */
-import { kindOf } from "../arguments.js";
+import { describeValue } from "../describe-value.js";
 import { WebDLPackError } from "../errors.js";
 
 /**
@@ -14,7 +14,7 @@ export function checkPyodideInstance(pyodide: unknown, members: readonly string[
   const expected = "the object `await loadPyodide()` returned";
   if (pyodide === null || typeof pyodide !== "object") {
     throw new WebDLPackError("INVALID_ARGUMENT", `${fn} needs a Pyodide instance`, {
-      field: "pyodide", value: kindOf(pyodide), expected });
+      field: "pyodide", value: describeValue(pyodide), expected });
   }
   const missing = members.filter((m) => (pyodide as Record<string, unknown>)[m] == null);
   if (missing.length > 0) {

@@ -202,3 +202,10 @@ export function createBufferUnchecked(device: GPUDevice, request: BufferRequest)
     field: "device", value: request.deviceId, expected: "a working device", cause: err }));
   return { buffer, verdict };
 }
+
+/** Whether `value` looks like a GPUBuffer (size, usage, destroy). */
+export function isGPUBuffer(value: unknown): value is GPUBuffer {
+  if (value === null || typeof value !== "object") return false;
+  const b = value as Record<string, unknown>;
+  return typeof b["size"] === "number" && typeof b["usage"] === "number" && typeof b["destroy"] === "function";
+}

@@ -5,8 +5,8 @@
  * cache serves both. No WebGPU calls here: buffers that do not fit are handed
  * back for the caller to release (through the destroy throttle).
  */
+import { describeValue } from "../describe-value.js";
 import { WebDLPackError } from "../errors.js";
-import { describeValue } from "./devices.js";
 
 /**
  * How freed buffers are handled, with ONNX Runtime Web's names

@@ -7,6 +7,7 @@
  * when device 0 is lost and `setup()` makes a new one, old pointers still see
  * the old, lost record.
  */
+import { describeValue } from "../describe-value.js";
 import { WebDLPackError } from "../errors.js";
 
 /** Adapter facts kept for a device (a plain copy of GPUAdapterInfo). */
@@ -203,13 +204,6 @@ export function lostError(record: DeviceRecord, operation: string, ptr?: string)
   const advice = record.id === 0 ? " call setup() again for a new device 0" : " register a new device";
   return new WebDLPackError("DEVICE_LOST", `${operation}: ${lostDescription(record)};${target}${advice}`, {
     field: "deviceId", value: record.id, expected: "a device that is not lost" });
-}
-
-/** Short description of a value for an error (never the whole object). */
-export function describeValue(value: unknown): unknown {
-  if (value === null || (typeof value !== "object" && typeof value !== "function")) return value;
-  const name = (value as { constructor?: { name?: string } }).constructor?.name;
-  return typeof value === "function" ? "<function>" : `<${name ?? "object"}>`;
 }
 
 function reportListenerError(err: unknown): void {

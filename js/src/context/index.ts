@@ -1,10 +1,15 @@
 /**
  * The page-wide WebDLPackContext: WebGPU devices, the GPU pointer table, the
- * caching allocator and the lifetime ledger.
+ * caching allocator and the lifetime ledger; and the page-wide list of Python
+ * bridges (python-handoff.ts) behind `tensor.toPython()`.
  *
  *   global.ts            the singleton at globalThis[Symbol.for("webdlpack.context")], version check
  *   get-context.ts       getContext(), the protocol version
  *   context.ts           the class behind the context
+ *   default-device.ts    setup(): device 0, made once, again after loss
+ *   buffer-table.ts      GPU pointers → buffer entries, the translation fast path, giving buffers back
+ *   allocators.ts        per-device allocators and their cache-mode / limit settings
+ *   stats.ts             ctx.stats(): rows per device and per owner
  *   devices.ts           device ids, registration, device loss
  *   device-guard.ts      per-owner device guards (a framework's destroy() drops only its reference)
  *   setup.ts             adapter/device request and the setup config
@@ -14,9 +19,12 @@
  *   destroy-throttle.ts  destroys that do not overwhelm the GPU process; lazy release
  *   device-allocator.ts  per-device allocation state (mode, cache, throttle, counters)
  *   readback.ts          ordered readback through pooled staging buffers
- *   ledger.ts            lifetime ledger: entries, scopes, leaks
+ *   ledger.ts            lifetime ledger: tracking, scopes, leak reports
+ *   ledger-entry.ts      one ledger entry (exactly-once release) and the report shapes
  *   pointer-table.ts     GPU pointers: slot + generation, O(1) translation
  *   types.ts             the public interface and option types
+ *   track-tensor.ts      owning WebGPU tensors in the ledger
+ *   python-handoff.ts    the page-wide list of Python bridges (tensor.toPython())
  */
 export { getContext, CONTEXT_PROTOCOL } from "./get-context.js";
 export { CONTEXT_GLOBAL_KEY } from "./global.js";
@@ -36,8 +44,9 @@ export { MAX_OWNER_COUNT_ROWS } from "./device-allocator.js";
 export type { ThrottleLimits } from "./destroy-throttle.js";
 export { bucketSize, MIN_BUCKET_SIZE, FINE_BUCKET_THRESHOLD, BUCKET_STEPS } from "./size-classes.js";
 export { unwrapDevice, DEVICE_GUARD_TARGET } from "./device-guard.js";
-export { LedgerEntry, ownerLabel } from "./ledger.js";
-export type { Ledger, LedgerKind, ReleaseReason, TrackOptions, LedgerEntryInfo, LedgerEntrySummary, LeakReport, LedgerDebug } from "./ledger.js";
+export { LedgerEntry, ownerLabel } from "./ledger-entry.js";
+export type { LedgerKind, ReleaseReason, TrackOptions, LedgerEntryInfo, LedgerEntrySummary, LeakReport, LedgerDebug } from "./ledger-entry.js";
+export type { Ledger } from "./ledger.js";
 export type { ReadbackRange, ReadbackTarget } from "./readback.js";
 export {
   describeGPUPointer, GPU_POINTER_GENERATION_BITS, GPU_POINTER_SLOT_BITS,

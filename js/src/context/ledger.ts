@@ -15,172 +15,15 @@
  * scopes are open goes to the innermost open one, even from unrelated code
  * running during an `await`. Run one async scope at a time per task chain.
  */
+import { describeValue } from "../describe-value.js";
 import { WebDLPackError } from "../errors.js";
-import { describeValue } from "./devices.js";
-
-/** What an entry stands for. */
-export type LedgerKind = "tensor" | "gpu-buffer";
-
-/** Which path released an entry. */
-export type ReleaseReason = "dispose" | "scope" | "finalizer" | "device-lost";
-
-/** What {@link Ledger.track} takes. */
-export interface TrackOptions {
-  /** "tensor" or "gpu-buffer". */
-  kind: LedgerKind;
-  /** Who made it: a framework name such as "onnxruntime" (reported as a string). */
-  owner?: unknown;
-  /** webdlpack device id, or null for memory that is not on a GPU device (default null). */
-  deviceId?: number | null;
-  /** Bytes it holds (default 0). */
-  bytes?: number;
-  /** The GPU pointer it holds, if any. Tracking a tensor with the pointer of a tracked gpu-buffer hands that buffer to the tensor: scopes then release the tensor, not the buffer. */
-  pointer?: number;
-  /** Frees it. Called at most once. */
-  release: () => void;
-  /** Where it was made; default: captured when `debug.captureStacks` is on. */
-  stack?: string;
-  /**
-   * false: never joins an open {@link Ledger.scope} (for memory another runtime frees — C, Python — which a JS
-   * scope must not free behind its back). Default true.
-   */
-  scoped?: boolean;
-}
-
-/** What {@link LedgerEntryInfo} and {@link LeakReport} say about one entry. */
-export interface LedgerEntrySummary {
-  /** Entry id (increasing). */
-  id: number;
-  /** "tensor" or "gpu-buffer". */
-  kind: LedgerKind;
-  /** Owner label. */
-  owner: string;
-  /** Device id, or null. */
-  deviceId: number | null;
-  /** Bytes held. */
-  bytes: number;
-  /** GPU pointer, or null. */
-  pointer: number | null;
-  /** Milliseconds since it was tracked (for a leak: how long it lived). */
-  ageMs: number;
-}
-
-/** A row of {@link Ledger.entries}: a snapshot of one live entry. */
-export interface LedgerEntryInfo extends LedgerEntrySummary {
-  /** Where it was made, or null when stacks were not captured. */
-  stack: string | null;
-  /** Whether a scope will release it. */
-  scoped: boolean;
-}
-
-/** One leak: an entry whose watched object was collected before it was released. */
-export interface LeakReport extends LedgerEntrySummary {
-  /** Where it was made (a short stack), or a hint to turn stack capture on. */
-  where: string;
-}
-
-/** Debug switches read at track time. */
-export interface LedgerDebug {
-  /** Capture a short stack for every tracked entry (costs ~µs per entry). Default false. */
-  captureStacks: boolean;
-}
-
-/** Internal: release with a reason. Not exported from the package. */
-export const RELEASE = Symbol("webdlpack.ledger.release");
-/** Internal: mark released without calling the release function (the resource was freed another way). */
-export const MARK_RELEASED = Symbol("webdlpack.ledger.markReleased");
+import {
+  LedgerEntry, now, ownerLabel, RELEASE,
+  type LeakReport, type LedgerDebug, type LedgerEntryInfo, type TrackOptions,
+} from "./ledger-entry.js";
 
 const NO_STACK = "(stack not captured: set ctx.debug.captureStacks = true before allocating)";
 const MAX_LEAKS = 1000;
-
-/** Owner as a short string for reports and stats. */
-export function ownerLabel(owner: unknown): string {
-  if (owner === undefined || owner === null) return "(none)";
-  if (typeof owner === "string") return owner;
-  if (typeof owner === "object" || typeof owner === "function") {
-    const name = (owner as { name?: unknown }).name;
-    if (typeof name === "string" && name !== "") return name;
-  }
-  return String(describeValue(owner));
-}
-
-/** One tracked allocation or tensor. Release it with {@link LedgerEntry.release}. */
-export class LedgerEntry {
-  /** Entry id (increasing). */
-  readonly id: number;
-  /** "tensor" or "gpu-buffer". */
-  readonly kind: LedgerKind;
-  /** Owner label. */
-  readonly owner: string;
-  /** Device id, or null. */
-  readonly deviceId: number | null;
-  /** Bytes held. */
-  readonly bytes: number;
-  /** GPU pointer, or null. */
-  readonly pointer: number | null;
-  /** `performance.now()` when tracked. */
-  readonly createdAt: number;
-  /** Where it was made, or null. */
-  readonly stack: string | null;
-  #fn: (() => void) | null;
-  #reason: ReleaseReason | null = null;
-  readonly #onReleased: (entry: LedgerEntry) => void;
-
-  /** Made by {@link Ledger.track}; do not construct directly. */
-  constructor(id: number, options: Required<Omit<TrackOptions, "owner" | "stack" | "pointer" | "scoped">> & { owner: string; stack: string | null; pointer: number | null },
-    onReleased: (entry: LedgerEntry) => void) {
-    this.id = id;
-    this.kind = options.kind;
-    this.owner = options.owner;
-    this.deviceId = options.deviceId;
-    this.bytes = options.bytes;
-    this.pointer = options.pointer;
-    this.stack = options.stack;
-    this.createdAt = now();
-    this.#fn = options.release;
-    this.#onReleased = onReleased;
-  }
-
-  /** Whether it was released (by any path). */
-  get released(): boolean {
-    return this.#reason !== null;
-  }
-
-  /** The path that released it, or null while live. */
-  get releasedBy(): ReleaseReason | null {
-    return this.#reason;
-  }
-
-  /** Release now. Returns true if this call released it, false if it already was. Rethrows the release function's error (the entry still counts as released). */
-  release(): boolean {
-    return this[RELEASE]("dispose");
-  }
-
-  /** `using` support: same as {@link release}. */
-  [Symbol.dispose](): void {
-    this.release();
-  }
-
-  /** Internal: release for `reason`; exactly once. */
-  [RELEASE](reason: ReleaseReason): boolean {
-    if (this.#reason !== null) return false;
-    this.#reason = reason;
-    const fn = this.#fn;
-    this.#fn = null;
-    this.#onReleased(this);
-    fn?.();
-    return true;
-  }
-
-  /** Internal: the resource was freed by its owner's own path; never call the release function. */
-  [MARK_RELEASED](reason: ReleaseReason): boolean {
-    if (this.#reason !== null) return false;
-    this.#reason = reason;
-    this.#fn = null;
-    this.#onReleased(this);
-    return true;
-  }
-}
 
 type Scope = Set<LedgerEntry>;
 
@@ -482,14 +325,10 @@ function isThenable(value: unknown): boolean {
     typeof (value as { then?: unknown }).then === "function";
 }
 
-function now(): number {
-  return typeof performance !== "undefined" ? performance.now() : Date.now();
-}
-
 /** A short stack of the caller, without webdlpack's own frames. */
 function captureStack(): string {
   const lines = (new Error().stack ?? "").split("\n").slice(1).map((l) => l.trim());
-  const outside = lines.filter((l) => !/webdlpack\.bundle|[/\\]context[/\\](ledger|context)\.[jt]s/.test(l));
+  const outside = lines.filter((l) => !/webdlpack\.bundle|[/\\]context[/\\](ledger|ledger-entry|context|buffer-table)\.[jt]s/.test(l));
   return (outside.length > 0 ? outside : lines).slice(0, 5).join("\n");
 }
 

@@ -6,7 +6,7 @@
  * The list lives at `globalThis[Symbol.for("webdlpack.pythonHandoffs")]`, like
  * the context, so two copies of the library on one page see the same bridges.
  */
-import { WebDLPackError } from "./errors.js";
+import { WebDLPackError } from "../errors.js";
 
 /** What a bridge registers: the Pyodide it serves and its JS → Python hand-off. */
 export interface PythonHandoff {

@@ -4,9 +4,9 @@
  * the values are those the earlier work wrote — map it and copy the bytes out.
  * Staging buffers are pooled per device by power-of-two size.
  */
+import { describeValue } from "../describe-value.js";
 import { WebDLPackError } from "../errors.js";
 import { GPUUsage } from "./allocation.js";
-import { describeValue } from "./devices.js";
 
 /** Where {@link WebDLPackContext.readbackInto} writes: a view, or wasm memory + address (re-read after the await, so memory growth is safe). */
 export type ReadbackTarget = ArrayBufferView | { memory: { readonly buffer: ArrayBufferLike }; address: number; byteLength: number };
@@ -169,4 +169,22 @@ export function targetBytes(target: ReadbackTarget, length: number): Uint8Array 
       field: "target.address", value: at, expected: `address + ${length} <= ${heap.byteLength}` });
   }
   return new Uint8Array(heap, at, length);
+}
+
+/** Default readback length: up to `requestedSize` (an allocation's), or undefined when `range` gives one. */
+export function defaultLength(requestedSize: number, range: ReadbackRange | undefined): number | undefined {
+  if (range?.byteLength !== undefined) return undefined;
+  const offset = typeof range?.byteOffset === "number" ? range.byteOffset : 0;
+  return Math.max(0, requestedSize - offset);
+}
+
+/** Bytes a readbackInto target holds. */
+export function targetLength(target: ReadbackTarget): number {
+  if (ArrayBuffer.isView(target)) return target.byteLength;
+  const n = (target as { byteLength?: unknown } | null)?.byteLength;
+  if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 0) {
+    throw new WebDLPackError("INVALID_ARGUMENT", "bad readbackInto target", {
+      field: "target.byteLength", value: describeValue(n), expected: "a TypedArray/DataView, or {memory, address, byteLength} with byteLength a safe integer >= 0" });
+  }
+  return n;
 }

@@ -9,7 +9,7 @@
  * ledger's finalizer and reported by `ctx.leaks()`.
  */
 import { getContext } from "./get-context.js";
-import type { LedgerEntry } from "./ledger.js";
+import type { LedgerEntry } from "./ledger-entry.js";
 
 /** Owner label of a tensor made in JS without an `owner`. */
 export const JS_TENSOR_OWNER = "js";

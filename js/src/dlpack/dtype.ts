@@ -2,7 +2,7 @@
  * The DLPack element type (`DLDataType`): validation, names, sizes, and the
  * TypedArray that can hold it.
  */
-import { kindOf } from "../arguments.js";
+import { describeValue } from "../describe-value.js";
 import { WebDLPackError } from "../errors.js";
 import { DataTypeCode, dataTypeCodeName, isDataTypeCode } from "./constants.js";
 
@@ -103,7 +103,7 @@ const PREFIX_TO_CODE = new Map<string, number>(Object.entries(PREFIXES).map(([co
 export function validateDType(dtype: DType, field = "DLDataType"): DType {
   if (dtype === null || typeof dtype !== "object") {
     throw new WebDLPackError("BAD_DTYPE", "dtype must be {code, bits, lanes}", {
-      field, value: kindOf(dtype), expected: "a DType such as parseDType(\"float32\")" });
+      field, value: describeValue(dtype), expected: "a DType such as parseDType(\"float32\")" });
   }
   const { code, bits, lanes } = dtype;
   if (!Number.isInteger(code) || !isDataTypeCode(code)) {

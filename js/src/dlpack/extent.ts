@@ -3,7 +3,7 @@
  * without ever losing precision: every intermediate is checked to stay a safe
  * integer (≤ 2^53 − 1), else `SIZE_OVERFLOW`.
  */
-import { kindOf } from "../arguments.js";
+import { describeValue } from "../describe-value.js";
 import { WebDLPackError } from "../errors.js";
 import { elementBits, isSubByte, itemsize, type DType } from "./dtype.js";
 
@@ -61,7 +61,7 @@ export function checkShapeDims(shape: readonly unknown[], field: string): void {
 function checkShape(shape: unknown, field: string): asserts shape is readonly number[] {
   if (!Array.isArray(shape)) {
     throw new WebDLPackError("BAD_SHAPE", "shape must be an array of integers", {
-      field, value: kindOf(shape), expected: "an array of non-negative integers" });
+      field, value: describeValue(shape), expected: "an array of non-negative integers" });
   }
   checkShapeDims(shape, field);
 }

@@ -8,6 +8,5 @@ export * from "./dtype.js";
 export { computeExtent, contiguousStrides, elementCount, type TensorExtent } from "./extent.js";
 export * from "./desc.js";
 export * from "./wasm-host.js";
-export * from "./test-host.js";
 export * from "./codec.js";
 export * from "./strided.js";

@@ -4,7 +4,7 @@
  * memory goes through this interface, so the same code works over an
  * Emscripten module, Pyodide's module, or the in-JS test host.
  */
-import { kindOf } from "../arguments.js";
+import { describeValue } from "../describe-value.js";
 import { WebDLPackError } from "../errors.js";
 
 /** A wasm instance as the codec sees it. Addresses are unsigned 32-bit numbers. */
@@ -52,14 +52,14 @@ const completeHosts = new WeakSet<object>();
  */
 export function checkWasmHost(host: unknown, field = "host", members: readonly WasmHostMember[] = WASM_HOST_MEMBERS): asserts host is WasmHost {
   if (typeof host === "object" && host !== null && completeHosts.has(host)) return;
-  const expected = (): string => `a WasmHost (an object with ${members.join(", ")}; e.g. emscriptenHost(module) or createTestHost())`;
+  const expected = (): string => `a WasmHost (an object with ${members.join(", ")}; e.g. emscriptenHost(module), or createTestHost() from webdlpack/testing)`;
   if (host === null || typeof host !== "object") {
-    throw new WebDLPackError("INVALID_ARGUMENT", "not a WasmHost", { field, value: kindOf(host), expected: expected() });
+    throw new WebDLPackError("INVALID_ARGUMENT", "not a WasmHost", { field, value: describeValue(host), expected: expected() });
   }
   const h = host as Record<string, unknown>;
   for (const member of members) {
     if (!hasMember(h, member)) {
-      const v = kindOf(h[member]);
+      const v = String(describeValue(h[member]));
       throw new WebDLPackError("INVALID_ARGUMENT", `not a WasmHost (its ${member} is ${v})`, {
         field, value: `an object whose ${member} is ${v}`, expected: expected() });
     }

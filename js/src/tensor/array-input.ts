@@ -3,8 +3,8 @@
  * its ArrayBuffer is still attached, and that a dtype given for a TypedArray
  * is one its elements are stored as (no silent reinterpretation of bytes).
  */
-import { DataTypeCode, dtypeOfTypedArray, formatDType, typedArrayFor, type DType } from "./dlpack/index.js";
-import { WebDLPackError } from "./errors.js";
+import { DataTypeCode, dtypeOfTypedArray, formatDType, typedArrayFor, type DType } from "../dlpack/index.js";
+import { WebDLPackError } from "../errors.js";
 
 /**
  * True if `buffer` was detached (transferred to a worker, `transfer()`ed, …).

@@ -7,7 +7,7 @@
  */
 import { requireObject } from "../arguments.js";
 import { WebDLPackError } from "../errors.js";
-import type { WasmHost } from "./wasm-host.js";
+import type { WasmHost } from "../dlpack/index.js";
 
 /** Bytes in one wasm page. */
 export const WASM_PAGE_SIZE = 65536;

@@ -1,0 +1,134 @@
+/**
+ * TensorFlow.js's WebGPU backend on the context's shared GPUDevice: the
+ * binding ({@link registerTfjsWebGPUBackend}), the backend a hand-off uses,
+ * and the releases that run when TF.js disposes a tensor made from a
+ * webdlpack buffer. The tensor hand-off itself is in tfjs.ts; the conditions
+ * both rely on are listed there.
+ */
+import { WebDLPackError } from "../errors.js";
+import { getContext, unwrapDevice, type WebDLPackContext } from "../context/index.js";
+import type { TfjsDataId, TfjsLike, TfjsWebGPUBackendClass, TfjsWebGPUBackendLike } from "./framework-types.js";
+import { TFJS_OWNER } from "./producer.js";
+
+/** Options of {@link registerTfjsWebGPUBackend}. */
+export interface RegisterTfjsOptions {
+  /** webdlpack device id (default 0; call `ctx.setup()` first). */
+  deviceId?: number;
+  /** Backend priority for TF.js's automatic choice (default 3, above TF.js's own webgpu). */
+  priority?: number;
+  /** Make it the active backend with `tf.setBackend(name)` (default true). */
+  activate?: boolean;
+}
+
+/** Per backend: release callbacks of foreign buffers, keyed by TF.js data id. */
+const watched = new WeakMap<object, Map<TfjsDataId, () => void>>();
+
+/**
+ * Call `release` once TF.js has let go of `dataId` on `backend` (its last
+ * tensor disposed and its pending GPU work submitted), or when the backend is disposed.
+ */
+export function watchRelease(backend: TfjsWebGPUBackendLike, dataId: TfjsDataId, release: () => void): void {
+  let map = watched.get(backend);
+  if (map === undefined) {
+    const originalRelease = backend.releaseResource;
+    const originalDispose = backend.dispose;
+    if (typeof originalRelease !== "function") {
+      throw new WebDLPackError("UNSUPPORTED", "this TF.js WebGPU backend has no releaseResource(); webdlpack cannot know when it stops using a buffer", {
+        field: "backend.releaseResource",
+        value: typeof originalRelease,
+        expected: "@tensorflow/tfjs-backend-webgpu 4.x",
+      });
+    }
+    const releases = new Map<TfjsDataId, () => void>();
+    map = releases;
+    watched.set(backend, releases);
+    backend.releaseResource = function (this: TfjsWebGPUBackendLike, id: TfjsDataId): void {
+      originalRelease.call(this, id);
+      const done = releases.get(id);
+      if (done === undefined) return;
+      const data = backend.tensorMap?.get(id);
+      if (data === undefined || data.resource === null || data.resource === undefined) {
+        releases.delete(id);
+        done();
+      }
+    };
+    backend.dispose = function (this: TfjsWebGPUBackendLike): void {
+      try {
+        originalDispose?.call(this);
+      } finally {
+        const pending = [...releases.values()];
+        releases.clear();
+        for (const done of pending) done();
+      }
+    };
+  }
+  map.set(dataId, release);
+}
+
+/** Number of foreign buffers TF.js backend `backend` still uses through the adapters (for tests). */
+export function tfjsHeldBuffers(backend: object): number {
+  return watched.get(backend)?.size ?? 0;
+}
+
+/**
+ * Register a TF.js WebGPU backend built on the context's device and return it.
+ *
+ * `name` "webgpu" (default) replaces TF.js's own "webgpu" backend (disposing it
+ * if it was made; its tensors become invalid). Any other name gets a copy of
+ * the "webgpu" kernel registrations, so both backends can live side by side.
+ * With `activate` (default) the backend is made current.
+ */
+export async function registerTfjsWebGPUBackend(
+  tf: TfjsLike,
+  WebGPUBackend: TfjsWebGPUBackendClass,
+  ctx: WebDLPackContext = getContext(),
+  name = "webgpu",
+  options: RegisterTfjsOptions = {},
+): Promise<TfjsWebGPUBackendLike> {
+  if (typeof WebGPUBackend !== "function") {
+    throw new WebDLPackError("INVALID_ARGUMENT", "pass the WebGPUBackend class of @tensorflow/tfjs-backend-webgpu", {
+      field: "WebGPUBackend",
+      value: typeof WebGPUBackend,
+      expected: "a class",
+    });
+  }
+  if (typeof name !== "string" || name.length === 0) {
+    throw new WebDLPackError("INVALID_ARGUMENT", "backend name must be a non-empty string", { field: "name", value: name });
+  }
+  // TF.js gets the device guard: a destroy() from it drops only TF.js's reference.
+  const device = ctx.getWebGPUDevice(options.deviceId ?? 0, { owner: TFJS_OWNER });
+  const adapterInfo = (device as GPUDevice & { adapterInfo?: GPUAdapterInfo }).adapterInfo ?? {};
+  const backend = new WebGPUBackend(device, adapterInfo);
+  if (name !== "webgpu") {
+    const kernels = (tf as { getKernelsForBackend?: (n: string) => unknown[] }).getKernelsForBackend;
+    if (typeof tf.copyRegisteredKernels !== "function") {
+      throw new WebDLPackError("UNSUPPORTED", "this TF.js has no copyRegisteredKernels(); register under the name 'webgpu'", {
+        field: "tf.copyRegisteredKernels",
+        value: typeof tf.copyRegisteredKernels,
+      });
+    }
+    if (typeof kernels !== "function" || kernels(name).length === 0) tf.copyRegisteredKernels("webgpu", name);
+  }
+  if (tf.findBackendFactory(name) != null) tf.removeBackend(name);
+  tf.registerBackend(name, () => backend, options.priority ?? 3);
+  if (options.activate ?? true) {
+    const ok = await tf.setBackend(name);
+    if (!ok) {
+      throw new WebDLPackError("GPU_ERROR", `tf.setBackend("${name}") failed`, { field: "name", value: name });
+    }
+  }
+  return backend;
+}
+
+/** The active TF.js backend if it is a WebGPU backend on `device`, else a BAD_DEVICE error. */
+export function activeBackendOn(tf: TfjsLike, device: GPUDevice, deviceId: number): TfjsWebGPUBackendLike {
+  const backend = tf.backend() as TfjsWebGPUBackendLike | null;
+  if (backend === null || typeof backend !== "object" || unwrapDevice(backend.device) !== unwrapDevice(device)) {
+    throw new WebDLPackError("BAD_DEVICE", `the active TF.js backend "${tf.getBackend()}" is not a WebGPU backend on webdlpack's webgpu:${deviceId}`, {
+      field: "tf.getBackend()",
+      value: tf.getBackend(),
+      expected: "a backend made by registerTfjsWebGPUBackend() for this device, active",
+    });
+  }
+  return backend;
+}

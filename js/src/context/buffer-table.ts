@@ -1,0 +1,244 @@
+/**
+ * The context's GPU buffers by pointer: what the pointer table holds for
+ * each pointer (the buffer, its device, owner and release), the O(1)
+ * translation fast path, the ledger entry each pointer gets, and the one
+ * place a buffer is given back (cache, throttled destroy, or its owner's
+ * onRelease).
+ */
+import { WebDLPackError } from "../errors.js";
+import type { DeviceAllocator } from "./device-allocator.js";
+import { lostError, type DeviceRecord } from "./devices.js";
+import { MARK_RELEASED, type LedgerEntry } from "./ledger-entry.js";
+import type { Ledger } from "./ledger.js";
+import { formatPointer, GPU_POINTER_SLOT_BITS, PointerTable, type GPUPointer, type PointerTableOptions } from "./pointer-table.js";
+import type { GPUPointerInfo } from "./types.js";
+
+/** What the pointer table holds for each pointer. */
+export interface BufferEntry {
+  readonly buffer: GPUBuffer;
+  readonly device: DeviceRecord;
+  readonly requestedSize: number;
+  readonly owned: boolean;
+  readonly owner: unknown;
+  readonly ownerLabel: string;
+  readonly onRelease: ((buffer: GPUBuffer, ptr: GPUPointer) => void) | undefined;
+  /** Made by this context's allocator, so it may go back to the cache. */
+  readonly pooled: boolean;
+  /** The ledger entry (set right after insertion). */
+  ledger: LedgerEntry | undefined;
+  /** The buffer was released (destroyed / handed back / onRelease called): by free, or at device loss. */
+  released: boolean;
+  /** An error WebGPU reported after allocWebGPUSync returned; thrown on use. */
+  asyncError: WebDLPackError | undefined;
+}
+
+/** How the table reaches the per-device allocators (owned by the context). */
+export interface AllocatorLookup {
+  /** The allocator of `record`, made on first use. */
+  get(record: DeviceRecord): DeviceAllocator;
+  /** The allocator of `record` if it has one. */
+  existing(record: DeviceRecord): DeviceAllocator | undefined;
+}
+
+/**
+ * Fast-path index mask: the default slot bits. With other table options two
+ * live pointers may share a fast-path position; the later one wins and the
+ * other takes the slow (checked) path, so results never change.
+ */
+const FAST_SLOT_MASK = 2 ** GPU_POINTER_SLOT_BITS - 1;
+
+/** A fast-path array for `slots` slots, all empty (pointer -1 never matches: pointers are >= 2^20). */
+function emptyFastPath(slots: number): unknown[] {
+  const fast = new Array<unknown>(2 * slots);
+  for (let i = 0; i < fast.length; i += 2) {
+    fast[i] = -1;
+    fast[i + 1] = undefined;
+  }
+  return fast;
+}
+
+/** GPU pointers → buffer entries, for one context. */
+export class BufferTable {
+  readonly #table: PointerTable<BufferEntry>;
+  readonly #ledger: Ledger;
+  readonly #allocators: AllocatorLookup;
+  /** Buffers in the table, to refuse adopting one twice. */
+  readonly #byBuffer = new WeakMap<GPUBuffer, GPUPointer>();
+  /** Ledger entries that stand for this table's own pointers. */
+  readonly #ownEntries = new WeakSet<LedgerEntry>();
+  /**
+   * Translation fast path: for slot s, `#fast[2s]` is the live pointer whose
+   * buffer can be handed out as is (-1: go the slow way — freed, lost device,
+   * async error) and `#fast[2s + 1]` that buffer; one array, so one cache line.
+   * Kept in step with the table by insert, free, loseDevice and poison.
+   * (Measured: bench/allocator.mjs.)
+   */
+  #fast: unknown[] = emptyFastPath(64);
+
+  /** An empty table whose entries are tracked in `ledger`. */
+  constructor(ledger: Ledger, allocators: AllocatorLookup, options?: PointerTableOptions) {
+    this.#ledger = ledger;
+    this.#allocators = allocators;
+    this.#table = new PointerTable<BufferEntry>(options);
+  }
+
+  /** Slots retired for good (their generation ran out). */
+  get retiredSlots(): number {
+    return this.#table.retiredSlots;
+  }
+
+  /** The single place entries enter the table: the pointer, then its ledger entry. */
+  insert(entry: BufferEntry, scoped = true): GPUPointer {
+    let ptr: GPUPointer;
+    try {
+      ptr = this.#table.insert(entry);
+    } catch (err) {
+      if (entry.owned) this.#allocators.get(entry.device).discard(entry.buffer);
+      throw err;
+    }
+    this.#byBuffer.set(entry.buffer, ptr);
+    this.#setFast(ptr, entry.buffer);
+    const ledgerEntry = this.#ledger.track({
+      kind: "gpu-buffer", owner: entry.ownerLabel, deviceId: entry.device.id, bytes: entry.buffer.size, pointer: ptr, scoped,
+      release: () => {
+        if (this.#table.has(ptr)) this.free(ptr);
+      },
+    });
+    this.#ownEntries.add(ledgerEntry);
+    entry.ledger = ledgerEntry;
+    return ptr;
+  }
+
+  /** The live pointer naming `buffer`, if it is in the table. */
+  pointerOf(buffer: GPUBuffer): GPUPointer | undefined {
+    const ptr = this.#byBuffer.get(buffer);
+    return ptr !== undefined && this.#table.has(ptr) ? ptr : undefined;
+  }
+
+  /** The entry of a live pointer (the table's typed errors otherwise). */
+  get(ptr: GPUPointer): BufferEntry {
+    return this.#table.get(ptr);
+  }
+
+  /** Whether `entry` is the ledger entry of one of this table's pointers. */
+  isOwnEntry(entry: LedgerEntry): boolean {
+    return this.#ownEntries.has(entry);
+  }
+
+  /** The GPUBuffer of `ptr`: one array read on the fast path, else full checks. */
+  translate(ptr: GPUPointer): GPUBuffer {
+    const at = 2 * (ptr & FAST_SLOT_MASK);
+    const fast = this.#fast;
+    return fast[at] === ptr ? fast[at + 1] as GPUBuffer : this.usable(ptr, "gpuPointerToBuffer").buffer;
+  }
+
+  /** A live entry whose buffer can be used (not lost, no async error). */
+  usable(ptr: GPUPointer, operation: string): BufferEntry {
+    const entry = this.#table.get(ptr);
+    if (entry.device.lost) throw lostError(entry.device, operation, formatPointer(ptr));
+    if (entry.asyncError !== undefined) throw entry.asyncError;
+    return entry;
+  }
+
+  /** What `ctx.gpuPointerInfo(ptr)` reports. */
+  info(ptr: GPUPointer): GPUPointerInfo {
+    const entry = this.#table.get(ptr);
+    return {
+      ptr,
+      deviceId: entry.device.id,
+      size: entry.buffer.size,
+      requestedSize: entry.requestedSize,
+      usage: entry.buffer.usage,
+      label: entry.buffer.label ?? "",
+      owner: entry.owner,
+      owned: entry.owned,
+      deviceLost: entry.device.lost,
+    };
+  }
+
+  /** Take `ptr` out of the table and give its buffer back (`ctx.freeWebGPU`). */
+  free(ptr: GPUPointer): void {
+    const entry = this.#table.remove(ptr);
+    this.#byBuffer.delete(entry.buffer);
+    this.#clearFast(ptr);
+    entry.ledger?.[MARK_RELEASED]("dispose");
+    this.#releaseBuffer(entry, ptr);
+  }
+
+  /** Make `ptr` (whose buffer WebGPU never created) throw `error` on every use until freed. */
+  poison(ptr: GPUPointer, error: WebDLPackError): void {
+    this.#table.get(ptr).asyncError = error;
+    this.#clearFast(ptr);
+  }
+
+  /** Live pointers on `record` (a scan; for unregisterWebGPUDevice). */
+  livePointersOn(record: DeviceRecord): number {
+    let live = 0;
+    this.#table.forEach((entry) => {
+      if (entry.device === record) live += 1;
+    });
+    return live;
+  }
+
+  /** Visit every live entry. */
+  forEach(visit: (entry: BufferEntry, ptr: GPUPointer) => void): void {
+    this.#table.forEach(visit);
+  }
+
+  /**
+   * Device loss: release this table's buffers on `record`, keeping their
+   * pointers so they keep failing with DEVICE_LOST until freed.
+   */
+  loseDevice(record: DeviceRecord): void {
+    const victims: [BufferEntry, GPUPointer][] = [];
+    this.#table.forEach((entry, ptr) => {
+      if (entry.device === record) this.#clearFast(ptr);
+      if (entry.device === record && !entry.released) victims.push([entry, ptr]);
+    });
+    for (const [entry, ptr] of victims) {
+      entry.ledger?.[MARK_RELEASED]("device-lost");
+      try {
+        this.#releaseBuffer(entry, ptr);
+      } catch (err) {
+        console.error("webdlpack: onRelease threw during device loss", err);
+      }
+    }
+  }
+
+  /** Give the buffer back (cache, lazy or throttled destroy) and call onRelease; once per entry. */
+  #releaseBuffer(entry: BufferEntry, ptr: GPUPointer): void {
+    if (entry.released) return;
+    entry.released = true;
+    if (entry.owned) {
+      const allocator = this.#allocators.existing(entry.device);
+      if (allocator === undefined || entry.device.lost) entry.buffer.destroy();
+      else if (entry.pooled && entry.asyncError === undefined) allocator.recycle(entry.buffer);
+      else allocator.discard(entry.buffer);
+    }
+    // The slot is released before user code runs, so a throwing onRelease leaks nothing.
+    entry.onRelease?.(entry.buffer, ptr);
+  }
+
+  /** Put a live pointer on the translation fast path. */
+  #setFast(ptr: GPUPointer, buffer: GPUBuffer): void {
+    const at = 2 * (ptr & FAST_SLOT_MASK);
+    if (at >= this.#fast.length) {
+      let slots = this.#fast.length / 2;
+      while (2 * slots <= at) slots *= 2;
+      const grown = emptyFastPath(slots);
+      for (let i = 0; i < this.#fast.length; i++) grown[i] = this.#fast[i];
+      this.#fast = grown;
+    }
+    this.#fast[at] = ptr;
+    this.#fast[at + 1] = buffer;
+  }
+
+  /** Take `ptr` off the fast path (it then goes through the checks of usable()). */
+  #clearFast(ptr: GPUPointer): void {
+    const at = 2 * (ptr & FAST_SLOT_MASK);
+    if (at < this.#fast.length && this.#fast[at] === ptr) {
+      this.#fast[at] = -1;
+      this.#fast[at + 1] = undefined;
+    }
+  }
+}

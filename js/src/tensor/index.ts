@@ -1,0 +1,18 @@
+/**
+ * The JS-side tensor: the class (tensor.ts) and the jobs around it.
+ *
+ *   tensor.ts         the Tensor class: description, storage, lifetime, the factories and exports
+ *   types.ts          storage kinds, DLPack flags, the factories' inputs
+ *   create.ts         the factories' checks and decoding (managed struct, TypedArray, wasm view, GPU pointer)
+ *   cpu-view.ts       views and contiguous copies of bytes in wasm memory or an ArrayBuffer
+ *   gpu-pointer.ts    GPU pointer → GPUBuffer (the page context, or a resolver a test sets)
+ *   dlpack-export.ts  toManaged: a managed DLPack struct in a wasm host's memory
+ *   ownership.ts      exactly-once release of a producer's bytes; the finalizer safety net
+ */
+export { Tensor } from "./tensor.js";
+export type {
+  StorageKind, TensorFlags, TensorLayoutInput, TypedArrayTensorOptions, ToManagedOptions, WebGPUTensorInput,
+} from "./types.js";
+export { setGPUPointerResolver, type GPUPointerResolver } from "./gpu-pointer.js";
+export { finalizerStats } from "./ownership.js";
+export { liveExportCount } from "./dlpack-export.js";
