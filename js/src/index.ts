@@ -13,6 +13,7 @@
  *   bridge/       hand-offs to Python (Pyodide) and to C libraries in wasm
  *   adapters/     ONNX Runtime Web, TensorFlow.js, TypedArray, GPUBuffer (`webdlpack/adapters`)
  *   testing/      test support: an in-JS WasmHost (`webdlpack/testing`)
+ *   conformance/  the Web DLPack v1 conformance kit (`webdlpack/conformance`, docs/spec.md)
  *   index.ts      this entry
  */
 export * from "./errors.js";

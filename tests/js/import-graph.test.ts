@@ -32,8 +32,12 @@ export const LAYERS: readonly Layer[] = [
   { name: "bridge/" },
   { name: "adapters/" },
   { name: "testing/" },
+  { name: "conformance/" },
   { name: "index.ts" },
 ];
+
+/** Sources `make` writes (git ignores them): importing one that is not built yet is not an error. */
+const GENERATED: readonly string[] = ["assets-embedded.ts"];
 
 /** Most lines a source file may have. */
 const MAX_LINES = 400;
@@ -83,6 +87,7 @@ export function checkGraph(graph: ImportGraph, layers: readonly Layer[] = LAYERS
     if (from < 0) problems.push({ kind: "unknown-layer", text: `${file} is in no layer of the table` });
     for (const target of targets) {
       if (!graph.has(target)) {
+        if (GENERATED.includes(target)) continue;
         problems.push({ kind: "missing-file", text: `${file} imports ${target}, which is not a js/src source` });
         continue;
       }
