@@ -50,8 +50,10 @@ MALFORMED = [
     (dict(device=(5, 0)), ValueError, "BAD_DEVICE", "DLTensor.device.device_type"),
     (dict(device=(1, 2)), ValueError, "BAD_DEVICE", "DLTensor.device.device_id"),
     (dict(device=(15, -1)), ValueError, "BAD_DEVICE", "DLTensor.device.device_id"),
-    (dict(shape=(4,), byte_offset=2**64 - 8), ValueError, "OUT_OF_BOUNDS", "DLTensor.byte_offset"),
-    (dict(shape=(4,), strides=(-(2**62),)), ValueError, "OUT_OF_BOUNDS", "DLTensor.strides"),
+    # Past 2^53 - 1 (spec/validation-rules.json: byte_offset_past_2_53, stride_past_2_53).
+    (dict(shape=(4,), byte_offset=2**64 - 8), ValueError, "SIZE_OVERFLOW", "DLTensor.byte_offset"),
+    (dict(shape=(4,), strides=(-(2**62),)), ValueError, "BAD_STRIDES", "DLTensor.strides[0]"),
+    (dict(shape=(4,), dtype=(1, 8, 1), strides=(-(2**50),)), ValueError, "OUT_OF_BOUNDS", "DLTensor.strides"),
     (dict(shape=(4, 2), dtype=(17, 4, 1), strides=(1, 4)), ValueError, "BAD_STRIDES", "DLTensor.strides"),
 ]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..core.abi import DLPACK_MAJOR_VERSION, DLPACK_VERSION
+from ..core.bounds import check_readable
 from ..core.errors import ErrorCode, WebDLPackBufferError, WebDLPackValueError
 from ..core.raw import MANAGED_LEGACY, MANAGED_VERSIONED, unpack_at
 from ..core.validate import read_dltensor_fields
@@ -33,7 +34,9 @@ def adopt_view(address: int, versioned: bool = True) -> tuple[TensorView, Manage
     Raises
     ------
     WebDLPackValueError
-        NULL address (nothing taken), a major version other than 1
+        NULL address (nothing taken), a struct that is misaligned or not wholly
+        inside memory (``INVALID_POINTER`` / ``OUT_OF_BOUNDS``: nothing is read,
+        nothing taken), a major version other than 1
         (``VERSION_MISMATCH``), or an invalid field (the field is named).
     """
     address = int(address)
@@ -41,6 +44,7 @@ def adopt_view(address: int, versioned: bool = True) -> tuple[TensorView, Manage
         raise WebDLPackValueError(ErrorCode.NULL_POINTER, "managed tensor address is NULL", field="address", value=0,
                                   expected="the address of a managed DLPack struct")
     if versioned:
+        check_readable(address, MANAGED_VERSIONED.size, 8, "DLManagedTensorVersioned")
         major, minor, _ctx, deleter, flags, *fields = unpack_at(MANAGED_VERSIONED, address)
         if major != DLPACK_MAJOR_VERSION:
             call_deleter(address, versioned)
@@ -49,6 +53,7 @@ def adopt_view(address: int, versioned: bool = True) -> tuple[TensorView, Manage
                                        field="DLManagedTensorVersioned.version.major", value=major,
                                        expected=f"{DLPACK_MAJOR_VERSION}")
     else:
+        check_readable(address, MANAGED_LEGACY.size, 8, "DLManagedTensor")
         *fields, _ctx, deleter = unpack_at(MANAGED_LEGACY, address)
         flags = 0
     owner = ManagedOwner(address, versioned, deleter)
