@@ -1,10 +1,13 @@
 /**
- * webdlpack adapters: ONNX Runtime Web, TensorFlow.js, TypedArray and GPUBuffer
- * ↔ webdlpack Tensor, all on the context's shared WebGPU device. Published as the
- * subpath `webdlpack/adapters`; neither framework is a dependency (their objects
- * are typed structurally, see framework-types.ts).
+ * webdlpack adapters: ONNX Runtime Web, TensorFlow.js, LiteRT.js, Transformers.js,
+ * TypedArray and GPUBuffer ↔ webdlpack Tensor, all on the context's shared WebGPU
+ * device. Published as the subpath `webdlpack/adapters`; no framework is a
+ * dependency (their objects are typed structurally, see framework-types.ts and
+ * litert-types.ts).
  *
  *   ort.ts             ONNX Runtime Web: session options on the shared device, tensors both ways
+ *   transformers.ts    Transformers.js: pipeline options on the shared device, its outputs (ORT tensors) out
+ *   litert.ts          LiteRT.js: its environment on the shared device, tensors both ways
  *   tfjs-backend.ts    TensorFlow.js: its WebGPU backend on the shared device, releases of adopted buffers
  *   tfjs.ts            TensorFlow.js: tensors both ways
  *   typed-array.ts     CPU Tensor → TypedArray (the other way: Tensor.fromTypedArray)
@@ -13,12 +16,19 @@
  *   gpu-copy.ts        the compute shader for strided copies and bool width changes
  *   producer.ts        adapter tensors as DLPack managed tensors (exactly-once release)
  *   leases.ts          counted holders of one adopted buffer
+ *   adopt.ts           a framework's GPU outputs adopted as Tensors, one lease each (ORT, LiteRT)
+ *   in-place.ts        whether ORT / LiteRT can read a tensor in place, or why a copy is needed
  *   handoff.ts         whether a framework tensor shares bytes or is a copy
  */
 export {
   bindOrtToContext, checkOrtDevice, ortSessionOptions, tensorFromOrt, tensorToOrt,
   type OrtAdapterOptions, type OrtBinding, type TensorToOrtOptions,
 } from "./ort.js";
+export {
+  bindLiteRtToContext, checkLiteRtEnvironment, tensorToLiteRt, tensorFromLiteRt, LITERT_OWNER, LITERT_DTYPES,
+  type BindLiteRtOptions, type LiteRtBinding, type TensorToLiteRtOptions, type TensorFromLiteRtOptions,
+} from "./litert.js";
+export { transformersOptions, tensorFromTransformers, type TransformersModelOptions, type TransformersTensorLike } from "./transformers.js";
 export { registerTfjsWebGPUBackend, tfjsHeldBuffers, type RegisterTfjsOptions } from "./tfjs-backend.js";
 export { tensorToTfjs, tensorFromTfjs, type TensorToTfjsOptions, type TensorFromTfjsOptions } from "./tfjs.js";
 export { tensorToTypedArray, type ToTypedArrayOptions } from "./typed-array.js";
@@ -31,3 +41,4 @@ export { runGpuCopy, GPU_COPY_MAX_NDIM, type GpuCopyKind, type GpuSource } from 
 export { liveProducedTensors, ORT_OWNER, TFJS_OWNER, ADAPTERS_OWNER } from "./producer.js";
 export { handoffInfo, type HandoffInfo } from "./handoff.js";
 export type * from "./framework-types.js";
+export type * from "./litert-types.js";

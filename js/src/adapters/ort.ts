@@ -17,16 +17,15 @@
  */
 import { WebDLPackError } from "../errors.js";
 import { DeviceType } from "../dlpack/constants.js";
-import { itemsize } from "../dlpack/dtype.js";
 import { getContext, unwrapDevice, type WebDLPackContext } from "../context/index.js";
 import { Tensor } from "../tensor/index.js";
 import { dtypeName, dtypeOfOrt, ORT_GPU_BUFFER_TYPES, ortTypeOf } from "./dtypes.js";
 import type { OrtExecutionProvider, OrtLike, OrtSessionOptions, OrtTensorLike } from "./framework-types.js";
+import { GPUOutputAdoptions } from "./adopt.js";
 import { copyGPUTensor, locateGPUTensor } from "./gpu-buffer.js";
-import { elementCount } from "./gpu-copy.js";
 import { recordHandoff } from "./handoff.js";
-import { BufferLease } from "./leases.js";
-import { ORT_OWNER, produceGPUTensor, retainTensor } from "./producer.js";
+import { inPlaceCopyReason } from "./in-place.js";
+import { ORT_OWNER, retainTensor } from "./producer.js";
 import { tensorToTypedArray } from "./typed-array.js";
 
 /** Options shared by the ORT adapter functions. */
@@ -154,14 +153,7 @@ export function ortSessionOptions(ctx: WebDLPackContext = getContext(), extra: O
   return { ...extra, executionProviders: providers, preferredOutputLocation: extra.preferredOutputLocation ?? "gpu-buffer" };
 }
 
-/** One adopted ORT output: its pointer and the count of webdlpack tensors on it. */
-interface AdoptedOutput {
-  lease: BufferLease;
-  pointer: number;
-  deviceId: number;
-}
-
-const adopted = new WeakMap<OrtTensorLike, AdoptedOutput>();
+const adoptions = new GPUOutputAdoptions<OrtTensorLike>(ORT_OWNER);
 
 function checkOrtTensor(t: OrtTensorLike): void {
   if (t === null || typeof t !== "object" || typeof t.type !== "string" || !Array.isArray(t.dims) || typeof t.location !== "string") {
@@ -202,33 +194,13 @@ export function tensorFromOrt(ortTensor: OrtTensorLike, options: OrtAdapterOptio
   }
   const ctx = options.ctx ?? getContext();
   const deviceId = options.deviceId ?? 0;
-  let entry = adopted.get(ortTensor);
-  if (entry === undefined || entry.lease.finalized) {
-    const buffer = ortTensor.gpuBuffer;
-    if (buffer === undefined || buffer === null) {
-      throw new WebDLPackError("DISPOSED", "this ORT tensor has no GPU buffer (was it disposed?)", { field: "ortTensor.gpuBuffer", value: buffer, expected: "a GPUBuffer" });
-    }
-    const needed = elementCount(shape) * itemsize(dtype);
-    if (buffer.size < needed) {
-      throw new WebDLPackError("OUT_OF_BOUNDS", "the ORT output's buffer is smaller than its dims × dtype", {
-        field: "ortTensor.gpuBuffer.size",
-        value: buffer.size,
-        expected: `>= ${needed} (${shape.join("x")} × ${dtypeName(dtype)})`,
-      });
-    }
-    ctx.getWebGPUDevice(deviceId);
-    const pointer = ctx.registerGPUBuffer(buffer, { deviceId, owned: false, owner: ORT_OWNER, onRelease: () => ortTensor.dispose() });
-    const lease = new BufferLease(`ORT output ${shape.join("x")} ${ortTensor.type}`, () => {
-      adopted.delete(ortTensor);
-      ctx.freeWebGPU(pointer);
-    });
-    entry = { lease, pointer, deviceId };
-    adopted.set(ortTensor, entry);
-  } else if (entry.deviceId !== deviceId) {
-    throw new WebDLPackError("BAD_DEVICE", "this ORT tensor was already adopted on another device id", { field: "options.deviceId", value: deviceId, expected: `${entry.deviceId}` });
-  }
-  const release = entry.lease.retain();
-  return produceGPUTensor({ pointer: entry.pointer, deviceId, dtype, shape, release, owner: ORT_OWNER });
+  return adoptions.tensor(ortTensor, {
+    buffer: () => ortTensor.gpuBuffer,
+    dtype, shape,
+    label: `ORT output ${shape.join("x")} ${ortTensor.type}`,
+    field: "ortTensor.gpuBuffer",
+    release: () => ortTensor.dispose(),
+  }, ctx, deviceId);
 }
 
 /** Options of {@link tensorToOrt}. */
@@ -240,14 +212,6 @@ export interface TensorToOrtOptions {
    * copy on the GPU. "never": share or throw COPY_REQUIRED. "always": copy.
    */
   copy?: "auto" | "never" | "always";
-}
-
-/** Why ORT cannot read this WebGPU tensor in place, or null if it can. */
-function copyReason(tensor: Tensor, buffer: GPUBuffer, byteOffset: number, contiguous: boolean): string | null {
-  if (byteOffset !== 0) return `byte_offset ${byteOffset} != 0 (ort.Tensor.fromGpuBuffer takes no offset)`;
-  if (!contiguous) return `strides ${tensor.strides?.join(",")} are not C-contiguous`;
-  if ((buffer.usage & GPUBufferUsage.STORAGE) === 0) return "the buffer lacks STORAGE usage";
-  return null;
 }
 
 /**
@@ -293,7 +257,7 @@ export async function tensorToOrt(ort: OrtLike, tensor: Tensor, options: TensorT
     });
   }
   const loc = locateGPUTensor(tensor, ctx);
-  const reason = copy === "always" ? "copy: 'always'" : copyReason(tensor, loc.buffer, loc.byteOffset, loc.contiguous);
+  const reason = copy === "always" ? "copy: 'always'" : inPlaceCopyReason(tensor, loc, "ort.Tensor.fromGpuBuffer");
   if (reason === null) {
     const release = retainTensor(tensor);
     const out = ort.Tensor.fromGpuBuffer(loc.buffer, { dataType, dims, dispose: release });
