@@ -1,8 +1,16 @@
-// CPU tensor exchange between Python (Pyodide) and JS, per size, in the page.
-// Each case is timed as one exchange + touching the result + releasing it,
-// repeated `reps` times per sample; we report per-exchange median and min.
-// All cases of one size are warmed up first, then sampled round-robin, so a
-// slow spell of the machine hits every case alike.
+// CPU tensor exchange between Python (Pyodide), JS and C (the side module), in the page.
+//
+// Like for like: in every row that involves Python, JS makes ONE call into Python (a function of
+// bench/pyodide_cases.py with one argument) and that function does the whole exchange — hand over,
+// touch, release — and returns a number; a webdlpack row and the copy row it is compared with cross
+// the same number of times. The baseline row is the same call doing nothing (one int argument).
+// Rows between JS and C call the side module's exports directly.
+//
+// Each row is one exchange + touch + release, repeated `reps` times per sample; we report the
+// per-exchange median and min. All cases of one size are warmed up first, then sampled round-robin,
+// so a slow spell of the machine hits every case alike.
+
+const FLOAT32 = { code: 2, bits: 32, lanes: 1 };
 
 function calibrate(fn, minMs) {
   // Inner repetitions so one sample lasts at least minMs.
@@ -27,133 +35,187 @@ function sampleOnce(fn, reps) {
   }
 }
 
-/** Time every case of `cases` ({name: [fn, samples]}) round-robin; one result row per case. */
+/** Time every case (`{fn, samples, ...meta}`) round-robin; one result row per case, with its meta fields. */
 function timeCases(cases, minMs) {
-  const entries = Object.entries(cases).map(([name, [fn, samples]]) => ({ name, fn, samples, per: [] }));
+  const entries = cases.map((c) => ({ ...c, per: [] }));
   for (const e of entries) calibrate(e.fn, minMs); // warm-up (JIT, caches)
   for (const e of entries) e.reps = calibrate(e.fn, minMs);
   const rounds = Math.max(...entries.map((e) => e.samples));
   for (let s = 0; s < rounds; s++) {
     for (const e of entries) if (e.per.length < e.samples) e.per.push(sampleOnce(e.fn, e.reps));
   }
-  return entries.map((e) => {
-    e.per.sort((a, b) => a - b);
-    return { case: e.name, median_us: e.per[Math.floor(e.per.length / 2)], min_us: e.per[0], samples: e.samples, reps: e.reps };
+  return entries.map(({ fn, per, ...meta }) => {
+    per.sort((a, b) => a - b);
+    return { ...meta, median_us: per[Math.floor(per.length / 2)], min_us: per[0] };
   });
 }
 
-// Python helpers for the breakdown cases (see cpuExchange's `breakdown` option).
-const BREAKDOWN_PY = `
-import webdlpack_js
-from webdlpack.exchange import export as _export
-from webdlpack.api import js_tensors as _js_bridge
-_bd_js_object = webdlpack_js.isTensor  # any JS function returning a value; isTensor returns a boolean
-def _bd_noop(x):
-    return None
-def _bd_export_release(x):
-    _export.release_export(x._export(True))
-def _bd_export(x):
-    return x._export(True)
-def _bd_py_to_js_call(x):
-    return webdlpack_js.context()
-def _bd_from_js_dispose(x):
-    _js_bridge.from_js(x).dispose()
-`;
+/**
+ * Everything the cases need, made once per page: the Python half (bench/pyodide_cases.py as module
+ * `webdlpack_bench`), the side module (loaded through webdlpack's loader, opened by Python with ctypes),
+ * and the JS consumers Python hands its results to.
+ */
+export async function benchEnv(pyodide, bridge, webdlpack, { clibURL = "/js/dist/wasm/libwebdlpack.so" } = {}) {
+  const clib = await webdlpack.loadWebDLPackC(pyodide, { url: clibURL });
+  const source = await (await fetch(new URL("./pyodide_cases.py", import.meta.url))).text();
+  pyodide.FS.writeFile("/home/pyodide/webdlpack_bench.py", source);
+  const py = pyodide.pyimport("webdlpack_bench");
+  const sinkRef = { sink: 0 };
+  const consumeTensor = (jt) => { const v = jt.view[0]; jt.dispose(); return v; };
+  const consumeArray = (a) => a[0];
+  py.attach(clib.path, consumeTensor, consumeArray);
+  const fns = {};
+  for (const name of ["ffi_int", "py_to_js", "py_to_js_copy", "js_to_py", "js_to_py_copy", "js_address_to_py",
+    "c_to_py", "c_to_py_copy", "py_to_c", "py_to_c_copy", "setup", "teardown"]) fns[name] = py[name];
+  return { pyodide, bridge, webdlpack, clib, py, fns, sinkRef, host: bridge.host, module: pyodide._module };
+}
 
-function breakdownCases(pyodide, bridge, t, heapTensor, webdlpack, samples, sinkRef) {
-  pyodide.runPython(BREAKDOWN_PY);
-  const g = (name) => pyodide.globals.get(name);
-  const noop = g("_bd_noop"), exportRelease = g("_bd_export_release"), exportOnly = g("_bd_export");
-  const pyToJs = g("_bd_py_to_js_call"), fromJsDispose = g("_bd_from_js_dispose");
-  const host = bridge.host;
-  const callDeleter = (address) => {
-    const view = new DataView(host.buffer);
-    host.callVoidPointer(view.getUint32(address + 12, true), address); // DLManagedTensorVersioned.deleter
-  };
-  const cases = {
-    "part py→js: JS→Python call (no-op)": () => { noop(t); },
-    "part py→js: + Python export + release": () => { exportRelease(t); },
-    "part py→js: + Python→JS call returning a JS object": () => { pyToJs(t); },
-    "part py→js: + export, JS decode + view + dispose (deleter into Python)": () => {
-      const jt = webdlpack.Tensor.fromManaged(host, exportOnly(t) >>> 0);
-      sinkRef.sink += jt.view.length;
-      jt.dispose();
-    },
-    "part js→py: JS toManaged + deleter (no Python)": () => { callDeleter(heapTensor.toManaged(host)); },
-    "part js→py: JS→Python call, from_js + dispose in Python (no PyProxy use)": () => { fromJsDispose(heapTensor); },
-  };
-  const out = {};
-  for (const [name, fn] of Object.entries(cases)) out[name] = [fn, samples];
-  out.destroy = () => [noop, exportRelease, exportOnly, pyToJs, fromJsDispose].forEach((f) => f.destroy());
-  return out;
+/** Release what {@link benchEnv} made. */
+export function closeEnv(env) {
+  for (const f of Object.values(env.fns)) f.destroy();
+  env.py.destroy();
 }
 
 /**
- * Per-exchange times at each size.
- * @param {object} pyodide a Pyodide with webdlpack loaded
- * @param {object} bridge what loadWebDLPack returned
- * @param {{sizes: number[], samples?: number, minMs?: number, breakdown?: boolean, webdlpack?: object}} options
- *   `breakdown` adds "part …" rows that split the two webdlpack exchanges into their steps
- *   (needs `webdlpack`, the JS module); they are additive: each "+" row includes the rows above it.
+ * The cases of one size: `{fn, direction, kind, case, samples}`; `release()` frees what they share.
+ * kind: "webdlpack" (zero-copy through DLPack structs), "copy" (the same bytes copied: the anchor
+ * of the direction), "baseline" (the plain FFI call).
  */
-export async function cpuExchange(pyodide, bridge, { sizes, samples = 7, minMs = 40, breakdown = false, webdlpack = null }) {
-  const py = pyodide.pyimport("webdlpack");
-  const toJs = py.to_js;
-  const fromJs = py.from_js;
-  const results = [];
-  const sinkRef = { sink: 0 };
-  for (const nbytes of sizes) {
-    const n = nbytes / 4;
-    pyodide.runPython(`import array, webdlpack\n_b = array.array("f", bytes(${nbytes}))\n_t = webdlpack.from_buffer(_b)`);
-    const arr = pyodide.globals.get("_b");
-    const t = pyodide.globals.get("_t");
-    // Fewer samples for the slow copies at big sizes keep the run short.
-    const copySamples = nbytes >= 1 << 24 ? 3 : samples;
-    const cases = {
-      // Python → JS
-      "py→js webdlpack.to_js": [() => { const jt = toJs(t); sinkRef.sink += jt.view.length; jt.dispose(); }, samples],
-      "py→js pyodide toJs (copy)": [() => { const a = arr.toJs(); sinkRef.sink += a.length; }, copySamples],
-      "py→js pyodide getBuffer": [() => { const b = arr.getBuffer(); sinkRef.sink += b.data.length; b.release(); }, samples],
-    };
-    // JS → Python: a tensor already in the heap (made by Python, held by JS), and a plain JS array
-    const heapTensor = bridge.fromPython(t);
-    const plain = new Float32Array(n);
-    cases["js→py webdlpack.from_js"] = [() => { const p = fromJs(heapTensor); sinkRef.sink += p.nbytes; p.dispose(); p.destroy(); }, samples];
-    pyodide.globals.set("_plain", plain);
-    const toPy = pyodide.runPython("lambda: len(_plain.to_py())");
-    cases["js→py pyodide to_py (copy)"] = [() => { sinkRef.sink += toPy(); }, copySamples];
-    let parts = null;
-    if (breakdown) {
-      parts = breakdownCases(pyodide, bridge, t, heapTensor, webdlpack, samples, sinkRef);
-      for (const [name, c] of Object.entries(parts)) if (name !== "destroy") cases[name] = c;
-    }
-    for (const r of timeCases(cases, minMs)) results.push({ ...r, nbytes });
-    parts?.destroy();
+export function sizeCases(env, nbytes, samples) {
+  const { fns, host, module: m, clib, webdlpack, sinkRef, pyodide, bridge } = env;
+  const n = nbytes / 4;
+  const x = clib.exports;
+  // A C-owned float32 buffer made by the side module; its DLTensor is the view C exports from.
+  const shapeAt = m._malloc(8) >>> 0;
+  new DataView(host.buffer).setBigInt64(shapeAt, BigInt(n), true);
+  const dtypeAt = m._malloc(4) >>> 0;
+  new DataView(host.buffer).setUint32(dtypeAt, FLOAT32.code | (FLOAT32.bits << 8) | (FLOAT32.lanes << 16), true);
+  const cBase = clib.check(x.wdl_managed_tensor_alloc_cpu_p(dtypeAt, 1, shapeAt), "wdl_managed_tensor_alloc_cpu_p", true) >>> 0;
+  m._free(shapeAt);
+  m._free(dtypeAt);
+  const cView = cBase + webdlpack.LAYOUT.DLManagedTensorVersioned.dl_tensor;
+  const cData = new DataView(host.buffer).getUint32(cView + webdlpack.LAYOUT.DLTensor.data, true);
+  const memorySize = BigInt(host.buffer.byteLength);
+  const pyTensor = fns.setup(nbytes, cView, cData, memorySize);
+  // JS-side tensors: one over Python's bytes (a wasm tensor JS holds), one over C's, one plain JS array.
+  const heapTensor = bridge.fromPython(pyTensor);
+  const cTensor = webdlpack.Tensor.wasmView(host, { data: cData, dtype: "float32", shape: [n] });
+  const plain = new Float32Array(n);
+  const plainBytes = new Uint8Array(plain.buffer);
+  const pyBuf = pyodide.globals.get("__import__")("webdlpack_bench")._buf;
+  const big = nbytes >= 1 << 24;
+  const copySamples = big ? 3 : samples; // the slow copies at big sizes keep the run short
+  const c = (direction, kind, name, fn, s = samples) => ({ direction, kind, case: `${direction} ${name}`, fn, samples: s });
+  const cases = [
+    c("ffi", "baseline", "JS → Python call, one int argument", () => { sinkRef.sink += fns.ffi_int(1); }),
+    // Python → JS: Python hands the tensor to a JS function (Python does the job, one JS → Python call).
+    c("py→js", "webdlpack", "webdlpack.to_js → JS consumer", () => { sinkRef.sink += fns.py_to_js(0); }),
+    c("py→js", "copy", "pyodide.ffi.to_js (copy) → JS consumer", () => { sinkRef.sink += fns.py_to_js_copy(0); }, copySamples),
+    // Python → JS, JS pulls: one JS → Python call returns the tensor.
+    c("py→js pull", "webdlpack", "bridge.fromPython", () => { const jt = bridge.fromPython(pyTensor); sinkRef.sink += jt.view[0]; jt.dispose(); }),
+    c("py→js pull", "copy", "PyProxy.toJs (copy)", () => { const a = pyBuf.toJs(); sinkRef.sink += a[0]; }, copySamples),
+    c("py→js pull", "info", "PyProxy.getBuffer (borrowed view)", () => { const b = pyBuf.getBuffer(); sinkRef.sink += b.data[0]; b.release(); }),
+    // JS → Python: Python takes a JS tensor (one JS → Python call with the JS object).
+    c("js→py", "webdlpack", "webdlpack.from_js", () => { sinkRef.sink += fns.js_to_py(heapTensor); }),
+    c("js→py", "copy", "JsProxy.to_py (copy)", () => { sinkRef.sink += fns.js_to_py_copy(plain); }, copySamples),
+    // JS → Python, JS pushes: JS writes the struct, one JS → Python call with its address.
+    c("js→py push", "webdlpack", "tensor.toManaged → Python adopts", () => { sinkRef.sink += fns.js_address_to_py(heapTensor.toManaged(host)); }),
+    c("js→py push", "copy", "JsProxy.to_py (copy)", () => { sinkRef.sink += fns.js_to_py_copy(plain); }, copySamples),
+    // C → JS: the side module makes a managed tensor over its buffer; JS takes, touches, disposes it (deleter → C).
+    c("c→js", "webdlpack", "wdl_managed_tensor_create_from_view → Tensor.fromManaged", () => {
+      const jt = webdlpack.Tensor.fromManaged(host, x.wdl_managed_tensor_create_from_view(cView, 0n, 0, 0) >>> 0);
+      sinkRef.sink += jt.view[0];
+      jt.dispose();
+    }),
+    c("c→js", "copy", "slice of the C buffer (copy)", () => { sinkRef.sink += new Float32Array(host.buffer, cData, n).slice()[0]; }, copySamples),
+    // JS → C: JS exports a tensor over C's buffer; C validates it and calls the deleter (→ JS).
+    c("js→c", "webdlpack", "tensor.toManaged → C validates + releases", () => {
+      const a = cTensor.toManaged(host);
+      if (x.wdl_managed_tensor_validate(a, memorySize) !== 0) throw clib.lastError("wdl_managed_tensor_validate");
+      x.wdl_managed_tensor_release(a);
+    }),
+    c("js→c", "copy", "malloc + set + free (copy into the heap)", () => {
+      const p = m._malloc(nbytes) >>> 0;
+      m.HEAPU8.set(plainBytes, p);
+      sinkRef.sink += m.HEAPU8[p];
+      m._free(p);
+    }, copySamples),
+    // C ↔ Python through ctypes, each one JS → Python call.
+    c("c→py", "webdlpack", "C makes, Python adopts (import_managed)", () => { sinkRef.sink += fns.c_to_py(0); }),
+    c("c→py", "copy", "ctypes.string_at (copy)", () => { sinkRef.sink += fns.c_to_py_copy(0); }, copySamples),
+    c("py→c", "webdlpack", "export_managed → C validates + releases", () => { sinkRef.sink += fns.py_to_c(0); }),
+    c("py→c", "copy", "malloc + memmove + free (copy)", () => { sinkRef.sink += fns.py_to_c_copy(0); }, copySamples),
+  ];
+  const release = () => {
     heapTensor.dispose();
-    toPy.destroy();
-    arr.destroy();
-    t.dispose();
-    t.destroy();
-    pyodide.runPython("del _b, _t, _plain");
-    if (sinkRef.sink < 0) console.log(sinkRef.sink);
+    cTensor.dispose();
+    pyBuf.destroy();
+    pyTensor.destroy();
+    fns.teardown();
+    x.wdl_managed_tensor_release(cBase);
+  };
+  return { cases, release };
+}
+
+/**
+ * Per-exchange times of every case at each size.
+ * @param {object} env what {@link benchEnv} returned
+ * @param {{sizes: number[], samples?: number, minMs?: number}} options
+ */
+export async function cpuExchange(env, { sizes, samples = 7, minMs = 40 }) {
+  const results = [];
+  for (const nbytes of sizes) {
+    const { cases, release } = sizeCases(env, nbytes, samples);
+    try {
+      for (const r of timeCases(cases, nbytes >= 1 << 24 ? Math.min(minMs, 20) : minMs)) results.push({ ...r, nbytes });
+    } finally {
+      release();
+    }
   }
-  toJs.destroy();
-  fromJs.destroy();
-  py.destroy();
+  if (env.sinkRef.sink === -1) console.log(env.sinkRef.sink);
   return results;
 }
 
-export async function exchangeLoop(pyodide, _bridge, { count = 10000, nbytes = 1024 }) {
-  pyodide.runPython(`import array, webdlpack\n_b = array.array("f", bytes(${nbytes}))\n_t = webdlpack.from_buffer(_b)`);
-  const t = pyodide.globals.get("_t");
-  const toJs = pyodide.pyimport("webdlpack").to_js;
-  const live0 = Number(pyodide.runPython("from webdlpack.api import debug; debug.export_stats()['live']"));
-  const t0 = performance.now();
-  let sink = 0;
-  for (let i = 0; i < count; i++) { const jt = toJs(t); sink += jt.view[0]; jt.dispose(); }
-  const ms = performance.now() - t0;
-  const live1 = Number(pyodide.runPython("_debug.export_stats()['live']"));
-  t.dispose(); t.destroy(); toJs.destroy();
-  pyodide.runPython("del _b, _t");
-  return { count, nbytes, total_ms: ms, per_exchange_us: (ms / count) * 1000, live_exports_left: live1 - live0, sink };
+/** Every live count the exchange paths keep, and the wasm heap size. */
+function liveCounts(env) {
+  const { pyodide, webdlpack, clib, host } = env;
+  const py = JSON.parse(pyodide.runPython(
+    "import json, webdlpack_bench as _wb\njson.dumps(_wb.live_counts())"));
+  return {
+    heapBytes: host.buffer.byteLength,
+    jsLiveExports: webdlpack.liveExportCount(),
+    jsFinalized: webdlpack.finalizerStats().finalized,
+    cLiveTensors: clib.exports.wdl_managed_tensor_live_count() >>> 0, // the size's own C buffer counts 1
+    cHandles: clib.handles.size,
+    ...py,
+  };
+}
+
+/**
+ * Steady state: `count` exchanges per direction in one loop at `nbytes`, after a warm-up of a tenth of
+ * that; heap size and every live count before and after, and the per-exchange time of the whole loop
+ * against the single-exchange median of the same case measured (as in {@link cpuExchange}) right before it.
+ */
+export async function exchangeLoop(env, { count = 100000, nbytes = 1024, samples = 7, minMs = 40 }) {
+  const { cases, release } = sizeCases(env, nbytes, samples);
+  const out = [];
+  try {
+    for (const c of cases.filter((x) => x.kind === "webdlpack")) {
+      for (let i = 0; i < count / 10; i++) c.fn();
+      const [single] = timeCases([c], minMs);
+      const before = liveCounts(env);
+      const t0 = performance.now();
+      for (let i = 0; i < count; i++) c.fn();
+      const ms = performance.now() - t0;
+      const after = liveCounts(env);
+      const changed = Object.keys(before).filter((k) => before[k] !== after[k]);
+      out.push({
+        case: c.case, direction: c.direction, count, nbytes, total_ms: ms, per_exchange_us: (ms / count) * 1000,
+        single_median_us: single.median_us, before, after, changed,
+      });
+    }
+  } finally {
+    release();
+  }
+  return out;
 }

@@ -1,6 +1,6 @@
 """Plot bench/results.json as PNGs next to it: median bars/lines with the min marked, log axes.
 
-Writes ``cpu-exchange.png`` (exchange time vs size), ``gpu-handoff.png``
+Writes ``cpu-exchange.png`` (exchange time vs size per direction, with the crossover), ``gpu-handoff.png``
 (hand-off vs readback + re-upload) and ``allocator.png`` (cache modes vs raw
 ``createBuffer``). Run by ``make bench`` (bench/run.mjs) with the project's .venv.
 """
@@ -59,39 +59,63 @@ def grouped_bars(ax: Any, groups: list[str], series: dict[str, list[tuple[float,
     ax.legend(fontsize=7)
 
 
+#: Directions of the CPU exchange (``direction`` field of bench/cpu-exchange.js rows), in plot order.
+DIRECTIONS = ["py→js", "js→py", "py→js pull", "js→py push", "c→js", "js→c", "c→py", "py→c"]
+
+
+def crossover(points: list[tuple[int, float, float]]) -> int | None:
+    """Smallest size from which webdlpack (2nd item) beats the copy (3rd) at every larger measured size."""
+    found = None
+    for nbytes, ours, copy in reversed(points):
+        if copy < ours:
+            break
+        found = nbytes
+    return found
+
+
 def plot_cpu(data: dict[str, Any]) -> None:
-    """Write cpu-exchange.png: time per exchange vs tensor size, log-log, one line per case."""
+    """Write cpu-exchange.png: one panel per direction, webdlpack vs the copy (µs vs size, log-log), crossover marked."""
     rows = data["cpuExchange"]
-    fig, ax = plt.subplots(figsize=(7.5, 4.8))
-    for case in dict.fromkeys(r["case"] for r in rows):
-        pts = sorted((r["nbytes"], r["median_us"], r["min_us"]) for r in rows if r["case"] == case)
-        xs = [p[0] for p in pts]
-        ax.plot(xs, [p[1] for p in pts], marker="o", label=case)
-        ax.scatter(xs, [p[2] for p in pts], marker="_", s=120, color=ax.lines[-1].get_color())
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xticks([p[0] for p in pts], [size_label(p[0]) for p in pts])
-    ax.set_xlabel("tensor size")
-    ax.set_ylabel("time per exchange (µs)")
-    ax.set_title("CPU exchange Python ↔ JS: webdlpack vs Pyodide toJs copy vs getBuffer()\n" + subtitle(data), fontsize=8)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7, loc="upper left")
-    ax.text(0.99, 0.02, cpu_ratios(rows), transform=ax.transAxes, ha="right", va="bottom", fontsize=7,
-            bbox={"boxstyle": "round", "facecolor": "white", "alpha": 0.85, "edgecolor": "0.7"})
+    ffi = next((r["median_us"] for r in rows if r["direction"] == "ffi" and r["nbytes"] == 1024), None)
+    directions = [d for d in DIRECTIONS if any(r["direction"] == d for r in rows)]
+    cols = 4
+    fig, axes = plt.subplots((len(directions) + cols - 1) // cols, cols, figsize=(13, 6.4), squeeze=False)
+    for ax, direction in zip(axes.flat, directions):
+        by_kind: dict[str, dict[int, dict[str, Any]]] = {}
+        for r in rows:
+            if r["direction"] == direction:
+                by_kind.setdefault(r["kind"], {})[r["nbytes"]] = r
+        for kind, style in (("webdlpack", "o-"), ("copy", "s--"), ("info", "^:")):
+            pts = sorted(by_kind.get(kind, {}).items())
+            if not pts:
+                continue
+            name = pts[0][1]["case"][len(direction) + 1:]
+            ax.plot([n for n, _ in pts], [r["median_us"] for _, r in pts], style, label=name, markersize=4)
+        ours, copy = by_kind.get("webdlpack", {}), by_kind.get("copy", {})
+        both = sorted((n, ours[n]["median_us"], copy[n]["median_us"]) for n in ours if n in copy)
+        cross = crossover(both)
+        if cross is not None:
+            ax.axvline(cross, color="green", alpha=0.4)
+        if ffi is not None and direction not in ("c→js", "js→c"):
+            ax.axhline(ffi, color="0.5", lw=0.8, ls=":", label=f"one FFI call ({ffi:.2g} µs)")
+        ratio1k = next((c / o for n, o, c in both if n == 1024), None)
+        title = f"{direction}\ncrossover {size_label(cross) if cross is not None else 'none measured'}"
+        if ratio1k is not None:
+            title += f"; copy ÷ webdlpack at 1 KiB {ratio1k:.2f}×"
+        ax.set_title(title, fontsize=8)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        sizes = sorted({n for k in by_kind.values() for n in k})
+        ax.set_xticks(sizes, [size_label(n) for n in sizes], fontsize=6, rotation=45)
+        ax.tick_params(axis="y", labelsize=7)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=6, loc="upper left")
+    for ax in list(axes.flat)[len(directions):]:
+        ax.axis("off")
+    fig.supylabel("µs per exchange (hand over + touch + release)", fontsize=8)
+    fig.suptitle("CPU exchange Python ↔ JS ↔ C: webdlpack vs a copy of the same bytes (green line: crossover)\n"
+                 + subtitle(data), fontsize=9)
     save(fig, "cpu-exchange.png")
-
-
-def cpu_ratios(rows: list[dict[str, Any]]) -> str:
-    """The baseline ÷ webdlpack ratios of this run at the largest size, for the CPU figure."""
-    largest = max(r["nbytes"] for r in rows)
-    med = {r["case"]: r["median_us"] for r in rows if r["nbytes"] == largest}
-    pairs = [
-        ("py→js pyodide toJs (copy)", "py→js webdlpack.to_js", "toJs copy ÷ to_js"),
-        ("py→js pyodide getBuffer", "py→js webdlpack.to_js", "getBuffer ÷ to_js"),
-        ("js→py pyodide to_py (copy)", "js→py webdlpack.from_js", "to_py copy ÷ from_js"),
-    ]
-    lines = [f"{label}: {med[base] / med[ours]:.3g}×" for base, ours, label in pairs if base in med and ours in med]
-    return f"ratios at {size_label(largest)} (same run, medians)\n" + "\n".join(lines)
 
 
 def plot_gpu(data: dict[str, Any]) -> None:

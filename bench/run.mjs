@@ -2,7 +2,8 @@
 /**
  * `make bench`: every benchmark in headless Chromium (WebGPU on SwiftShader),
  * never a timed test, in one run:
- *   CPU exchange Python ↔ JS at 1 KiB … 64 MiB and a 10 000-exchange loop (bench.html + cpu-exchange.js),
+ *   CPU exchange Python ↔ JS ↔ C at 1 KiB … 64 MiB against copies of the same bytes, an FFI-call baseline, and a
+ *   100 000-exchange loop per direction (bench.html + cpu-exchange.js + pyodide_cases.py),
  *   GPU hand-off vs readback + re-upload, ORT → TF.js and Python → JS (gpu-handoff.mjs),
  *   the same out of Transformers.js → TF.js and LiteRT.js → ORT (framework-handoff.mjs),
  *   allocator cache modes vs raw createBuffer (alloc-modes.mjs),
@@ -20,7 +21,7 @@ import { withBenchPage, writeOut } from "./lib.mjs";
 import { markdownReport, readmeSection, replaceReadmeSection, targets } from "./report.mjs";
 
 const KiB = 1024, MiB = 1024 * 1024;
-const CPU_SIZES = [KiB, MiB, 16 * MiB, 64 * MiB];
+const CPU_SIZES = [KiB, 4 * KiB, 16 * KiB, 64 * KiB, 256 * KiB, MiB, 16 * MiB, 64 * MiB];
 const t0 = performance.now();
 const elapsed = () => `${((performance.now() - t0) / 1000).toFixed(0)} s`;
 
@@ -29,12 +30,12 @@ const out = {
   machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memGiB: Math.round(os.totalmem() / 2 ** 30), platform: `${os.platform()} ${os.release()}` },
 };
 
-console.log("bench: CPU exchange Python ↔ JS (bench/bench.html)");
+console.log("bench: CPU exchange Python ↔ JS ↔ C (bench/bench.html)");
 await withBenchPage("/bench/bench.html", "benchReady", async (page, chromium) => {
   out.browser = `Chromium ${chromium}`;
   Object.assign(out, await page.evaluate(() => window.benchInfo));
   out.cpuExchange = await page.evaluate((sizes) => window.benchmarks.cpuExchange({ sizes }), CPU_SIZES);
-  out.exchangeLoop = await page.evaluate(() => window.benchmarks.exchangeLoop({ count: 10000, nbytes: 1024 }));
+  out.exchangeLoop = await page.evaluate(() => window.benchmarks.exchangeLoop({ count: 100000, nbytes: 1024 }));
 }, { isolated: false });
 
 console.log(`bench: GPU hand-off vs readback + re-upload (${elapsed()})`);

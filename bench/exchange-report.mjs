@@ -1,0 +1,149 @@
+// The CPU exchange part of the bench report (bench/cpu-exchange.js → results.json → results.md, README):
+// per direction webdlpack vs the copy of the same bytes, the crossover size, the FFI-call baseline and the
+// steady-state loop. Every ratio compares two numbers measured in the same run.
+import { sizeLabel } from "./lib.mjs";
+
+const KiB = 1024;
+
+/** Directions in report order, each with its webdlpack row and its copy anchor (`case` names of bench/cpu-exchange.js). */
+export const DIRECTIONS = [
+  { id: "py→js", label: "Python → JS (webdlpack.to_js)", api: "to_js" },
+  { id: "js→py", label: "JS → Python (webdlpack.from_js)", api: "from_js" },
+  { id: "py→js pull", label: "Python → JS, JS pulls (bridge.fromPython)" },
+  { id: "js→py push", label: "JS → Python, JS pushes (toManaged + adopt)" },
+  { id: "c→js", label: "C → JS" },
+  { id: "js→c", label: "JS → C" },
+  { id: "c→py", label: "C → Python" },
+  { id: "py→c", label: "Python → C" },
+];
+
+const num = (x) => (x >= 1000 ? x.toFixed(0) : x >= 100 ? x.toFixed(1) : x >= 1 ? x.toFixed(2) : x.toFixed(3));
+const ratio = (x) => `${num(x)}×`;
+const table = (head, rows) => `| ${head.join(" | ")} |\n|${head.map((_, i) => (i === 0 ? "---" : "---:")).join("|")}|\n` +
+  rows.map((r) => `| ${r.join(" | ")} |`).join("\n") + "\n";
+
+/** The rows of one direction and kind, by size. */
+function rowsOf(out, direction, kind) {
+  return new Map(out.cpuExchange.filter((r) => r.direction === direction && r.kind === kind).map((r) => [r.nbytes, r]));
+}
+
+/** Sizes measured, ascending. */
+export function exchangeSizes(out) {
+  return [...new Set(out.cpuExchange.map((r) => r.nbytes))].sort((a, b) => a - b);
+}
+
+/** The FFI-call baseline at `nbytes` (measured in the same round-robin as that size's cases). */
+export function ffiBaseline(out, nbytes = KiB) {
+  return out.cpuExchange.find((r) => r.direction === "ffi" && r.nbytes === nbytes);
+}
+
+/**
+ * Per direction: webdlpack and copy medians per size, copy ÷ webdlpack, and the crossover: the smallest
+ * measured size from which webdlpack beats the copy at that size and every larger one (null: never).
+ */
+export function directionSummary(out) {
+  const sizes = exchangeSizes(out);
+  return DIRECTIONS.filter((d) => rowsOf(out, d.id, "webdlpack").size > 0).map((d) => {
+    const ours = rowsOf(out, d.id, "webdlpack"), copy = rowsOf(out, d.id, "copy");
+    const points = sizes.filter((n) => ours.has(n) && copy.has(n)).map((n) => ({
+      nbytes: n, webdlpack: ours.get(n).median_us, copy: copy.get(n).median_us, ratio: copy.get(n).median_us / ours.get(n).median_us,
+    }));
+    let crossover = null;
+    for (let i = points.length - 1; i >= 0 && points[i].ratio >= 1; i--) crossover = points[i].nbytes;
+    const first = [...ours.values()][0];
+    return { ...d, webdlpackCase: first.case, copyCase: [...copy.values()][0]?.case, points, crossover };
+  });
+}
+
+/** Why a direction's 1 KiB target is missed: where the time goes, from this run's rows. */
+function missNote(d, out) {
+  const ffi = ffiBaseline(out).median_us;
+  const p = d.points.find((x) => x.nbytes === KiB);
+  const cross = d.crossover === null ? "it never wins in the sizes measured" : `it wins from ${sizeLabel(d.crossover)}`;
+  return `at 1 KiB webdlpack takes ${num(p.webdlpack)} µs against the copy's ${num(p.copy)} µs ` +
+    `(${num(p.webdlpack - p.copy)} µs more; one plain FFI call is ${num(ffi)} µs in this run); ${cross}. ` + (WHY[d.id] ?? "");
+}
+
+/** What the remaining per-exchange cost of each direction is made of (measured breakdowns; see docs in bench/). */
+const WHY = {
+  "py→js": "The copy is one C-level conversion; to_js runs Python code (export), crosses into JS to build the Tensor, " +
+    "and Pyodide wraps the returned JS object in a JsProxy (computing its type flags) before the JS consumer gets it.",
+  "js→py": "from_js is called with a JS object (Pyodide makes a JsProxy for the argument, as for the copy), then crosses " +
+    "back into JS for the struct and runs Python code to adopt it and to release it; to_py is one C-level copy.",
+  "py→js pull": "",
+  "js→py push": "",
+  "c→js": "The copy of 1 KiB is a single memcpy into a new ArrayBuffer; the exchange is a call into the side module " +
+    "(validate + malloc) plus the decode and the Tensor object in JS and the deleter call back into C.",
+  "js→c": "The copy of 1 KiB is malloc + memcpy + free inside wasm; the exchange writes a struct from JS, " +
+    "C validates it and calls the deleter back into JS.",
+  "c→py": "Every call between Python and C goes through ctypes, which in Pyodide is libffi over JS trampolines; " +
+    "the exchange needs three such calls (create, deleter) plus the Python adopt, the copy one (string_at).",
+  "py→c": "The exchange needs ctypes calls into C (validate, release) and C's call of the Python deleter back through a " +
+    "ctypes callback; the copy needs malloc/memmove/free through ctypes.",
+};
+
+/** The issue's exchange targets with this run's ratios (same shape as report.mjs targets). */
+export function exchangeTargets(out) {
+  const rows = [];
+  const ffi = ffiBaseline(out)?.median_us;
+  for (const d of directionSummary(out)) {
+    const p = d.points.find((x) => x.nbytes === KiB);
+    if (!p) continue;
+    rows.push({ id: "exchange", target: `${d.label}: copy ÷ webdlpack at 1 KiB ≥ 1 (wins at every size ≥ 1 KiB)`,
+      ratio: p.ratio, goal: 1, explain: () => missNote(d, out) });
+    if (ffi !== undefined) {
+      rows.push({ id: "exchange", target: `stretch: ${d.label} ÷ one plain FFI call ≤ 3 at 1 KiB`, ratio: p.webdlpack / ffi,
+        goal: 3, lowerIsBetter: true,
+        explain: () => `webdlpack ${num(p.webdlpack)} µs vs a plain FFI call with one int ${num(ffi)} µs in this run. ` + (WHY[d.id] ?? "") });
+    }
+  }
+  for (const l of out.exchangeLoop ?? []) {
+    const single = l.single_median_us;
+    rows.push({ id: "steady", target: `steady state ${l.direction}: ${l.count.toLocaleString("en")}-exchange loop per exchange ÷ single-exchange median ≤ 1.1, no live count changed`,
+      ratio: l.per_exchange_us / single, goal: 1.1, lowerIsBetter: true, extraMet: l.changed.length === 0,
+      explain: () => `loop ${num(l.per_exchange_us)} µs vs ${num(single)} µs; changed counts: ${l.changed.join(", ") || "none"}` });
+  }
+  return rows;
+}
+
+/** Markdown: times per case and size, ratios and crossovers per direction, the baseline, the steady-state loop. */
+export function exchangeSection(out) {
+  const sizes = exchangeSizes(out);
+  const cases = [...new Set(out.cpuExchange.map((r) => r.case))];
+  const get = (c, n) => out.cpuExchange.find((r) => r.case === c && r.nbytes === n);
+  const cell = (r) => (r ? `${num(r.median_us)} (${num(r.min_us)})` : "—");
+  let md = "## CPU exchange, Python ↔ JS ↔ C\n\n" +
+    "µs per exchange (hand over + touch + release), median (min). Rows with Python: JS makes ONE call into Python " +
+    "(bench/pyodide_cases.py) that does the whole exchange and returns a number, for webdlpack and copy rows alike; " +
+    "the `ffi` row is that call doing nothing (one int argument). Rows between JS and C call the side module directly.\n\n";
+  md += table(["case", ...sizes.map(sizeLabel)], cases.map((c) => [c, ...sizes.map((n) => cell(get(c, n)))]));
+  const summary = directionSummary(out);
+  md += "\nCopy ÷ webdlpack per direction (> 1: webdlpack is faster), medians of this run, and the crossover " +
+    "(smallest size from which webdlpack beats the copy at every measured size).\n\n";
+  md += table(["direction", ...sizes.map(sizeLabel), "crossover"], summary.map((d) =>
+    [d.label, ...sizes.map((n) => { const p = d.points.find((x) => x.nbytes === n); return p ? ratio(p.ratio) : "—"; }),
+      d.crossover === null ? "none measured" : `≤ ${sizeLabel(d.crossover)}`.replace("≤ 1 KiB", "1 KiB (smallest measured)")]));
+  const ffi = ffiBaseline(out);
+  if (ffi) {
+    md += `\nBaseline: one plain Pyodide FFI call (JS → Python, one int argument) ${num(ffi.median_us)} µs at the 1 KiB round. ` +
+      "webdlpack at 1 KiB ÷ that call: " + summary.map((d) => {
+        const p = d.points.find((x) => x.nbytes === KiB);
+        return p ? `${d.id} ${ratio(p.webdlpack / ffi.median_us)}` : null;
+      }).filter(Boolean).join(", ") + ".\n";
+  }
+  if (out.exchangeLoop?.length) {
+    md += "\nSteady state: each direction's webdlpack exchange in one loop (after a warm-up of a tenth as many), " +
+      "against its single-exchange median measured the same way as the table above, right before the loop; " +
+      "wasm heap and every live count before → after.\n\n";
+    md += table(["direction", "exchanges", "µs each (loop)", "single median", "loop ÷ single", "heap bytes", "live counts changed"],
+      out.exchangeLoop.map((l) => {
+        const single = l.single_median_us;
+        return [l.direction, l.count.toLocaleString("en"), num(l.per_exchange_us), num(single), ratio(l.per_exchange_us / single), `${l.before.heapBytes} → ${l.after.heapBytes}`,
+          l.changed.length ? l.changed.map((k) => `${k} ${l.before[k]} → ${l.after[k]}`).join(", ") : "none"];
+      }));
+    const counts = Object.keys(out.exchangeLoop[0].after).filter((k) => k !== "heapBytes");
+    md += `\nCounts compared: ${counts.join(", ")} (values after the last loop: ` +
+      counts.map((k) => `${k} ${out.exchangeLoop.at(-1).after[k]}`).join(", ") + ").\n";
+  }
+  return md;
+}
