@@ -7,24 +7,12 @@
  * read back does.
  */
 import { test, expect, type Page } from "@playwright/test";
-import { openAdaptersPage } from "./fixtures.js";
+import { countGpuReads, openAdaptersPage } from "./fixtures.js";
 
 /** Open the adapters page, then count bytes mapped for reading (GPU → CPU) from there on. */
 async function openCountingPage(page: Page): Promise<void> {
   await openAdaptersPage(page);
-  await page.evaluate(() => {
-    const w = window as unknown as { gpuReadBytes: number; gpuReadCalls: number };
-    w.gpuReadBytes = 0;
-    w.gpuReadCalls = 0;
-    const original = GPUBuffer.prototype.mapAsync;
-    GPUBuffer.prototype.mapAsync = function (this: GPUBuffer, mode: number, offset?: number, size?: number) {
-      if ((mode & GPUMapMode.READ) !== 0) {
-        w.gpuReadCalls += 1;
-        w.gpuReadBytes += size ?? this.size - (offset ?? 0);
-      }
-      return original.call(this, mode, offset, size);
-    };
-  });
+  await countGpuReads(page);
 }
 
 test.beforeEach(async ({ page }) => {
@@ -181,19 +169,19 @@ test("byte_offset != 0 and strided inputs to ORT are copied on the GPU (IS_COPIE
     const results: Record<string, unknown> = {};
 
     // (a) contiguous at byte_offset 20 (copyBufferToBuffer path)
-    const ptrA = await ctx.allocWebGPU(20 + input.byteLength);
+    const ptrA = await ctx.allocWebGPUChecked(20 + input.byteLength);
     device.queue.writeBuffer(ctx.gpuPointerToBuffer(ptrA), 20, input);
     const a = webdlpack.Tensor.webgpu({ pointer: ptrA, deviceId: 0, dtype: "float32", shape: [4, 8], byteOffset: 20 });
     // (b) the transpose of an [8, 4] row-major array (shader path)
     const transposed = new Float32Array(32);
     for (let i = 0; i < 4; i++) for (let j = 0; j < 8; j++) transposed[j * 4 + i] = input[i * 8 + j]!;
-    const ptrB = await ctx.allocWebGPU(transposed.byteLength);
+    const ptrB = await ctx.allocWebGPUChecked(transposed.byteLength);
     device.queue.writeBuffer(ctx.gpuPointerToBuffer(ptrB), 0, transposed);
     const b = webdlpack.Tensor.webgpu({ pointer: ptrB, deviceId: 0, dtype: "float32", shape: [4, 8], strides: [1, 4] });
     // (c) negative strides: rows stored in reverse order
     const reversed = new Float32Array(32);
     for (let i = 0; i < 4; i++) for (let j = 0; j < 8; j++) reversed[(3 - i) * 8 + j] = input[i * 8 + j]!;
-    const ptrC = await ctx.allocWebGPU(reversed.byteLength);
+    const ptrC = await ctx.allocWebGPUChecked(reversed.byteLength);
     device.queue.writeBuffer(ctx.gpuPointerToBuffer(ptrC), 0, reversed);
     const c = webdlpack.Tensor.webgpu({ pointer: ptrC, deviceId: 0, dtype: "float32", shape: [4, 8], strides: [-8, 1], byteOffset: 3 * 8 * 4 });
 
@@ -241,7 +229,7 @@ test("bool crosses between DLPack (1 byte) and TF.js (4 bytes) through GPU conve
     await adapters.registerTfjsWebGPUBackend(tf, WebGPUBackend, ctx);
     const bits = [1, 0, 1, 1, 0, 0, 1, 0, 1, 1, 1];
     // DLPack bool [11] on the GPU, starting at byte 3 (a misaligned start)
-    const ptr = await ctx.allocWebGPU(16);
+    const ptr = await ctx.allocWebGPUChecked(16);
     const bytes = new Uint8Array(16);
     bytes.set(bits, 3);
     device.queue.writeBuffer(ctx.gpuPointerToBuffer(ptr), 0, bytes);
@@ -322,7 +310,7 @@ test("ORT already bound to another device is reported with a typed error", async
     await ort.InferenceSession.create(model, { executionProviders: ["webgpu"] });
     const ortOwn = ort.env.webgpu.device;
     const bind = await catchErr(() => adapters.bindOrtToContext(ort, ctx));
-    const ptr = await ctx.allocWebGPU(128);
+    const ptr = await ctx.allocWebGPUChecked(128);
     const t = webdlpack.Tensor.webgpu({ pointer: ptr, deviceId: 0, dtype: "float32", shape: [4, 8] });
     const toOrt = await catchErr(() => adapters.tensorToOrt(ort, t));
     const opts = await catchErr(() => adapters.ortSessionOptions(ctx, { executionProviders: [{ name: "webgpu", device: ortOwn }] }));

@@ -18,18 +18,56 @@ async function openHarness(page: Page, query: string): Promise<Page> {
 }
 
 /**
+ * Open `path` in `page` and wait for the page's global promise `readyName`; page
+ * errors and console errors are logged (except lines matching `quiet`).
+ */
+async function openReadyPage(page: Page, path: string, readyName: string, quiet?: RegExp): Promise<void> {
+  page.on("pageerror", (err) => console.log(`[page error] ${err.message}`));
+  page.on("console", (msg) => {
+    if (msg.type() === "error" && !(quiet?.test(msg.text()) ?? false)) console.log(`[console error] ${msg.text()}`);
+  });
+  await page.goto(path);
+  await page.waitForFunction((name) => (window as unknown as Record<string, unknown>)[name] !== undefined, readyName);
+  await page.evaluate((name) => (window as unknown as Record<string, Promise<boolean>>)[name], readyName);
+}
+
+/**
  * Open tests/browser/adapters.html (webdlpack, ONNX Runtime Web, TF.js; `?pyodide=1`
  * adds Pyodide) in `page` and wait until it is ready; page errors and console
  * errors are logged.
  */
 export async function openAdaptersPage(page: Page, query = ""): Promise<void> {
-  page.on("pageerror", (err) => console.log(`[page error] ${err.message}`));
-  page.on("console", (msg) => {
-    if (msg.type() === "error") console.log(`[console error] ${msg.text()}`);
+  await openReadyPage(page, `/tests/browser/adapters.html${query}`, "adaptersReady");
+}
+
+/**
+ * Open tests/browser/frameworks.html (webdlpack, ORT-web 1.30, TF.js, Transformers.js with its own
+ * ORT 1.31-dev, LiteRT.js; `?pyodide=1` adds Pyodide) and wait until it is ready. LiteRT's own
+ * INFO/WARNING log lines (it logs them as console errors) are not repeated.
+ */
+export async function openFrameworksPage(page: Page, query = ""): Promise<void> {
+  await openReadyPage(page, `/tests/browser/frameworks.html${query}`, "frameworksReady", /^(INFO|WARNING): /);
+}
+
+/**
+ * From now on count the bytes `page` maps for reading (GPU → CPU) in
+ * `window.gpuReadBytes` and the calls in `window.gpuReadCalls`, by wrapping
+ * GPUBuffer.prototype.mapAsync. Hand-offs must add nothing; only read backs do.
+ */
+export async function countGpuReads(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const w = window as unknown as { gpuReadBytes: number; gpuReadCalls: number };
+    w.gpuReadBytes = 0;
+    w.gpuReadCalls = 0;
+    const original = GPUBuffer.prototype.mapAsync;
+    GPUBuffer.prototype.mapAsync = function (this: GPUBuffer, mode: number, offset?: number, size?: number) {
+      if ((mode & GPUMapMode.READ) !== 0) {
+        w.gpuReadCalls += 1;
+        w.gpuReadBytes += size ?? this.size - (offset ?? 0);
+      }
+      return original.call(this, mode, offset, size);
+    };
   });
-  await page.goto(`/tests/browser/adapters.html${query}`);
-  await page.waitForFunction(() => (window as unknown as { adaptersReady?: Promise<boolean> }).adaptersReady !== undefined);
-  await page.evaluate(() => (window as unknown as { adaptersReady: Promise<boolean> }).adaptersReady);
 }
 
 export const test = base.extend<{ jsPage: Page }, { shared: Page }>({

@@ -11,27 +11,12 @@
  * scripts wrote, and at the end nothing is left alive (pointers, adapter
  * tensors, Python exports, ledger leaks, framework tensors).
  */
-import { test, expect, type Page } from "@playwright/test";
-
-/** Open the frameworks page (with Pyodide), then count bytes mapped for reading from there on. */
-async function openFrameworksPage(page: Page): Promise<void> {
-  page.on("pageerror", (err) => console.log(`[page error] ${err.message}`));
-  await page.goto("/tests/browser/frameworks.html?pyodide=1");
-  await page.waitForFunction(() => (window as unknown as { frameworksReady?: Promise<boolean> }).frameworksReady !== undefined);
-  await page.evaluate(() => (window as unknown as { frameworksReady: Promise<boolean> }).frameworksReady);
-  await page.evaluate(() => {
-    const w = window as unknown as { gpuReadBytes: number };
-    w.gpuReadBytes = 0;
-    const original = GPUBuffer.prototype.mapAsync;
-    GPUBuffer.prototype.mapAsync = function (this: GPUBuffer, mode: number, offset?: number, size?: number) {
-      if ((mode & GPUMapMode.READ) !== 0) w.gpuReadBytes += size ?? this.size - (offset ?? 0);
-      return original.call(this, mode, offset, size);
-    };
-  });
-}
+import { test, expect } from "@playwright/test";
+import { countGpuReads, openFrameworksPage } from "./fixtures.js";
 
 test.beforeEach(async ({ page }) => {
-  await openFrameworksPage(page);
+  await openFrameworksPage(page, "?pyodide=1");
+  await countGpuReads(page);
 });
 
 /** Python's last step, run in Pyodide: read the GPU tensor back and compare with the reference there. */
@@ -67,7 +52,7 @@ test("LiteRT.js → ORT-web → TF.js → Python: the same GPUBuffer at every ha
     const model = await litert.loadAndCompile("/tests/data/litert_fc.tflite", { accelerator: "webgpu" });
 
     // The input: a webdlpack WebGPU tensor (one upload).
-    const xPtr = await ctx.allocWebGPU(128);
+    const xPtr = await ctx.allocWebGPUChecked(128);
     const xBuffer = ctx.gpuPointerToBuffer(xPtr);
     device.queue.writeBuffer(xBuffer, 0, Float32Array.from(ref.input.flat()));
     const x = webdlpack.Tensor.webgpu({ pointer: xPtr, deviceId: 0, dtype: "float32", shape: [4, 8], onRelease: () => ctx.freeWebGPU(xPtr) });
