@@ -6,18 +6,19 @@ import operator
 from typing import Any, Sequence
 
 from ..bridge.gpu import check_webgpu, gpu_empty
-from ..core.abi import FLAG_READ_ONLY
+from ..core.abi import FLAG_READ_ONLY, MAX_NDIM
 from ..core.device import CPU, device as parse_device
-from ..core.dtype import dtype as parse_dtype, dtype_from_format
+from ..core.dtype import DType, dtype as parse_dtype, dtype_from_format
 from ..core.errors import ErrorCode, WebDLPackBufferError, WebDLPackTypeError, WebDLPackValueError
 from ..core.layout import numel
 from ..core.memory import alloc, buffer_address
 from ..tensor.tensor import Tensor
 from ..core.view import TensorView
 
-__all__ = ["empty", "zeros", "from_buffer", "parse_shape"]
+__all__ = ["empty", "zeros", "from_buffer", "parse_shape", "packed_nbytes"]
 
-_INT64_MAX = (1 << 63) - 1
+#: The largest extent and size a tensor may have: what every consumer accepts (spec/validation-rules.json).
+_SAFE_MAX = (1 << 53) - 1
 
 
 _NOT_EXTENTS = (bool, float, complex, str, bytes, bytearray)
@@ -35,10 +36,17 @@ def _extent(n: Any, field: str) -> int:
     if value < 0:
         raise WebDLPackValueError(ErrorCode.BAD_SHAPE, "negative extent", field=field, value=value,
                                   expected="a non-negative int")
-    if value > _INT64_MAX:
-        raise WebDLPackValueError(ErrorCode.SIZE_OVERFLOW, "extent does not fit DLPack's int64", field=field,
-                                  value=value, expected=f"0 <= extent <= {_INT64_MAX}")
+    if value > _SAFE_MAX:
+        raise WebDLPackValueError(ErrorCode.SIZE_OVERFLOW, "extent larger than any consumer accepts", field=field,
+                                  value=value, expected=f"0 <= extent <= {_SAFE_MAX} (2^53 - 1)")
     return value
+
+
+def packed_nbytes(count: int, dt: DType) -> int:
+    """Bytes ``count`` elements take: bit-packed for sub-byte dtypes (fp4, int4, ...), as a tensor's ``nbytes`` says."""
+    if dt.is_subbyte:
+        return -(-count * dt.bits * dt.lanes // 8)
+    return count * dt.itemsize
 
 
 def parse_shape(shape: Any) -> tuple[int, ...]:
@@ -61,9 +69,13 @@ def parse_shape(shape: Any) -> tuple[int, ...]:
         ``None``, a generator...), field ``shape``; or an extent is not an
         integer (``2.7``, ``nan``, ``inf``, ``True``, ``"3"``), field ``shape[i]``.
     WebDLPackValueError
-        ``BAD_SHAPE`` for a negative extent; ``SIZE_OVERFLOW`` for one above int64.
+        ``BAD_NDIM`` for more than 32 dimensions; ``BAD_SHAPE`` for a negative
+        extent; ``SIZE_OVERFLOW`` for one above 2^53 - 1 (the codes consumers give).
     """
     if isinstance(shape, (tuple, list)):
+        if len(shape) > MAX_NDIM:
+            raise WebDLPackValueError(ErrorCode.BAD_NDIM, "too many dimensions", field="shape", value=len(shape),
+                                      expected=f"at most {MAX_NDIM} dimensions (what every consumer accepts)")
         return tuple(_extent(n, f"shape[{i}]") for i, n in enumerate(shape))
     if hasattr(shape, "__index__") and not isinstance(shape, _NOT_EXTENTS):
         return (_extent(shape, "shape"),)
@@ -76,11 +88,12 @@ def _new(shape: Any, dtype: Any, device: Any, *, zero: bool) -> Tensor:
     dims = parse_shape(shape)
     dt = parse_dtype(dtype)
     count = numel(dims)
-    if count * dt.itemsize > _INT64_MAX:
-        raise WebDLPackValueError(ErrorCode.SIZE_OVERFLOW, "tensor too large", field="shape", value=dims,
-                                  expected=f"numel * itemsize <= {_INT64_MAX}")
+    nbytes = packed_nbytes(count, dt)
+    if count > _SAFE_MAX or nbytes > _SAFE_MAX:
+        raise WebDLPackValueError(ErrorCode.SIZE_OVERFLOW, "tensor larger than any consumer accepts", field="shape",
+                                  value=dims, expected=f"element count and bytes <= {_SAFE_MAX} (2^53 - 1)")
     if target.is_cpu:
-        block = alloc(count * dt.itemsize)
+        block = alloc(nbytes)
         return Tensor._wrap(TensorView(block.address, 0, dims, None, dt, CPU, 0), block)
     check_webgpu(target)
     view, owner = gpu_empty(dims, dt, target, zero=zero)
@@ -105,7 +118,8 @@ def empty(shape: int | Sequence[int], dtype: Any = "float32", *, device: Any = N
     Returns
     -------
     Tensor
-        Contents unspecified (CPU: currently zero-filled).
+        Contents unspecified (CPU: currently zero-filled). CPU memory is
+        256-byte aligned (DLPack's recommendation; JAX imports it without copying).
 
     Raises
     ------
@@ -113,8 +127,9 @@ def empty(shape: int | Sequence[int], dtype: Any = "float32", *, device: Any = N
         ``BAD_SHAPE``: a shape that is not an int or a tuple/list of ints
         (field ``shape`` or ``shape[i]``).
     ValueError
-        A negative extent (``BAD_SHAPE``), a size past int64
-        (``SIZE_OVERFLOW``), a bad dtype; ``webgpu:N`` where there is no WebGPU
+        More than 32 dimensions (``BAD_NDIM``), a negative extent
+        (``BAD_SHAPE``), an extent, element count or size past 2^53 - 1
+        (``SIZE_OVERFLOW``) — refused here with the code a consumer would give —, a bad dtype; ``webgpu:N`` where there is no WebGPU
         (``NO_WEBGPU``) or no device N (``UNKNOWN_DEVICE``).
     MemoryError
         ``OUT_OF_MEMORY`` (:class:`~webdlpack.WebDLPackMemoryError`, field
@@ -154,7 +169,8 @@ def from_buffer(obj: Any, *, dtype: Any = None, shape: Sequence[int] | int | Non
     BufferError
         A non-contiguous buffer.
     ValueError
-        A format with no dtype, or a shape that does not cover the buffer exactly.
+        A format with no dtype, or a shape that does not cover the buffer exactly
+        (sub-byte dtypes are bit-packed: 12 bytes hold 24 ``float4_e2m1fn``).
     """
     try:
         mv = memoryview(obj)
@@ -174,9 +190,12 @@ def from_buffer(obj: Any, *, dtype: Any = None, shape: Sequence[int] | int | Non
     dt = parse_dtype(dtype) if dtype is not None else native
     assert dt is not None
     nbytes = mv.nbytes
+    bits = dt.bits * dt.lanes
     if shape is None:
         if dt == native:
             dims: tuple[int, ...] = tuple(mv.shape or ())
+        elif dt.is_subbyte:  # packed: as many elements as the bits hold
+            dims = ((nbytes * 8) // bits,)
         else:
             if nbytes % dt.itemsize:
                 raise WebDLPackValueError(ErrorCode.BAD_SHAPE, "buffer size is not a multiple of the item size",
@@ -184,9 +203,10 @@ def from_buffer(obj: Any, *, dtype: Any = None, shape: Sequence[int] | int | Non
             dims = (nbytes // dt.itemsize,)
     else:
         dims = parse_shape(shape)
-    if numel(dims) * dt.itemsize != nbytes:
+    if packed_nbytes(numel(dims), dt) != nbytes:
+        rule = f"ceil(numel * {bits} / 8)" if dt.is_subbyte else f"numel * {dt.itemsize}"
         raise WebDLPackValueError(ErrorCode.BAD_SHAPE, "shape and dtype do not cover the buffer exactly",
-                                  field="shape", value=dims, expected=f"numel * {dt.itemsize} == {nbytes} bytes")
+                                  field="shape", value=dims, expected=f"{rule} == {nbytes} bytes")
     address = buffer_address(mv)
     flags = FLAG_READ_ONLY if mv.readonly else 0
     return Tensor._wrap(TensorView(address, 0, dims, None, dt, CPU, flags), mv)

@@ -14,11 +14,16 @@ from .errors import ErrorCode, WebDLPackBufferError, WebDLPackMemoryError
 from .nocopy import NotCopyable
 from .view import TensorView
 
-__all__ = ["alloc", "buffer_address", "copy_view", "HostBlock"]
+__all__ = ["ALIGNMENT", "alloc", "buffer_address", "copy_view", "HostBlock"]
+
+
+#: Alignment of every block :func:`alloc` makes: DLPack's recommended 256 bytes (JAX wants at least 64 to import
+#: without copying).
+ALIGNMENT = 256
 
 
 class HostBlock(NotCopyable):
-    """A block of host memory owned by Python, 8-byte aligned and zero-filled.
+    """A block of host memory owned by Python, :data:`ALIGNMENT`-byte aligned and zero-filled.
 
     Parameters
     ----------
@@ -46,14 +51,14 @@ class HostBlock(NotCopyable):
     __slots__ = ("_buf", "address", "nbytes", "__weakref__")
 
     def __init__(self, nbytes: int) -> None:
-        words = max(1, (nbytes + 7) // 8)
+        words = max(1, (nbytes + 7) // 8) + (ALIGNMENT - 8) // 8  # ctypes arrays of uint64 are 8-aligned
         try:
             self._buf = (ctypes.c_uint64 * words)()
         except (MemoryError, OverflowError):  # OverflowError: ctypes "array too large" for this address space
             raise WebDLPackMemoryError(ErrorCode.OUT_OF_MEMORY, f"cannot allocate {nbytes} bytes of host memory",
                                        field="nbytes", value=nbytes,
                                        expected="a size this process can allocate") from None
-        self.address: int = ctypes.addressof(self._buf)
+        self.address: int = -(-ctypes.addressof(self._buf) // ALIGNMENT) * ALIGNMENT
         self.nbytes = nbytes
 
     def __repr__(self) -> str:
