@@ -3,7 +3,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { WebDLPackError, type ErrorCodeName } from "../../js/src/errors.js";
 import {
-  PointerTable, describeGPUPointer, GPU_POINTER_SLOT_BITS, GPU_POINTER_GENERATION_BITS,
+  PointerTable, describeGPUPointer, GPU_POINTER_SLOT_BITS, GPU_POINTER_GENERATION_BITS, GPU_POINTER_TAG_BITS,
 } from "../../js/src/context/pointer-table.js";
 
 function throwsCode(fn: () => unknown, code: ErrorCodeName, text?: RegExp): void {
@@ -15,14 +15,15 @@ function throwsCode(fn: () => unknown, code: ErrorCodeName, text?: RegExp): void
   });
 }
 
-test("bit format: 12 generation bits above 20 slot bits; first pointer is slot 0 generation 1", () => {
-  assert.equal(GPU_POINTER_GENERATION_BITS + GPU_POINTER_SLOT_BITS, 32);
-  const table = new PointerTable<string>();
+test("bit format: 4 tag bits, 10 generation bits, 18 slot bits; first pointer is slot 0 generation 1", () => {
+  assert.equal(GPU_POINTER_TAG_BITS + GPU_POINTER_GENERATION_BITS + GPU_POINTER_SLOT_BITS, 32);
+  assert.deepEqual([GPU_POINTER_TAG_BITS, GPU_POINTER_GENERATION_BITS, GPU_POINTER_SLOT_BITS], [4, 10, 18]);
+  const table = new PointerTable<string>({ tag: 1 });
   const a = table.insert("a");
   const b = table.insert("b");
-  assert.equal(a, 1 << 20);
-  assert.equal(b, (1 << 20) | 1);
-  assert.deepEqual(describeGPUPointer(b), { slot: 1, generation: 1 });
+  assert.equal(a, 2 ** 28 + 2 ** 18);
+  assert.equal(b, 2 ** 28 + 2 ** 18 + 1);
+  assert.deepEqual(describeGPUPointer(b), { slot: 1, generation: 1, tag: 1 });
   assert.equal(table.get(a), "a");
   assert.equal(table.get(b), "b");
   assert.equal(table.size, 2);
@@ -58,33 +59,33 @@ test("foreign values are INVALID_POINTER: small ints, 0, negatives, fractions, t
 });
 
 test("a reused slot gets a new generation; the old pointer never names the new buffer", () => {
-  const table = new PointerTable<string>({ quarantine: 0 });
+  const table = new PointerTable<string>({ quarantine: 0, tag: 1 });
   const old = table.insert("old");
   table.remove(old);
   const fresh = table.insert("new");
   assert.notEqual(fresh, old);
-  assert.deepEqual(describeGPUPointer(fresh), { slot: 0, generation: 2 });
+  assert.deepEqual(describeGPUPointer(fresh), { slot: 0, generation: 2, tag: 1 });
   throwsCode(() => table.get(old), "STALE_POINTER", /slot now holds another buffer/);
   throwsCode(() => table.remove(old), "DOUBLE_FREE");
   assert.equal(table.get(fresh), "new");
 });
 
 test("the quarantine delays reuse until more slots are waiting", () => {
-  const table = new PointerTable<number>({ quarantine: 3 });
+  const table = new PointerTable<number>({ quarantine: 3, tag: 1 });
   const ptrs = [0, 1, 2, 3, 4].map((i) => table.insert(i));
   for (const p of ptrs) table.remove(p);
   // 5 waiting > 3: the oldest freed slot (0) is reused first
   const next = table.insert(99);
-  assert.deepEqual(describeGPUPointer(next), { slot: 0, generation: 2 });
-  const q = new PointerTable<number>({ quarantine: 3 });
+  assert.deepEqual(describeGPUPointer(next), { slot: 0, generation: 2, tag: 1 });
+  const q = new PointerTable<number>({ quarantine: 3, tag: 1 });
   const one = q.insert(1);
   q.remove(one);
   // only 1 waiting: a fresh slot is used
-  assert.deepEqual(describeGPUPointer(q.insert(2)), { slot: 1, generation: 1 });
+  assert.deepEqual(describeGPUPointer(q.insert(2)), { slot: 1, generation: 1, tag: 1 });
 });
 
 test("a slot whose generation is used up is retired, never reused", () => {
-  const table = new PointerTable<number>({ generationBits: 2, quarantine: 0 });
+  const table = new PointerTable<number>({ generationBits: 2, quarantine: 0, tag: 1 });
   const seen = new Set<number>();
   for (let i = 0; i < 3; i++) {
     const p = table.insert(i);
@@ -95,7 +96,7 @@ test("a slot whose generation is used up is retired, never reused", () => {
   assert.equal(seen.size, 3);
   assert.equal(table.retiredSlots, 1);
   const after = table.insert(7);
-  assert.deepEqual(describeGPUPointer(after, 2), { slot: 1, generation: 1 });
+  assert.deepEqual(describeGPUPointer(after, 2), { slot: 1, generation: 1, tag: 1 });
   for (const p of seen) throwsCode(() => table.get(p), "STALE_POINTER");
 });
 
@@ -123,8 +124,8 @@ test("1000 alloc/free cycles give 1000 distinct pointer values", () => {
   assert.equal(table.size, 0);
 });
 
-test("pointers with the top bit set are positive numbers and translate", () => {
-  const table = new PointerTable<number>({ quarantine: 0 });
+test("pointers with the top bit set (tags 8 to 15) are positive numbers and translate", () => {
+  const table = new PointerTable<number>({ quarantine: 0, tag: 9 });
   let p = 0;
   for (let i = 0; i < 2100; i++) {
     p = table.insert(i);

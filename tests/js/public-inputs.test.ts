@@ -81,9 +81,10 @@ test("describeGPUPointer checks the pointer and the bit format", () => {
   refuses(() => describeGPUPointer("5" as never), "INVALID_POINTER", "ptr");
   refuses(() => describeGPUPointer(5, 0), "INVALID_ARGUMENT", "generationBits");
   refuses(() => describeGPUPointer(5, 17), "INVALID_ARGUMENT", "generationBits");
-  assert.deepEqual(describeGPUPointer(0x0010002a), { slot: 0x2a, generation: 1 });
-  assert.deepEqual(describeGPUPointer(-1), { slot: 0xfffff, generation: 0xfff }, "a signed i32 from C reads as unsigned");
-  assert.deepEqual(describeGPUPointer(0x00030005, 16), { slot: 5, generation: 3 });
+  refuses(() => describeGPUPointer(5, 10, 9), "INVALID_ARGUMENT", "tagBits");
+  assert.deepEqual(describeGPUPointer(0x1004002a), { slot: 0x2a, generation: 1, tag: 1 });
+  assert.deepEqual(describeGPUPointer(-1), { slot: 0x3ffff, generation: 0x3ff, tag: 0xf }, "a signed i32 from C reads as unsigned");
+  assert.deepEqual(describeGPUPointer(0x00030005, 16, 0), { slot: 5, generation: 3, tag: 0 });
 });
 
 test("tensor.toManaged(non-host) is INVALID_ARGUMENT naming `host` and the missing member", () => {

@@ -22,8 +22,27 @@ def test_well_formed_versioned_struct():
 def test_well_formed_legacy_struct():
     p = Producer(shape=(4,), versioned=False)
     t = w.from_capsule(p.capsule())
-    assert t.shape == (4,) and not t.flags.read_only
+    assert t.shape == (4,) and t.flags.read_only   # a legacy struct cannot say it may be written: read-only
     del t
+    assert p.deleted == 1
+
+
+def test_legacy_import_is_read_only_and_re_exported_read_only():
+    """Issue 12 item 7: NumPy marks data from a ``dltensor`` capsule read-only; so does webdlpack, and keeps it so."""
+    p = Producer(shape=(4,), versioned=False)
+    t = w.from_capsule(p.capsule())
+    with pytest.raises(TypeError):
+        t.memoryview()[0] = 1.0
+    again = w.from_dlpack(t)                      # a DLPack 1.x re-export carries READ_ONLY
+    assert again.flags.read_only
+    arr = np.from_dlpack(t)
+    assert not arr.flags.writeable
+    with pytest.raises(BufferError):
+        t.__dlpack__()                            # a legacy re-export cannot say read-only: refused, as NumPy does
+    writable = t.copy()
+    assert not writable.flags.read_only
+    del arr
+    again.dispose(), t.dispose()
     assert p.deleted == 1
 
 

@@ -10,6 +10,7 @@ import type { DeviceAllocator } from "./device-allocator.js";
 import { lostError, type DeviceRecord } from "./devices.js";
 import { MARK_RELEASED, type LedgerEntry } from "./ledger-entry.js";
 import type { Ledger } from "./ledger.js";
+import { claimPointerTag } from "./pointer-tags.js";
 import { formatPointer, GPU_POINTER_SLOT_BITS, PointerTable, type GPUPointer, type PointerTableOptions } from "./pointer-table.js";
 import type { GPUPointerInfo } from "./types.js";
 
@@ -47,7 +48,7 @@ export interface AllocatorLookup {
  */
 const FAST_SLOT_MASK = 2 ** GPU_POINTER_SLOT_BITS - 1;
 
-/** A fast-path array for `slots` slots, all empty (pointer -1 never matches: pointers are >= 2^20). */
+/** A fast-path array for `slots` slots, all empty (pointer -1 never matches: pointers are positive). */
 function emptyFastPath(slots: number): unknown[] {
   const fast = new Array<unknown>(2 * slots);
   for (let i = 0; i < fast.length; i += 2) {
@@ -74,12 +75,36 @@ export class BufferTable {
    * (Measured: bench/allocator.mjs.)
    */
   #fast: unknown[] = emptyFastPath(64);
+  /** The one claimUniqueTag run. */
+  #tagClaim: Promise<void> | undefined;
 
   /** An empty table whose entries are tracked in `ledger`. */
   constructor(ledger: Ledger, allocators: AllocatorLookup, options?: PointerTableOptions) {
     this.#ledger = ledger;
     this.#allocators = allocators;
     this.#table = new PointerTable<BufferEntry>(options);
+  }
+
+  /** The tag of this context's pointers (pointer-table.ts). */
+  get tag(): number {
+    return this.#table.tag;
+  }
+
+  /**
+   * Once, before the first pointer: take a tag no other live context of the
+   * origin holds (pointer-tags.ts); the random tag stays when that is not
+   * possible or a pointer was issued meanwhile.
+   */
+  claimUniqueTag(): Promise<void> {
+    if (this.#tagClaim === undefined) {
+      const table = this.#table;
+      this.#tagClaim = table.hasIssued ? Promise.resolve() : claimPointerTag(table.tagBits).then((claim) => {
+        if (claim === null) return;
+        if (table.hasIssued) claim.release();
+        else table.retag(claim.tag);
+      });
+    }
+    return this.#tagClaim;
   }
 
   /** Slots retired for good (their generation ran out). */

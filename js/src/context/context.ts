@@ -73,7 +73,8 @@ export class PageContext implements WebDLPackContext {
   }
 
   setup(cfg?: SetupConfig): Promise<DeviceInfo> {
-    return this.#setup.run(cfg);
+    // The pointer tag is settled before device 0 (and so the first pointer) exists.
+    return this.#table.claimUniqueTag().then(() => this.#setup.run(cfg));
   }
 
   getWebGPUDevice(id = 0, options?: DeviceOptions): GPUDevice {

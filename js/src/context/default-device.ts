@@ -57,9 +57,9 @@ export class DefaultDeviceSetup {
     }
     const fresh = { cfg: config } as SetupState;
     fresh.promise = acquireDevice(config).then(
-      ({ device, adapterInfo }) => {
+      ({ device, adapterInfo, requestedFeatures }) => {
         fresh.record = this.#install(device, adapterInfo, config);
-        return describeDevice(0, device, adapterInfo);
+        return describeDevice(0, device, adapterInfo, requestedFeatures);
       },
       (err: unknown) => {
         // A failed setup may be retried; after a loss the lost state is kept so a

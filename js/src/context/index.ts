@@ -21,7 +21,8 @@
  *   readback.ts          ordered readback through pooled staging buffers
  *   ledger.ts            lifetime ledger: tracking, scopes, leak reports
  *   ledger-entry.ts      one ledger entry (exactly-once release) and the report shapes
- *   pointer-table.ts     GPU pointers: slot + generation, O(1) translation
+ *   pointer-table.ts     GPU pointers: context tag + generation + slot, O(1) translation
+ *   pointer-tags.ts      which tag a context's pointers carry (unique per live context through Web Locks)
  *   types.ts             the public interface and option types
  *   track-tensor.ts      owning WebGPU tensors in the ledger
  *   python-handoff.ts    the page-wide list of Python bridges (tensor.toPython())
@@ -34,7 +35,7 @@ export type {
   CacheModeOptions, DeviceOptions,
 } from "./types.js";
 export type { SetupConfig, DeviceInfo, LimitsSummary } from "./setup.js";
-export { ML_LIMITS } from "./setup.js";
+export { ML_LIMITS, ML_FEATURES } from "./setup.js";
 export type { AdapterInfoSummary, DeviceLostEvent, DeviceLostListener } from "./devices.js";
 export { GPUUsage, DEFAULT_GPU_USAGE, GPU_ALLOCATION_ALIGNMENT } from "./allocation.js";
 export { CACHE_MODES, DEFAULT_CACHE_MODE, DEFAULT_CACHE_LIMITS } from "./buffer-cache.js";
@@ -49,6 +50,7 @@ export type { LedgerKind, ReleaseReason, TrackOptions, LedgerEntryInfo, LedgerEn
 export type { Ledger } from "./ledger.js";
 export type { ReadbackRange, ReadbackTarget } from "./readback.js";
 export {
-  describeGPUPointer, GPU_POINTER_GENERATION_BITS, GPU_POINTER_SLOT_BITS,
+  describeGPUPointer, randomPointerTag, GPU_POINTER_TAG_BITS, GPU_POINTER_GENERATION_BITS, GPU_POINTER_SLOT_BITS,
 } from "./pointer-table.js";
+export { claimPointerTag, POINTER_TAG_LOCK_PREFIX, type ClaimedTag, type LockManagerLike } from "./pointer-tags.js";
 export type { GPUPointer, PointerParts } from "./pointer-table.js";

@@ -3,30 +3,36 @@
  * integer (a "GPU pointer") into an entry (a GPUBuffer and its metadata) and back.
  * No WebGPU here, so it is tested in Node with fake entries.
  *
- * Bit format of a pointer (defaults: 12 generation bits, 20 slot bits):
+ * Bit format of a pointer (defaults: 4 tag bits, 10 generation bits, 18 slot bits):
  *
  * ```text
- *   31            20 19                  0
- *  +----------------+---------------------+
- *  |   generation   |     slot index      |
- *  +----------------+---------------------+
- *   1 .. 4095         0 .. 1_048_575
+ *   31   28 27          18 17                0
+ *  +-------+--------------+------------------+
+ *  |  tag  |  generation  |    slot index    |
+ *  +-------+--------------+------------------+
+ *   1 .. 15   1 .. 1023      0 .. 262_143
  * ```
  *
+ * - The tag names the table that issued the pointer. Each webdlpack context
+ *   (the page, each Worker) has its own table and tag, and a pointer with
+ *   another tag is refused (INVALID_POINTER, "issued by another webdlpack
+ *   context"), never looked up. Tag 0 is never used, so every pointer is
+ *   at least 2^28. `pointer-tags.ts` picks a context's tag.
  * - A slot's generation starts at 1 and goes up by one each time the slot is
  *   occupied again, so a freed slot's next occupant has a different value.
- *   Generation 0 is never issued: every pointer is nonzero, and small integers
- *   such as 12345 (generation 0) are never valid.
+ *   Generation 0 is never issued, so small integers are never valid.
  * - When a slot has been used with its largest generation it is retired, never
  *   reused, so a value can not wrap round and name a different buffer.
  * - Freed slots wait in a FIFO queue behind a quarantine of recently freed slots,
  *   so a slot is reused as late as possible.
  * - Translation is one typed-array compare: `state[slot] === LIVE` and
- *   `generation[slot] === ptr >>> slotBits`. No Map, no allocation.
+ *   `tag << generationBits | generation[slot]` equal to `ptr >>> slotBits`.
+ *   No Map, no allocation.
  * - Because generations only go up, a bad pointer is always diagnosed exactly:
- *   generation above the slot's → never issued (INVALID_POINTER); equal to it with
- *   the slot not live, or below it → the pointer was freed (STALE_POINTER when
- *   used, DOUBLE_FREE when freed again).
+ *   another tag → another context's (INVALID_POINTER); generation above the
+ *   slot's → never issued (INVALID_POINTER); equal to it with the slot not
+ *   live, or below it → the pointer was freed (STALE_POINTER when used,
+ *   DOUBLE_FREE when freed again).
  *
  * See docs/gpu-pointers.md.
  */
@@ -35,52 +41,78 @@ import { WebDLPackError } from "../errors.js";
 /** A GPU pointer: a nonzero unsigned 32-bit integer naming one buffer in the table. */
 export type GPUPointer = number;
 
-/** Default number of generation bits (the high bits of a pointer). */
-export const GPU_POINTER_GENERATION_BITS = 12;
+/** Default number of tag bits (the top bits of a pointer: which context's table issued it). */
+export const GPU_POINTER_TAG_BITS = 4;
+/** Default number of generation bits (below the tag). */
+export const GPU_POINTER_GENERATION_BITS = 10;
 /** Default number of slot-index bits (the low bits of a pointer). */
-export const GPU_POINTER_SLOT_BITS = 32 - GPU_POINTER_GENERATION_BITS;
+export const GPU_POINTER_SLOT_BITS = 32 - GPU_POINTER_TAG_BITS - GPU_POINTER_GENERATION_BITS;
 
-/** Options of a {@link PointerTable}. The defaults are the page-wide table's. */
+/** Options of a {@link PointerTable}. The defaults are the context's table's. */
 export interface PointerTableOptions {
-  /** Generation bits, 1 to 16 (default 12); the slot index gets the other 32 - n bits. */
+  /** Generation bits, 1 to 16 (default 10). */
   generationBits?: number;
+  /** Tag bits, 0 to 8 (default 4); the slot index gets the other 32 - tag - generation bits (8 to 31). */
+  tagBits?: number;
+  /** This table's tag, 1 .. 2^tagBits - 1 (0 when tagBits is 0). Default: a random one ({@link randomPointerTag}). */
+  tag?: number;
   /** Freed slots that must be waiting before the oldest one is reused (default 64). */
   quarantine?: number;
   /** Upper bound on slots (default 2^slotBits). */
   maxSlots?: number;
 }
 
-/** The two halves of a pointer value, see {@link PointerTable}. */
+/** The parts of a pointer value, see {@link PointerTable}. */
 export interface PointerParts {
   /** Slot index (low bits). */
   slot: number;
-  /** Generation (high bits). */
+  /** Generation (middle bits). */
   generation: number;
+  /** Tag of the table that issued it (top bits; 0 when the layout has no tag bits). */
+  tag: number;
 }
 
-/** INVALID_ARGUMENT unless `generationBits` is an integer 1..16. */
-function checkGenerationBits(generationBits: number): void {
-  if (!Number.isInteger(generationBits) || generationBits < 1 || generationBits > 16) {
+/** INVALID_ARGUMENT naming `field` unless `value` is an integer in [min, max]. */
+function checkRange(field: string, value: unknown, min: number, max: number): void {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
     throw new WebDLPackError("INVALID_ARGUMENT", "bad pointer table option", {
-      field: "generationBits", value: generationBits, expected: "an integer 1..16" });
+      field, value, expected: `an integer ${min}..${max}` });
   }
 }
 
+/** Check a bit layout; returns the slot bits (8 or more). */
+function checkLayout(generationBits: number, tagBits: number): number {
+  checkRange("generationBits", generationBits, 1, 16);
+  checkRange("tagBits", tagBits, 0, 8);
+  return 32 - generationBits - tagBits;
+}
+
+/** A random tag in 1 .. 2^tagBits - 1 (0 when `tagBits` is 0). */
+export function randomPointerTag(tagBits = GPU_POINTER_TAG_BITS): number {
+  checkRange("tagBits", tagBits, 0, 8);
+  if (tagBits === 0) return 0;
+  const random = globalThis.crypto?.getRandomValues?.(new Uint32Array(1))[0] ?? Math.floor(Math.random() * 2 ** 32);
+  return 1 + (random % (2 ** tagBits - 1));
+}
+
 /**
- * Split a pointer into slot and generation (default bit format: 12
- * generation bits). A signed 32-bit value (as C returns a `uint32_t` through
+ * Split a pointer into slot, generation and tag (default layout: 4 tag bits,
+ * 10 generation bits). A signed 32-bit value (as C returns a `uint32_t` through
  * an `i32`) is read as unsigned. Throws INVALID_POINTER unless `ptr` is a
- * 32-bit integer, INVALID_ARGUMENT unless `generationBits` is an integer 1..16.
+ * 32-bit integer, INVALID_ARGUMENT for a bad layout.
  */
-export function describeGPUPointer(ptr: number, generationBits = GPU_POINTER_GENERATION_BITS): PointerParts {
+export function describeGPUPointer(ptr: number, generationBits = GPU_POINTER_GENERATION_BITS, tagBits = GPU_POINTER_TAG_BITS): PointerParts {
   if (typeof ptr !== "number" || !Number.isInteger(ptr) || ptr < -0x80000000 || ptr > 0xffffffff) {
     throw new WebDLPackError("INVALID_POINTER", "a GPU pointer is a 32-bit integer", {
       field: "ptr", value: ptr, expected: "an integer in [0, 2^32) (or a signed 32-bit one)" });
   }
-  checkGenerationBits(generationBits);
-  const slotBits = 32 - generationBits;
+  const slotBits = checkLayout(generationBits, tagBits);
   const value = ptr >>> 0;
-  return { slot: value & ((2 ** slotBits) - 1), generation: value >>> slotBits };
+  return {
+    slot: value & (2 ** slotBits - 1),
+    generation: Math.floor(value / 2 ** slotBits) % 2 ** generationBits,
+    tag: Math.floor(value / 2 ** (slotBits + generationBits)),
+  };
 }
 
 /** `ptr` as `0x0010002a` for messages. */
@@ -95,14 +127,18 @@ const RETIRED = 2;
 const INITIAL_SLOTS = 64;
 
 /**
- * A table of entries addressed by generation-tagged 32-bit pointers.
+ * A table of entries addressed by tagged, generation-checked 32-bit pointers.
  *
  * @typeParam T - what a pointer names (for the context: a GPUBuffer record).
  */
 export class PointerTable<T> {
   readonly #slotBits: number;
   readonly #slotMask: number;
+  readonly #generationBits: number;
   readonly #maxGeneration: number;
+  readonly #tagBits: number;
+  /** The tag, shifted above the generation: `ptr >>> slotBits` of a live pointer is `#tagHigh | generation`. */
+  #tagHigh: number;
   readonly #maxSlots: number;
   readonly #quarantine: number;
   #generation: Uint16Array;
@@ -120,10 +156,14 @@ export class PointerTable<T> {
   /** Make an empty table. Throws INVALID_ARGUMENT on bad options. */
   constructor(options: PointerTableOptions = {}) {
     const generationBits = options.generationBits ?? GPU_POINTER_GENERATION_BITS;
-    checkGenerationBits(generationBits);
-    this.#slotBits = 32 - generationBits;
+    const tagBits = options.tagBits ?? GPU_POINTER_TAG_BITS;
+    this.#slotBits = checkLayout(generationBits, tagBits);
     this.#slotMask = 2 ** this.#slotBits - 1;
+    this.#generationBits = generationBits;
     this.#maxGeneration = 2 ** generationBits - 1;
+    this.#tagBits = tagBits;
+    this.#tagHigh = 0;
+    this.retag(options.tag ?? randomPointerTag(tagBits));
     const maxSlots = options.maxSlots ?? 2 ** this.#slotBits;
     if (!Number.isInteger(maxSlots) || maxSlots < 1 || maxSlots > 2 ** this.#slotBits) {
       throw new WebDLPackError("INVALID_ARGUMENT", "bad pointer table option", {
@@ -153,6 +193,36 @@ export class PointerTable<T> {
     return this.#retired;
   }
 
+  /** Whether any pointer was issued (then the tag is fixed). */
+  get hasIssued(): boolean {
+    return this.#used !== 0;
+  }
+
+  /** Tag bits of this table's layout. */
+  get tagBits(): number {
+    return this.#tagBits;
+  }
+
+  /** This table's tag (the top bits of every pointer it issues). */
+  get tag(): number {
+    return this.#tagBits === 0 ? 0 : Math.floor(this.#tagHigh / 2 ** this.#generationBits);
+  }
+
+  /**
+   * Take another tag. Only before the first pointer is issued (else
+   * INVALID_ARGUMENT: issued pointers would change meaning); INVALID_ARGUMENT
+   * for a tag outside 1 .. 2^tagBits - 1 (0 without tag bits).
+   */
+  retag(tag: number): void {
+    if (this.#used !== 0) {
+      throw new WebDLPackError("INVALID_ARGUMENT", "a pointer table can not change its tag after issuing pointers", {
+        field: "tag", value: tag, expected: `the current tag ${this.tag}` });
+    }
+    if (this.#tagBits === 0) checkRange("tag", tag, 0, 0);
+    else checkRange("tag", tag, 1, 2 ** this.#tagBits - 1);
+    this.#tagHigh = tag * 2 ** this.#generationBits;
+  }
+
   /** Largest number of slots this table can have. */
   get maxSlots(): number {
     return this.#maxSlots;
@@ -166,7 +236,7 @@ export class PointerTable<T> {
     this.#state[slot] = LIVE;
     this.#entries[slot] = entry;
     this.#live += 1;
-    return ((generation << this.#slotBits) | slot) >>> 0;
+    return ((this.#tagHigh | generation) * 2 ** this.#slotBits + slot) >>> 0;
   }
 
   /**
@@ -176,7 +246,7 @@ export class PointerTable<T> {
   get(ptr: GPUPointer): T {
     const slot = ptr & this.#slotMask;
     if (ptr >>> 0 === ptr && slot < this.#used && this.#state[slot] === LIVE &&
-        this.#generation[slot] === ptr >>> this.#slotBits) {
+        (this.#tagHigh | this.#generation[slot]!) === ptr >>> this.#slotBits) {
       return this.#entries[slot] as T;
     }
     throw this.#diagnose(ptr, "use");
@@ -186,7 +256,7 @@ export class PointerTable<T> {
   has(ptr: GPUPointer): boolean {
     const slot = ptr & this.#slotMask;
     return ptr >>> 0 === ptr && slot < this.#used && this.#state[slot] === LIVE &&
-      this.#generation[slot] === ptr >>> this.#slotBits;
+      (this.#tagHigh | this.#generation[slot]!) === ptr >>> this.#slotBits;
   }
 
   /**
@@ -213,7 +283,7 @@ export class PointerTable<T> {
   forEach(fn: (entry: T, ptr: GPUPointer) => void): void {
     for (let slot = 0; slot < this.#used; slot++) {
       if (this.#state[slot] === LIVE) {
-        fn(this.#entries[slot] as T, ((this.#generation[slot]! << this.#slotBits) | slot) >>> 0);
+        fn(this.#entries[slot] as T, ((this.#tagHigh | this.#generation[slot]!) * 2 ** this.#slotBits + slot) >>> 0);
       }
     }
   }
@@ -270,10 +340,19 @@ export class PointerTable<T> {
         field, value: ptr, expected: "a nonzero GPU pointer" });
     }
     const slot = ptr & this.#slotMask;
-    const generation = ptr >>> this.#slotBits;
+    const high = ptr >>> this.#slotBits;
+    const generation = high & this.#maxGeneration;
+    const tag = high >>> this.#generationBits;
     const shown = formatPointer(ptr);
+    if (tag !== this.tag && tag !== 0) {
+      return new WebDLPackError("INVALID_POINTER",
+        `GPU pointer ${shown} (tag ${tag}) was issued by another webdlpack context, not this one (tag ${this.tag}): ` +
+        "a GPU pointer names a buffer only in the context (page or Worker) that issued it", {
+          field, value: ptr,
+          expected: "a pointer of this context; GPU objects can not cross threads — send CPU tensors (packTensorForThread) or keep GPU work in one realm" });
+    }
     const current = slot < this.#used ? this.#generation[slot]! : 0;
-    if (generation === 0 || generation > current) {
+    if (tag !== this.tag || generation === 0 || generation > current) {
       return new WebDLPackError("INVALID_POINTER", `GPU pointer ${shown} (slot ${slot}, generation ${generation}) was never issued by this table`, {
         field, value: ptr, expected: "a pointer returned by allocWebGPU or registerGPUBuffer" });
     }

@@ -30,6 +30,13 @@ export interface SetupConfig {
    * `requiredLimits` (WebGPU's defaults otherwise, e.g. maxBufferSize 256 MiB).
    */
   limits?: "adapter-max" | "default";
+  /**
+   * "adapter-ml" (default): also ask for the {@link ML_FEATURES} the adapter
+   * has (`shader-f16`, `subgroups`), as Transformers.js/ORT-web, LiteRT.js and
+   * TVM do when they make their own device — without them, fp16 models fail on
+   * the shared device. "required": only `requiredFeatures`.
+   */
+  features?: "adapter-ml" | "required";
   /** Cache mode of device 0 (default "bucket"; see `setCacheMode`). */
   cacheMode?: CacheMode;
 }
@@ -43,6 +50,9 @@ export const ML_LIMITS: readonly string[] = Object.freeze([
   "maxComputeInvocationsPerWorkgroup",
   "maxComputeWorkgroupSizeX",
 ]);
+
+/** Features `setup()` asks for when the adapter has them, unless `cfg.features` is "required". */
+export const ML_FEATURES: readonly GPUFeatureName[] = Object.freeze(["shader-f16", "subgroups"] as GPUFeatureName[]);
 
 /** Limits of a device that matter for tensors. */
 export interface LimitsSummary {
@@ -63,6 +73,11 @@ export interface DeviceInfo {
   readonly adapterInfo: AdapterInfoSummary | null;
   /** Device features, sorted. */
   readonly features: readonly string[];
+  /**
+   * The features `setup()` asked for, sorted: `requiredFeatures` plus the
+   * adapter's {@link ML_FEATURES} (empty for a device given to `setup({device})`).
+   */
+  readonly requestedFeatures: readonly string[];
   /** Selected device limits. */
   readonly limits: Readonly<LimitsSummary>;
 }
@@ -71,6 +86,8 @@ export interface DeviceInfo {
 export interface AcquiredDevice {
   device: GPUDevice;
   adapterInfo: AdapterInfoSummary | null;
+  /** The features asked for (sorted; empty for a given device). */
+  requestedFeatures: readonly string[];
 }
 
 const POWER_PREFERENCES = ["low-power", "high-performance"];
@@ -103,6 +120,9 @@ export function checkSetupConfig(cfg: unknown): SetupConfig {
   if (c.label !== undefined && typeof c.label !== "string") throw bad("label", describeValue(c.label), "a string");
   if (c.limits !== undefined && c.limits !== "adapter-max" && c.limits !== "default") {
     throw bad("limits", describeValue(c.limits), '"adapter-max" or "default"');
+  }
+  if (c.features !== undefined && c.features !== "adapter-ml" && c.features !== "required") {
+    throw bad("features", describeValue(c.features), '"adapter-ml" or "required"');
   }
   if (c.cacheMode !== undefined) checkCacheMode(c.cacheMode, "cfg.cacheMode");
   return c;
@@ -141,7 +161,7 @@ export async function acquireDevice(cfg: SetupConfig): Promise<AcquiredDevice> {
     checkFeatures(cfg.requiredFeatures, cfg.device.features as ReadonlySet<string>, "given device");
     checkLimits(cfg.requiredLimits, cfg.device.limits, "given device");
     const info = summarizeAdapterInfo((cfg.device as { adapterInfo?: unknown }).adapterInfo) ?? summarizeAdapterInfo(cfg.adapterInfo);
-    return { device: cfg.device, adapterInfo: info };
+    return { device: cfg.device, adapterInfo: info, requestedFeatures: [] };
   }
   const gpu = cfg.gpu ?? (globalThis as { navigator?: { gpu?: GPU } }).navigator?.gpu;
   if (!gpu) {
@@ -165,7 +185,10 @@ export async function acquireDevice(cfg: SetupConfig): Promise<AcquiredDevice> {
   checkFeatures(cfg.requiredFeatures, adapter.features as ReadonlySet<string>, "adapter");
   checkLimits(cfg.requiredLimits, adapter.limits, "adapter");
   const descriptor: GPUDeviceDescriptor = { label: cfg.label ?? "webdlpack device 0" };
-  if (cfg.requiredFeatures !== undefined) descriptor.requiredFeatures = [...cfg.requiredFeatures];
+  const features = new Set<string>(cfg.requiredFeatures ?? []);
+  if (cfg.features !== "required") for (const f of ML_FEATURES) if (adapter.features.has(f)) features.add(f);
+  const requestedFeatures = [...features].sort();
+  if (requestedFeatures.length > 0) descriptor.requiredFeatures = requestedFeatures as GPUFeatureName[];
   const limits: Record<string, number> = {};
   if (cfg.limits !== "default") {
     const supported = adapter.limits as unknown as Record<string, unknown>;
@@ -183,11 +206,12 @@ export async function acquireDevice(cfg: SetupConfig): Promise<AcquiredDevice> {
     throw new WebDLPackError("GPU_ERROR", `adapter.requestDevice failed: ${String(err)}`, {
       field: "cfg", value: undefined, expected: "a device for the requested features and limits", cause: err });
   }
-  return { device, adapterInfo: summarizeAdapterInfo((adapter as { info?: unknown }).info) };
+  return { device, adapterInfo: summarizeAdapterInfo((adapter as { info?: unknown }).info), requestedFeatures };
 }
 
 /** Describe device 0 as a frozen plain object. */
-export function describeDevice(id: number, device: GPUDevice, adapterInfo: AdapterInfoSummary | null): DeviceInfo {
+export function describeDevice(id: number, device: GPUDevice, adapterInfo: AdapterInfoSummary | null,
+  requestedFeatures: readonly string[] = []): DeviceInfo {
   const l = device.limits;
   const limits: LimitsSummary = Object.freeze({
     maxBufferSize: l.maxBufferSize,
@@ -199,5 +223,8 @@ export function describeDevice(id: number, device: GPUDevice, adapterInfo: Adapt
     maxComputeWorkgroupsPerDimension: l.maxComputeWorkgroupsPerDimension,
   });
   const features = Object.freeze([...(device.features as ReadonlySet<string>)].sort());
-  return Object.freeze({ id, adapterInfo: adapterInfo ? Object.freeze({ ...adapterInfo }) : null, features, limits });
+  return Object.freeze({
+    id, adapterInfo: adapterInfo ? Object.freeze({ ...adapterInfo }) : null, features,
+    requestedFeatures: Object.freeze([...requestedFeatures].sort()), limits,
+  });
 }

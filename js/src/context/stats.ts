@@ -76,7 +76,7 @@ export function collectStats(src: StatsSources): ContextStats {
   const devices = [...rows.values()].sort((a, b) => a.deviceId - b.deviceId || Number(b.current) - Number(a.current));
   const sum = (key: "cachedBuffers" | "cachedBytes" | "hits" | "misses"): number => devices.reduce((n, d) => n + d[key], 0);
   return {
-    devices, livePointers, liveBytes, retiredSlots: src.table.retiredSlots,
+    devices, livePointers, liveBytes, retiredSlots: src.table.retiredSlots, pointerTag: src.table.tag,
     cachedBuffers: sum("cachedBuffers"), cachedBytes: sum("cachedBytes"), hits: sum("hits"), misses: sum("misses"),
     owners: [...owners.values()].sort((a, b) => a.deviceId - b.deviceId || (a.owner < b.owner ? -1 : a.owner > b.owner ? 1 : 0)),
     ledgerEntries: src.ledger.size, leaks: src.ledger.leaks().length,

@@ -146,6 +146,8 @@ export interface ContextStats {
   liveBytes: number;
   /** Pointer-table slots retired because their generation ran out. */
   retiredSlots: number;
+  /** The tag in this context's GPU pointers (their top bits; see docs/gpu-pointers.md). */
+  pointerTag: number;
   /** Cached buffers on all devices. */
   cachedBuffers: number;
   /** Cached bytes on all devices. */

@@ -2,15 +2,43 @@
 
 from __future__ import annotations
 
-from ..core.abi import DLPACK_MAJOR_VERSION, DLPACK_VERSION
+from ..core.abi import DLPACK_MAJOR_VERSION, DLPACK_VERSION, FLAG_READ_ONLY
 from ..core.bounds import check_readable
 from ..core.errors import ErrorCode, WebDLPackBufferError, WebDLPackValueError
-from ..core.raw import MANAGED_LEGACY, MANAGED_VERSIONED, unpack_at
+from ..core.host import IS_PYODIDE
+from ..core.raw import MANAGED_LEGACY, MANAGED_VERSIONED, MEMORY, unpack_at
 from ..core.validate import read_dltensor_fields
 from ..core.view import TensorView
 from .owner import ManagedOwner, call_deleter
 
 __all__ = ["adopt_view"]
+
+#: Blocks adopted before, by address: ``(versioned, nbytes, their bytes, deleter, view)``. A producer that hands
+#: tensors over in a loop writes the same struct (and its shape/strides right after it) at the same address again
+#: and again; the checked view depends only on those bytes and on the memory size, which never shrinks. Pyodide only:
+#: there every address below the memory size stays readable; on CPython a block seen once may be unmapped since.
+_FAST = IS_PYODIDE
+_SEEN: dict[int, tuple[bool, int, bytes, int, TensorView]] = {}
+_SEEN_MAX = 64
+_BYTES = MEMORY.cast("B")
+_INT64 = 8
+
+
+def _remember(address: int, versioned: bool, fields: tuple[int, ...], deleter: int, view: TensorView) -> None:
+    """Keep a checked block for :func:`adopt_view`'s fast path when its arrays follow the struct (one range)."""
+    if not _FAST:
+        return
+    ndim, shape_ptr, strides_ptr = fields[3], fields[7], fields[8]
+    size = (MANAGED_VERSIONED if versioned else MANAGED_LEGACY).size
+    arrays = _INT64 * ndim
+    if ndim and (shape_ptr != address + size or strides_ptr not in (0, None, address + size + arrays)):
+        return  # shape/strides elsewhere: not one range to compare
+    nbytes = size + (arrays * (2 if strides_ptr else 1) if ndim else 0)
+    if address + nbytes > len(_BYTES):
+        return
+    if len(_SEEN) >= _SEEN_MAX:
+        _SEEN.clear()
+    _SEEN[address] = (versioned, nbytes, bytes(_BYTES[address:address + nbytes]), deleter, view)
 
 
 def adopt_view(address: int, versioned: bool = True) -> tuple[TensorView, ManagedOwner]:
@@ -30,6 +58,8 @@ def adopt_view(address: int, versioned: bool = True) -> tuple[TensorView, Manage
     Returns
     -------
     (TensorView, ManagedOwner)
+        A legacy struct's view is read-only (DLPack 0.x cannot say whether
+        writing is allowed; NumPy imports it read-only too).
 
     Raises
     ------
@@ -40,6 +70,10 @@ def adopt_view(address: int, versioned: bool = True) -> tuple[TensorView, Manage
         (``VERSION_MISMATCH``), or an invalid field (the field is named).
     """
     address = int(address)
+    seen = _SEEN.get(address)
+    if seen is not None and seen[0] is versioned and _BYTES[address:address + seen[1]] == seen[2]:
+        # The same bytes as a block checked before (the range was inside memory then, and memory never shrinks).
+        return seen[4], ManagedOwner(address, versioned, seen[3])
     if address == 0:
         raise WebDLPackValueError(ErrorCode.NULL_POINTER, "managed tensor address is NULL", field="address", value=0,
                                   expected="the address of a managed DLPack struct")
@@ -55,7 +89,9 @@ def adopt_view(address: int, versioned: bool = True) -> tuple[TensorView, Manage
     else:
         check_readable(address, MANAGED_LEGACY.size, 8, "DLManagedTensor")
         *fields, _ctx, deleter = unpack_at(MANAGED_LEGACY, address)
-        flags = 0
+        # A legacy struct cannot say whether its producer lets us write: read-only, as NumPy does
+        # "for backwards compatibility" (and re-exported read-only).
+        flags = FLAG_READ_ONLY
     owner = ManagedOwner(address, versioned, deleter)
     try:
         data, dev_type, dev_id, ndim, code, bits, lanes, shape_ptr, strides_ptr, byte_offset = fields
@@ -64,4 +100,5 @@ def adopt_view(address: int, versioned: bool = True) -> tuple[TensorView, Manage
     except BaseException:
         owner.release()
         raise
+    _remember(address, versioned, tuple(fields), int(deleter or 0), view)
     return view, owner
