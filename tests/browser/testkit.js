@@ -82,4 +82,20 @@ function dispatch(device, pipelineOrCode, resource, workgroups) {
   return pipeline;
 }
 
+/**
+ * The adapter pages' common start (adapters.html, frameworks.html): ONNX Runtime Web with its wasm from local
+ * files and one thread, TF.js core and its WebGPU backend, as `window.ort`, `window.tf`, `window.WebGPUBackend`;
+ * with `?pyodide=1` also Pyodide (about 2 s) with webdlpack's Python package (`window.pyodide`, `window.py`).
+ */
+export async function startAdapterPage(webdlpack, { ort, tf, tfwebgpu }) {
+  ort.env.wasm.wasmPaths = "/node_modules/onnxruntime-web/dist/";
+  ort.env.wasm.numThreads = 1;
+  Object.assign(window, { ort, tf, WebGPUBackend: tfwebgpu.WebGPUBackend });
+  if (new URLSearchParams(location.search).get("pyodide") === "1") {
+    const { loadPyodide } = await import("/node_modules/pyodide/pyodide.mjs");
+    window.pyodide = await loadPyodide({ indexURL: "/node_modules/pyodide/" });
+    window.py = await webdlpack.loadWebDLPack(window.pyodide);
+  }
+}
+
 export const testkit = Object.freeze({ setup, codeOf, collectLeaks, failure, readBuffer, dispatch });
