@@ -70,8 +70,30 @@ export function managedInit(host: WasmHost, address: number, options: { versione
   };
 }
 
-/** A `"js"` tensor over `array`'s bytes (see `Tensor.fromTypedArray`). */
+/**
+ * A `"js"` tensor over `array`'s bytes (see `Tensor.fromTypedArray`). With
+ * `onRelease` the tensor owns it; a refused description runs it before the
+ * error (ownership was passed in).
+ */
 export function typedArrayInit(array: ArrayBufferView | ArrayBuffer, options: TypedArrayTensorOptions): TensorInit {
+  requireObject(options, "options", "an object {shape?, dtype?, reinterpret?, readOnly?, isCopied?, onRelease?}", "bad fromTypedArray options");
+  const onRelease = options.onRelease;
+  if (onRelease !== undefined && typeof onRelease !== "function") {
+    throw new WebDLPackError("INVALID_ARGUMENT", "onRelease must be a function", {
+      field: "options.onRelease", value: typeof onRelease, expected: "() => void, or undefined" });
+  }
+  let init: TensorInit;
+  try {
+    init = typedArrayView(array, options);
+  } catch (err) {
+    onRelease?.();
+    throw err;
+  }
+  return onRelease === undefined ? init : { ...init, owner: new Ownership(onRelease) };
+}
+
+/** The description of a `"js"` tensor over `array`'s bytes, owning nothing. */
+function typedArrayView(array: ArrayBufferView | ArrayBuffer, options: TypedArrayTensorOptions): TensorInit {
   const isBuffer = array instanceof ArrayBuffer;
   if (!isBuffer && !ArrayBuffer.isView(array)) {
     throw new WebDLPackError("INVALID_ARGUMENT", "expected a TypedArray or ArrayBuffer", {

@@ -287,6 +287,9 @@ export class Tensor {
    * BAD_DTYPE). `shape` defaults to 1-D and must cover exactly the array's
    * bytes (else BAD_SHAPE). `readOnly` / `isCopied` set the READ_ONLY /
    * IS_COPIED flags (e.g. a readback made for the consumer is `isCopied`).
+   * With `onRelease` the tensor owns the bytes: the hook runs exactly once,
+   * on dispose (or garbage collection) after every {@link Tensor.retain}
+   * hold — and before the error if the input is refused.
    * A detached (transferred) ArrayBuffer is an INVALID_ARGUMENT error.
    */
   static fromTypedArray(array: ArrayBufferView | ArrayBuffer, options: TypedArrayTensorOptions = {}): Tensor {

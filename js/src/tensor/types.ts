@@ -77,6 +77,14 @@ export interface TypedArrayTensorOptions {
   readOnly?: boolean;
   /** Set IS_COPIED (e.g. a readback made for the consumer). */
   isCopied?: boolean;
+  /**
+   * Make the tensor own the bytes: `onRelease` runs exactly once, when the
+   * tensor is disposed (or garbage-collected undisposed) and every
+   * `retain()` hold is released — e.g. to give a pooled buffer back, or (for
+   * a tensor another thread sent) to tell the sender. If the array or
+   * options are refused, it runs before the error is thrown.
+   */
+  onRelease?: () => void;
 }
 
 /** Options of {@link Tensor.toManaged}. */

@@ -22,6 +22,8 @@ export interface TestHostOptions {
   heapBase?: number;
   /** Alignment of every allocation, a power of two ≥ 8 (default 16, as emscripten's malloc). */
   alignment?: number;
+  /** A shared memory (its buffer a SharedArrayBuffer), as a threaded wasm build has; default false. */
+  shared?: boolean;
 }
 
 /** A test host: a {@link WasmHost} plus what tests want to look at. */
@@ -66,7 +68,7 @@ function checkPages(pages: unknown, field: string, min: number): asserts pages i
 export function createTestHost(initialPages = 1, maxPages = 256, options: TestHostOptions = {}): TestHost {
   checkPages(initialPages, "initialPages", 0);
   checkPages(maxPages, "maxPages", initialPages);
-  requireObject(options, "options", "an object {heapBase?, alignment?}", "bad createTestHost options");
+  requireObject(options, "options", "an object {heapBase?, alignment?, shared?}", "bad createTestHost options");
   const alignment = options.alignment ?? 16;
   const heapBase = (options.heapBase ?? 1024) >>> 0;
   if (!Number.isInteger(alignment) || alignment < 8 || (alignment & (alignment - 1)) !== 0) {
@@ -84,7 +86,7 @@ export function createTestHost(initialPages = 1, maxPages = 256, options: TestHo
   }
   let memory: WebAssembly.Memory;
   try {
-    memory = new WebAssembly.Memory({ initial: initialPages, maximum: maxPages });
+    memory = new WebAssembly.Memory({ initial: initialPages, maximum: maxPages, shared: options.shared === true });
   } catch (err) {
     throw new WebDLPackError("OUT_OF_MEMORY", `could not reserve a wasm memory of ${initialPages} pages (maximum ${maxPages})`, {
       field: "initialPages", value: initialPages, expected: "a memory size this runtime can allocate", cause: err });
