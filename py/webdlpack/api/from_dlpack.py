@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.abi import DLPACK_VERSION
+from ..core.abi import DLPACK_VERSION, DLDeviceType
 from ..core.device import Device, device as parse_device
-from ..core.errors import ErrorCode, WebDLPackAttributeError, WebDLPackBufferError
+from ..core.errors import ErrorCode, WebDLPackAttributeError, WebDLPackBufferError, WebDLPackDeviceError
 from ..exchange.adopt import adopt_view
 from ..exchange.capsule import take_pointer
 from ..tensor.moves import check_copy, crosses_webgpu, move_view, refuse_copy, target_device
@@ -84,7 +84,10 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> T
     TypeError
         ``copy`` is not None, True or False (``INVALID_ARGUMENT``, field ``copy``).
     BufferError
-        The producer cannot export as asked, or gave data on another device.
+        The producer cannot export as asked, or gave data on another device;
+        data on a device webdlpack cannot serve (``BAD_DEVICE`` naming it:
+        ``cuda:0`` from torch, CuPy or JAX on a GPU, ...) unless ``device="cpu"``
+        asks the producer for a CPU copy. Checked before ``__dlpack__`` runs.
     ValueError
         The producer's struct is invalid (the field is named), or ``device``
         is not a device or one webdlpack cannot move data to (``BAD_DEVICE``:
@@ -106,6 +109,8 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> T
     if hasattr(x, "__dlpack_device__"):
         source = parse_device(tuple(x.__dlpack_device__()))
     target = target_device(requested, source)
+    if source is not None and not _served(source) and (target is None or not _served(target)):
+        raise _foreign(source, "x.__dlpack_device__()")
     if crosses_webgpu(source, target):
         assert target is not None
         return _across_devices(x, source, target, copy)
@@ -124,6 +129,8 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> T
     del capsule
     try:
         expected = target if target is not None else source
+        if expected is None and not _served(tensor.device):  # a producer that did not say where its data is
+            raise _foreign(tensor.device, "DLTensor.device")
         if expected is not None and tensor.device != expected:
             raise WebDLPackBufferError(ErrorCode.BAD_DEVICE, "producer returned data on another device",
                                        field="DLTensor.device", value=str(tensor.device), expected=str(expected))
@@ -138,6 +145,18 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> T
         tensor.dispose()
         return copied
     return tensor
+
+
+def _served(device: Device) -> bool:
+    """True for devices whose data webdlpack can use in place: the CPU (host / wasm memory) and WebGPU."""
+    return device.is_cpu or device.type == DLDeviceType.kDLWebGPU
+
+
+def _foreign(device: Device, field: str) -> WebDLPackDeviceError:
+    """``BAD_DEVICE`` for data on a device webdlpack cannot serve (CUDA, ROCm, ...), naming it."""
+    return WebDLPackDeviceError(ErrorCode.BAD_DEVICE, f"webdlpack cannot use {device} data (a CUDA/ROCm/... tensor, "
+                                "e.g. from torch, CuPy or JAX on a GPU); ask for a copy with device='cpu'",
+                                field=field, value=str(device), expected="cpu or webgpu:N data, or device='cpu'")
 
 
 def _across_devices(x: Any, source: Device | None, target: Device, copy: bool | None) -> Tensor:
