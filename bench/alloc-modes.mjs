@@ -33,7 +33,7 @@ async function measureInPage({ nbytes, modes, runs, ops }) {
     const n = count(mode);
     const cycle = mode === "raw"
       ? async () => device.createBuffer({ size: nbytes, usage }).destroy()
-      : async () => ctx.freeWebGPU(await ctx.allocWebGPU(nbytes, { owner: `bench.${mode}` }));
+      : async () => ctx.freeWebGPU(await ctx.allocWebGPUChecked(nbytes, { owner: `bench.${mode}` }));
     if (mode !== "raw") ctx.setCacheMode(mode);
     for (let i = 0; i < 3; i++) await cycle(); // warm the cache and the JIT
     for (let r = 0; r < runs; r++) {

@@ -1,6 +1,6 @@
 // Benchmark (not a test): the caching allocator and pointer translation in headless Chromium (WebGPU on SwiftShader).
 //
-//   1. alloc + free of 1 KiB and 16 MiB: webdlpack `bucket` mode (allocWebGPU and allocWebGPUSync, cache warm)
+//   1. alloc + free of 1 KiB and 16 MiB: webdlpack `bucket` mode (allocWebGPUChecked awaited and allocWebGPU synchronous, cache warm)
 //      vs raw device.createBuffer + destroy. Each run does `ops` cycles then awaits queue.onSubmittedWorkDone(),
 //      so the GPU process has really done the work being timed (createBuffer alone only queues a message);
 //      raw runs also submit an empty command buffer so Dawn reclaims destroyed memory (without it the GPU
@@ -47,7 +47,7 @@ try {
       const bucketAsync = [];
       const bucketSync = [];
       // Warm the cache and the JIT.
-      for (let i = 0; i < 3; i++) ctx.freeWebGPU(await ctx.allocWebGPU(nbytes));
+      for (let i = 0; i < 3; i++) ctx.freeWebGPU(await ctx.allocWebGPUChecked(nbytes));
       for (let r = 0; r < runs; r++) {
         await settle();
         let t0 = performance.now();
@@ -57,13 +57,13 @@ try {
 
         await settle();
         t0 = performance.now();
-        for (let i = 0; i < cachedOps; i++) ctx.freeWebGPU(await ctx.allocWebGPU(nbytes));
+        for (let i = 0; i < cachedOps; i++) ctx.freeWebGPU(await ctx.allocWebGPUChecked(nbytes));
         await device.queue.onSubmittedWorkDone();
         bucketAsync.push((performance.now() - t0) / cachedOps);
 
         await settle();
         t0 = performance.now();
-        for (let i = 0; i < cachedOps; i++) ctx.freeWebGPU(ctx.allocWebGPUSync(nbytes));
+        for (let i = 0; i < cachedOps; i++) ctx.freeWebGPU(ctx.allocWebGPU(nbytes));
         await device.queue.onSubmittedWorkDone();
         bucketSync.push((performance.now() - t0) / cachedOps);
       }
@@ -80,7 +80,7 @@ try {
     const ctx = window.webdlpack.getContext();
     const n = 1024;
     const ptrs = [];
-    for (let i = 0; i < n; i++) ptrs.push(ctx.allocWebGPUSync(16));
+    for (let i = 0; i < n; i++) ptrs.push(ctx.allocWebGPU(16));
     const array = ptrs.map((p) => ctx.gpuPointerToBuffer(p));
     // Every variant reads its handle from a Uint32Array, as a consumer reads DLTensor.data from wasm memory.
     const pointers = new Uint32Array(ptrs);

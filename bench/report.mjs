@@ -102,12 +102,12 @@ function allocSection(out) {
     const x = out.allocModes.sizes[n][m];
     return [cell(x.medianUs, x.minUs), m === "raw" ? "1×" : ratio(x.speedupVsRaw)];
   })]);
-  let md = "## Allocator\n\nµs per allocWebGPU + freeWebGPU cycle, median (min), waiting for the GPU process at the end of each run; " +
+  let md = "## Allocator\n\nµs per allocWebGPUChecked + freeWebGPU cycle, median (min), waiting for the GPU process at the end of each run; " +
     "ratio = raw ÷ mode. disabled / lazyRelease create every buffer under WebGPU error scopes (an `await` per allocation), " +
     "simple / bucket reuse cached buffers.\n\n";
   md += table(["mode", ...sizes.flatMap((n) => [sizeLabel(Number(n)), "vs raw"])], rows);
   const sync = out.bucketSync?.["16 MiB"];
-  if (sync) md += `\nbucket with allocWebGPUSync at 16 MiB (bench/allocator.mjs): ${num(sync.bucketSync.medianUs)} µs per cycle vs raw ${num(sync.raw.medianUs)} µs.\n`;
+  if (sync) md += `\nbucket with allocWebGPU (synchronous) at 16 MiB (bench/allocator.mjs): ${num(sync.bucketSync.medianUs)} µs per cycle vs raw ${num(sync.raw.medianUs)} µs.\n`;
   return md;
 }
 

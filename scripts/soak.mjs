@@ -75,7 +75,7 @@ gc.collect()
     const fromJs = py.globals.get("webdlpack").from_js;
     const jsGpu = async (n) => {
       for (let i = 0; i < n; i++) {
-        const ptr = ctx.allocWebGPUSync(1024);                     // JS allocates a GPU pointer
+        const ptr = ctx.allocWebGPU(1024);                     // JS allocates a GPU pointer
         const t = webdlpack.Tensor.webgpu({ pointer: ptr, deviceId: 0, shape: [256], dtype: "float32",
           onRelease: () => ctx.freeWebGPU(ptr) });
         const p = fromJs(t);                                       // JS → Python, the same pointer

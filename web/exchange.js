@@ -87,7 +87,7 @@ del reference_input
   });
 
   await step("JS → WebGPU: allocWebGPU + writeBuffer (upload)", async () => {
-    ptr = await ctx.allocWebGPU(nbytes, { owner: "demo" });
+    ptr = ctx.allocWebGPU(nbytes, { owner: "demo" });
     gpu.queue.writeBuffer(ctx.gpuPointerToBuffer(ptr), 0, jx.view);
     jx.dispose(); // JS is done with Python's bytes: the export's deleter runs once
     return { device: "webgpu:0", pointer: hex(ptr), bytes: nbytes, copy: true, values: "(on the GPU)",

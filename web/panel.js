@@ -73,7 +73,7 @@ export function startPanel(snapshot, intervalMs = 250) {
  * the leak (ctx.leaks()). Returns the pointer (alive until then).
  */
 export async function leakOne(ctx) {
-  const ptr = await ctx.allocWebGPU(4096, { owner: "demo (leaked on purpose)" });
+  const ptr = await ctx.allocWebGPUChecked(4096, { owner: "demo (leaked on purpose)" });
   const entry = ctx.ledger.entryForPointer(ptr);
   if (entry === undefined) throw new Error(`the ledger has no entry for ${hex(ptr)}`);
   ctx.ledger.watch({ what: "a tensor the page forgot to dispose" }, entry);

@@ -90,7 +90,7 @@ test("a JS-made GPU tensor → Python (zero-copy, same pointer) → C resolves t
     const ledgerRows = (p: number) => ctx.ledger.entries().filter((e) => e.pointer === p).map((e) => `${e.kind}:${e.owner}`).sort();
     try {
       // JS makes the tensor: 4 float32 at byte_offset 16 of a 64-byte allocation, owned through onRelease.
-      const ptr = await ctx.allocWebGPU(64, { owner: "js-test" });
+      const ptr = await ctx.allocWebGPUChecked(64, { owner: "js-test" });
       const buffer = ctx.gpuPointerToBuffer(ptr);
       ctx.getWebGPUDevice().queue.writeBuffer(buffer, 0, Float32Array.from({ length: 16 }, (_, i) => i * 1.5));
       let released = 0;

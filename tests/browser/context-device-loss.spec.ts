@@ -10,7 +10,7 @@ test("device destroy → lost → DEVICE_LOST → setup again → working device
     const { ctx, device: oldDevice } = await setup();
     const events: { deviceId: number; reason: string; message: string }[] = [];
     ctx.onDeviceLost((e) => events.push({ deviceId: e.deviceId, reason: e.reason, message: e.message }));
-    const old = await ctx.allocWebGPU(64);
+    const old = await ctx.allocWebGPUChecked(64);
 
     oldDevice.destroy();
     await oldDevice.lost;
@@ -23,7 +23,7 @@ test("device destroy → lost → DEVICE_LOST → setup again → working device
 
     const info = await ctx.setup();
     const newDevice = ctx.getWebGPUDevice(0);
-    const fresh = await ctx.allocWebGPU(16);
+    const fresh = await ctx.allocWebGPUChecked(16);
     const buffer = ctx.gpuPointerToBuffer(fresh);
     newDevice.queue.writeBuffer(buffer, 0, new Uint32Array([7, 8, 9, 10]));
     const values = Array.from(new Uint32Array((await readBuffer(newDevice, buffer, 0, 16)).buffer));

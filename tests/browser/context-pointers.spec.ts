@@ -11,7 +11,7 @@ test("alloc → translate → writeBuffer → compute shader doubles in place �
     const { ctx, device } = await setup({ cacheMode: "disabled" });
     const n = 1001;
     const nbytes = n * 4;
-    const ptr = await ctx.allocWebGPU(nbytes, { label: "doubling", owner: "test" });
+    const ptr = await ctx.allocWebGPUChecked(nbytes, { label: "doubling", owner: "test" });
     const buffer = ctx.gpuPointerToBuffer(ptr);
     const input = Float32Array.from({ length: n }, (_, i) => i * 0.5 - 7);
     device.queue.writeBuffer(buffer, 0, input);
@@ -77,11 +77,11 @@ test("1000 alloc/free cycles reuse one cached buffer under 1000 distinct pointer
     const { ctx } = await (window as unknown as HarnessWindow).testkit.setup();
     const seen = new Set<number>();
     const buffers = new Set<GPUBuffer>();
-    const first = await ctx.allocWebGPU(16);
+    const first = await ctx.allocWebGPUChecked(16);
     ctx.freeWebGPU(first);
     let staleResolved = 0;
     for (let i = 0; i < 1000; i++) {
-      const p = await ctx.allocWebGPU(16 + (i % 7));
+      const p = await ctx.allocWebGPUChecked(16 + (i % 7));
       seen.add(p);
       buffers.add(ctx.gpuPointerToBuffer(p));
       try {
@@ -110,7 +110,7 @@ test("bad sizes and usages are typed errors and never destroy the device; foreig
     const negative = await failure(() => ctx.allocWebGPU(-4));
     // MAP_READ may only be combined with COPY_DST: refused before WebGPU is asked.
     const badUsage = await failure(() => ctx.allocWebGPU(64, { usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.STORAGE }));
-    const okAfter = await ctx.allocWebGPU(64);
+    const okAfter = await ctx.allocWebGPUChecked(64);
     const usable = ctx.gpuPointerToBuffer(okAfter).size;
     ctx.freeWebGPU(okAfter);
 

@@ -111,7 +111,7 @@ test("user devices: same device → same id > 0, unknown id → UNKNOWN_DEVICE, 
     const again = ctx.registerWebGPUDevice(mine);
     const defaultId = ctx.registerWebGPUDevice(ctx.getWebGPUDevice(0));
     const unknown = codeOf(() => ctx.getWebGPUDevice(77));
-    const ptr = await ctx.allocWebGPU(40, { deviceId: id });
+    const ptr = await ctx.allocWebGPUChecked(40, { deviceId: id });
     const buffer = ctx.gpuPointerToBuffer(ptr);
     // The buffer is usable on the custom device.
     mine.pushErrorScope("validation");

@@ -18,7 +18,7 @@ test("two real copies of the library share one context and one pointer table", a
     const cb = b.getContext();
     await ca.setup();
     const device = cb.getWebGPUDevice(0);
-    const ptr = await cb.allocWebGPU(64, { owner: "copy 2" });
+    const ptr = await cb.allocWebGPUChecked(64, { owner: "copy 2" });
     const sameBuffer = ca.gpuPointerToBuffer(ptr) === harness.getContext().gpuPointerToBuffer(ptr);
     ca.freeWebGPU(ptr);
     let staleViaCopy2 = "no error";

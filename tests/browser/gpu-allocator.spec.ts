@@ -18,12 +18,12 @@ test("each cache mode: reuse and release of a freed buffer, with stats", async (
     for (const mode of ["disabled", "lazyRelease", "simple", "bucket"] as const) {
       ctx.setCacheMode(mode);
       const before = ctx.stats().devices[0]!;
-      const ptr = await ctx.allocWebGPU(3000, { owner: `owner-${mode}` });
+      const ptr = await ctx.allocWebGPUChecked(3000, { owner: `owner-${mode}` });
       const buffer = ctx.gpuPointerToBuffer(ptr);
       ctx.freeWebGPU(ptr);
       const atFree = destroyedNow(buffer); // checked synchronously after the free
       const afterFree = ctx.stats().devices[0]!;
-      const next = await ctx.allocWebGPU(2995, { owner: `owner-${mode}` });
+      const next = await ctx.allocWebGPUChecked(2995, { owner: `owner-${mode}` });
       const reused = ctx.gpuPointerToBuffer(next) === buffer;
       let staleCode = "";
       try {
@@ -66,14 +66,14 @@ for (const mode of ["disabled", "lazyRelease", "simple", "bucket"] as const) {
       const size = 16 * 2 ** 20;
       const t0 = performance.now();
       for (let i = 0; i < 1000; i++) {
-        const ptr = await ctx.allocWebGPU(size, { owner: "cycler" });
+        const ptr = await ctx.allocWebGPUChecked(size, { owner: "cycler" });
         if (i % 100 === 0) device.queue.writeBuffer(ctx.gpuPointerToBuffer(ptr), 0, new Uint32Array([i]));
         ctx.freeWebGPU(ptr);
       }
       const loopMs = performance.now() - t0;
       await ctx.flush();
       // The device still works: a fresh allocation round-trips data.
-      const check = await ctx.allocWebGPU(16);
+      const check = await ctx.allocWebGPUChecked(16);
       device.queue.writeBuffer(ctx.gpuPointerToBuffer(check), 0, new Uint32Array([1, 2, 3, 4]));
       const values = Array.from(new Uint32Array(await ctx.readback(check)));
       ctx.freeWebGPU(check);
@@ -108,10 +108,10 @@ test("1000 synchronous 16 MiB alloc/free cycles with no await at all survive in 
     const { ctx, device } = await (window as unknown as HarnessWindow).testkit.setup({ cacheMode: "disabled" });
     let lost = "";
     void device.lost.then((info) => { lost = `${info.reason}: ${info.message}`; });
-    for (let i = 0; i < 1000; i++) ctx.freeWebGPU(ctx.allocWebGPUSync(16 * 2 ** 20));
+    for (let i = 0; i < 1000; i++) ctx.freeWebGPU(ctx.allocWebGPU(16 * 2 ** 20));
     const markersInLoop = ctx.stats().devices[0]!.destroyMarkers;
     await ctx.flush();
-    const check = ctx.allocWebGPUSync(64);
+    const check = ctx.allocWebGPU(64);
     device.queue.writeBuffer(ctx.gpuPointerToBuffer(check), 0, new Uint32Array([42]));
     const value = new Uint32Array(await ctx.readback(check, { byteLength: 4 }))[0];
     return { lost, markersInLoop, value, asyncError: String(ctx.lastAsyncError()) };

@@ -27,7 +27,7 @@ test("a JS Tensor.webgpu is a ledger entry with its owner until disposed; a scop
     const rows = (p: number): Row[] => ctx.ledger.entries().filter((e) => e.pointer === p)
       .map((e) => ({ kind: e.kind, owner: e.owner, deviceId: e.deviceId, bytes: e.bytes, aged: e.ageMs >= 0 }));
     let released = 0;
-    const ptr = await ctx.allocWebGPU(4096, { owner: "my-app" });
+    const ptr = await ctx.allocWebGPUChecked(4096, { owner: "my-app" });
     const t = Tensor.webgpu({ pointer: ptr, deviceId: 0, dtype: "float32", shape: [16, 16], onRelease: () => { released++; ctx.freeWebGPU(ptr); } });
     const named = Tensor.webgpu({ pointer: ptr, deviceId: 0, dtype: "uint8", shape: [8], byteOffset: 8, owner: "physics", onRelease: () => undefined });
     const live = rows(ptr);
@@ -38,9 +38,9 @@ test("a JS Tensor.webgpu is a ledger entry with its owner until disposed; a scop
     let inner = 0;
     let innerTensor: JsTensor | null = null;
     const kept = ctx.scope(() => {
-      const a = ctx.allocWebGPUSync(256);
+      const a = ctx.allocWebGPU(256);
       innerTensor = Tensor.webgpu({ pointer: a, deviceId: 0, dtype: "int32", shape: [64], onRelease: () => { inner++; ctx.freeWebGPU(a); } });
-      const b = ctx.allocWebGPUSync(256);
+      const b = ctx.allocWebGPU(256);
       return Tensor.webgpu({ pointer: b, deviceId: 0, dtype: "int32", shape: [64], onRelease: () => ctx.freeWebGPU(b) });
     });
     const tensor = innerTensor as unknown as JsTensor;
@@ -81,7 +81,7 @@ test("a dropped JS Tensor.webgpu is collected, released once and reported as a t
     const counter = { released: 0 };
     let ptr = 0;
     (function makeAndDropTensor() {
-      const p = ctx.allocWebGPUSync(2048, { owner: "forgetful" });
+      const p = ctx.allocWebGPU(2048, { owner: "forgetful" });
       ptr = p;
       Tensor.webgpu({ pointer: p, deviceId: 0, dtype: "float32", shape: [512], owner: "forgetful", onRelease: () => { counter.released++; ctx.freeWebGPU(p); } });
     })();

@@ -15,18 +15,18 @@ test("scope disposes what was allocated inside (sync and async), keeps kept and 
     const made: number[] = [];
     let kept = 0;
     const returned = ctx.scope(() => {
-      made.push(ctx.allocWebGPUSync(1024), ctx.allocWebGPUSync(2048));
-      kept = ctx.keep(ctx.allocWebGPUSync(64));
-      return ctx.allocWebGPUSync(128);
+      made.push(ctx.allocWebGPU(1024), ctx.allocWebGPU(2048));
+      kept = ctx.keep(ctx.allocWebGPU(64));
+      return ctx.allocWebGPU(128);
     });
     const sync = { made: made.map(code), kept: code(kept), returned: code(returned) };
     const asyncMade: number[] = [];
     const asyncReturned = await ctx.scope(async () => {
-      asyncMade.push(await ctx.allocWebGPU(4096));
+      asyncMade.push(await ctx.allocWebGPUChecked(4096));
       await new Promise((r) => setTimeout(r, 5));
-      asyncMade.push(await ctx.allocWebGPU(8192));
+      asyncMade.push(await ctx.allocWebGPUChecked(8192));
       const inside = asyncMade.map(code);
-      return { ptr: await ctx.allocWebGPU(16), inside };
+      return { ptr: await ctx.allocWebGPUChecked(16), inside };
     });
     const asyncResult = { inside: asyncReturned.inside, made: asyncMade.map(code), returned: code(asyncReturned.ptr) };
     const liveNow = ctx.stats().livePointers - base;
@@ -53,12 +53,12 @@ test("a dropped JS object is collected, its buffer released, and reported as a l
     ctx.debug.captureStacks = true;
     let ptr = 0;
     (function makeAndDrop() {
-      ptr = ctx.allocWebGPUSync(5000, { owner: "forgetful-framework" });
+      ptr = ctx.allocWebGPU(5000, { owner: "forgetful-framework" });
       const tensorLike = { kind: "wrapper" };
       ctx.ledger.watch(tensorLike, ctx.ledger.entryForPointer(ptr)!);
     })();
     const kept = { kind: "kept" };
-    const keptPtr = ctx.allocWebGPUSync(64, { owner: "careful" });
+    const keptPtr = ctx.allocWebGPU(64, { owner: "careful" });
     ctx.ledger.watch(kept, ctx.ledger.entryForPointer(keptPtr)!);
     await collectLeaks(ctx);
     const code = codeOf(() => ctx.gpuPointerToBuffer(ptr), "live");
@@ -89,7 +89,7 @@ test("a framework destroying its device guard breaks no one: every framework can
     ort.destroy();
     await new Promise((r) => setTimeout(r, 20));
     // "TF.js" keeps computing on the same device through its guard.
-    const ptr = await ctx.allocWebGPU(16);
+    const ptr = await ctx.allocWebGPUChecked(16);
     tf.queue.writeBuffer(ctx.gpuPointerToBuffer(ptr), 0, new Float32Array([1, 2, 3, 4]));
     const enc = tf.createCommandEncoder();
     enc.copyBufferToBuffer(ctx.gpuPointerToBuffer(ptr), 0, ortBuffer, 0, 16);
@@ -104,7 +104,7 @@ test("a framework destroying its device guard breaks no one: every framework can
     await new Promise((r) => setTimeout(r, 50));
     const heardAfterFrameworks = heard.length;
     const ownersAfter = ctx.stats().devices[0]!.guardOwners;
-    const ptr3 = await ctx.allocWebGPU(16, { owner: "python" });
+    const ptr3 = await ctx.allocWebGPUChecked(16, { owner: "python" });
     ctx.getWebGPUDevice(0).queue.writeBuffer(ctx.gpuPointerToBuffer(ptr3), 0, new Float32Array([5, 6, 7, 8]));
     const stillWorks = Array.from(new Float32Array(await ctx.readback(ptr3)));
     ctx.freeWebGPU(ptr3);

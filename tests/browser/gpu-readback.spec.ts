@@ -9,7 +9,7 @@ test("compute shader submitted, then readback at once → the new values (ArrayB
   const result = await jsPage.evaluate(async () => {
     const { ctx, device } = await (window as unknown as HarnessWindow).testkit.setup();
     const n = 1000;
-    const ptr = await ctx.allocWebGPU(n * 4, { owner: "shader" });
+    const ptr = await ctx.allocWebGPUChecked(n * 4, { owner: "shader" });
     device.queue.writeBuffer(ctx.gpuPointerToBuffer(ptr), 0, Float32Array.from({ length: n }, (_, i) => i));
     const tripling = `
         @group(0) @binding(0) var<storage, read_write> data: array<f32>;

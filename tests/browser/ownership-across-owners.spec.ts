@@ -50,7 +50,7 @@ wdl15.wdl_webgpu_alloc.argtypes = [ctypes.c_int32, ctypes.c_uint64, ctypes.c_uin
 wdl15.wdl_webgpu_free.argtypes = [ctypes.c_uint32]
 wdl15.wdl_webgpu_alloc(0, 4000, 0)`) as number;
         pyPtr = pyodide.runPython(`g15 = webdlpack.zeros((64,), "float32", device="webgpu:0"); g15.data_ptr`) as number;
-        jsPtr = await ctx.allocWebGPU(256, { owner: "js-in-scope" });
+        jsPtr = await ctx.allocWebGPUChecked(256, { owner: "js-in-scope" });
       });
       const afterScope = { c: state(cPtr), python: state(pyPtr), js: state(jsPtr) };
       const cFree = pyodide.runPython(`wdl15.wdl_webgpu_free(${cPtr})`) as number;
@@ -97,7 +97,7 @@ test("copyGPUTensor holds its source across its await: disposing the source mean
     await ctx.setup();
     ctx.setCacheMode("disabled"); // a cache miss, so copyGPUTensor really awaits before copying
     const base = ctx.stats().livePointers;
-    const ptr = await ctx.allocWebGPU(64, { owner: "source" });
+    const ptr = await ctx.allocWebGPUChecked(64, { owner: "source" });
     const values = Float32Array.from({ length: 16 }, (_, i) => i * 1.5);
     ctx.getWebGPUDevice(0).queue.writeBuffer(ctx.gpuPointerToBuffer(ptr), 0, values);
     let released = 0;
@@ -129,7 +129,7 @@ test("packed sub-byte GPU tensors are refused by the adapters' copy and readback
     const { copyGPUTensor, readTensor } = await import("webdlpack/adapters" as string);
     const ctx = webdlpack.getContext();
     const base = ctx.stats().livePointers;
-    const ptr = await ctx.allocWebGPU(16);
+    const ptr = await ctx.allocWebGPUChecked(16);
     ctx.getWebGPUDevice(0).queue.writeBuffer(ctx.gpuPointerToBuffer(ptr), 0, Uint8Array.from({ length: 16 }, (_, i) => i % 16));
     const packed = webdlpack.Tensor.webgpu({ pointer: ptr, deviceId: 0, dtype: "int4", shape: [32] });
     const errors: unknown[] = [];

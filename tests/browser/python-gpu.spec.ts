@@ -202,7 +202,7 @@ jz3 = webdlpack.to_js(z3)
 test("a JS-made GPU tensor → Python (same pointer as data_ptr, byte_offset kept) → freed exactly once when the last owner lets go", async ({ shared }) => {
   const r = await inGpuPage(shared, async () => {
     const { w, py, ctx, device, base } = (window as unknown as W).gpuTest.env();
-    const ptr = await ctx.allocWebGPU(64);
+    const ptr = await ctx.allocWebGPUChecked(64);
     device.queue.writeBuffer(ctx.gpuPointerToBuffer(ptr), 0, new Float32Array(Array.from({ length: 16 }, (_, i) => i + 0.5)));
     let released = 0;
     const t = w.webdlpack.Tensor.webgpu({
@@ -303,7 +303,7 @@ gt6 = webdlpack.asarray(t6, device="webgpu:0")
     const uploadedShifted = await readF32(up[2], 4);
     const uploadedStrided = await readF32(up[3], 4);
     // Readback: JS GPU tensors with byte offsets (4-aligned and not) and strides.
-    const ptr = await ctx.allocWebGPU(64);
+    const ptr = await ctx.allocWebGPUChecked(64);
     device.queue.writeBuffer(ctx.gpuPointerToBuffer(ptr), 0, new Int16Array(Array.from({ length: 32 }, (_, i) => 100 + i)));
     const views = [
       w.webdlpack.Tensor.webgpu({ pointer: ptr, deviceId: 0, dtype: "int16", shape: [3], byteOffset: 2 }),
@@ -337,7 +337,7 @@ out
     const transposed = w.webdlpack.Tensor.wasmView(bridge.host, { data: addr2, byteOffset: 4, dtype: "int32", shape: [3, 2], strides: [1, 6] });
     py.globals.set("rev12", reversed);
     py.globals.set("tr12", transposed);
-    const ptr2 = await ctx.allocWebGPU(128);
+    const ptr2 = await ctx.allocWebGPUChecked(128);
     device.queue.writeBuffer(ctx.gpuPointerToBuffer(ptr2), 0, Int32Array.from({ length: 32 }, (_, i) => 100 + i));
     const gpuViews = [
       w.webdlpack.Tensor.webgpu({ pointer: ptr2, deviceId: 0, dtype: "int32", shape: [5], byteOffset: 12 }),
@@ -396,7 +396,7 @@ res
 test("GPU errors from Python are typed: unknown device, stale pointer", async ({ shared }) => {
   const r = await inGpuPage(shared, async () => {
     const { w, py, ctx } = (window as unknown as W).gpuTest.env();
-    const ptr = await ctx.allocWebGPU(16);
+    const ptr = await ctx.allocWebGPUChecked(16);
     const t = w.webdlpack.Tensor.webgpu({ pointer: ptr, deviceId: 0, dtype: "float32", shape: [4] });
     py.globals.set("jt7", t);
     py.runPython("import webdlpack; p7 = webdlpack.from_js(jt7)");

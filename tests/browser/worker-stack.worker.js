@@ -81,7 +81,7 @@ webdlpack.to_js(x)`);
       js.dispose();
     });
     await step("upload", async () => {
-      ptr = await ctx.allocWebGPU(jx.nbytes, { owner: "worker-test" });
+      ptr = await ctx.allocWebGPUChecked(jx.nbytes, { owner: "worker-test" });
       ctx.getWebGPUDevice(0).queue.writeBuffer(ctx.gpuPointerToBuffer(ptr), 0, jx.view);
       jx.dispose();
       pyodide.runPython("x.dispose(); del x, src, flat");

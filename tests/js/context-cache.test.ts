@@ -48,7 +48,7 @@ test("bucket size classes: 256 minimum, powers of two to 16 KiB, then four steps
 test("bucket (default): a freed buffer serves the next request of its class under a NEW pointer; the old one is stale", async () => {
   const { ctx, device } = await ready();
   assert.equal(ctx.getCacheMode(), "bucket");
-  const a = await ctx.allocWebGPU(1000, { owner: "ort" });
+  const a = await ctx.allocWebGPUChecked(1000, { owner: "ort" });
   const bufA = ctx.gpuPointerToBuffer(a);
   assert.equal(bufA.size, 1024);
   assert.equal(ctx.gpuPointerInfo(a).requestedSize, 1000);
@@ -56,12 +56,12 @@ test("bucket (default): a freed buffer serves the next request of its class unde
   assert.equal((bufA as unknown as FakeBuffer).destroyed, 0, "kept, not destroyed");
   let s = ctx.stats();
   assert.deepEqual([s.cachedBuffers, s.cachedBytes, s.hits, s.misses], [1, 1024, 0, 1]);
-  const b = await ctx.allocWebGPU(900, { owner: "tfjs" }); // same class (1024)
+  const b = await ctx.allocWebGPUChecked(900, { owner: "tfjs" }); // same class (1024)
   assert.notEqual(b, a, "a reused buffer gets a new pointer value");
   assert.equal(ctx.gpuPointerToBuffer(b), bufA);
   assert.throws(() => ctx.gpuPointerToBuffer(a), isCode("STALE_POINTER"));
   assert.throws(() => ctx.freeWebGPU(a), isCode("DOUBLE_FREE"));
-  const c = ctx.allocWebGPUSync(600, { owner: "tfjs" }); // same class, cache now empty → miss
+  const c = ctx.allocWebGPU(600, { owner: "tfjs" }); // same class, cache now empty → miss
   assert.notEqual(ctx.gpuPointerToBuffer(c), bufA);
   s = ctx.stats();
   assert.deepEqual([s.cachedBuffers, s.hits, s.misses, s.livePointers, s.liveBytes], [0, 1, 2, 2, 2048]);
@@ -70,7 +70,7 @@ test("bucket (default): a freed buffer serves the next request of its class unde
   assert.equal(s.devices[0]!.cacheMode, "bucket");
   // Another usage is another class; non-storage buffers keep their 16-byte size.
   ctx.freeWebGPU(b);
-  const d = await ctx.allocWebGPU(1000, { usage: GPUUsage.COPY_SRC | GPUUsage.COPY_DST });
+  const d = await ctx.allocWebGPUChecked(1000, { usage: GPUUsage.COPY_SRC | GPUUsage.COPY_DST });
   assert.notEqual(ctx.gpuPointerToBuffer(d), bufA);
   assert.equal(ctx.gpuPointerToBuffer(d).size, 1008);
   assert.equal(device.scopes.length, 0);
@@ -79,13 +79,13 @@ test("bucket (default): a freed buffer serves the next request of its class unde
 test("simple: reuse only the exact (16-rounded) size and usage", async () => {
   const { ctx } = await ready();
   ctx.setCacheMode("simple");
-  const a = await ctx.allocWebGPU(100);
+  const a = await ctx.allocWebGPUChecked(100);
   const buf = ctx.gpuPointerToBuffer(a);
   assert.equal(buf.size, 112);
   ctx.freeWebGPU(a);
-  const b = await ctx.allocWebGPU(120); // 128: another size
+  const b = await ctx.allocWebGPUChecked(120); // 128: another size
   assert.notEqual(ctx.gpuPointerToBuffer(b), buf);
-  const c = await ctx.allocWebGPU(97); // 112 again
+  const c = await ctx.allocWebGPUChecked(97); // 112 again
   assert.equal(ctx.gpuPointerToBuffer(c), buf);
   const s = ctx.stats();
   assert.deepEqual([s.hits, s.misses, s.cachedBuffers], [1, 2, 0]);
@@ -94,7 +94,7 @@ test("simple: reuse only the exact (16-rounded) size and usage", async () => {
 test("disabled: destroyed at once on free (through the throttle, which submits a marker)", async () => {
   const { ctx, device } = await ready();
   ctx.setCacheMode("disabled");
-  const a = await ctx.allocWebGPU(64);
+  const a = await ctx.allocWebGPUChecked(64);
   const buf = ctx.gpuPointerToBuffer(a) as unknown as FakeBuffer;
   ctx.freeWebGPU(a);
   assert.equal(buf.destroyed, 1);
@@ -110,7 +110,7 @@ test("disabled: destroyed at once on free (through the throttle, which submits a
 test("lazyRelease: destroyed only after the work submitted before the free is done, or at flush()", async () => {
   const { ctx, device } = await ready();
   ctx.setCacheMode("lazyRelease");
-  const a = await ctx.allocWebGPU(64);
+  const a = await ctx.allocWebGPUChecked(64);
   const buf = ctx.gpuPointerToBuffer(a) as unknown as FakeBuffer;
   ctx.freeWebGPU(a);
   assert.equal(buf.destroyed, 0);
@@ -123,7 +123,7 @@ test("lazyRelease: destroyed only after the work submitted before the free is do
   d = ctx.stats().devices[0]!;
   assert.deepEqual([d.lazyReleaseBuffers, d.lazyReleaseBytes, d.hits], [0, 0, 0]);
   // No reuse in lazyRelease; flush() releases at once.
-  const b = await ctx.allocWebGPU(64);
+  const b = await ctx.allocWebGPUChecked(64);
   const bufB = ctx.gpuPointerToBuffer(b) as unknown as FakeBuffer;
   assert.notEqual(bufB, buf);
   ctx.freeWebGPU(b);
@@ -135,11 +135,11 @@ test("lazyRelease: destroyed only after the work submitted before the free is do
 test("caps: per-class count and bytes, and the device total; the overflow is released", async () => {
   const { ctx } = await ready();
   ctx.setCacheMode("bucket", { cacheLimits: { maxBuffersPerClass: 2, maxBytesPerClass: 4096, maxCachedBytes: 1 << 20 } });
-  const small = await Promise.all([1, 2, 3].map(() => ctx.allocWebGPU(256)));
+  const small = await Promise.all([1, 2, 3].map(() => ctx.allocWebGPUChecked(256)));
   const bufs = small.map((p) => ctx.gpuPointerToBuffer(p) as unknown as FakeBuffer);
   for (const p of small) ctx.freeWebGPU(p);
   assert.deepEqual(bufs.map((b) => b.destroyed), [0, 0, 1], "third buffer of the class is over the count cap");
-  const big = await Promise.all([1, 2].map(() => ctx.allocWebGPU(3000))); // class 4096: two would be 8192 > 4096 bytes
+  const big = await Promise.all([1, 2].map(() => ctx.allocWebGPUChecked(3000))); // class 4096: two would be 8192 > 4096 bytes
   const bigBufs = big.map((p) => ctx.gpuPointerToBuffer(p) as unknown as FakeBuffer);
   for (const p of big) ctx.freeWebGPU(p);
   assert.deepEqual(bigBufs.map((b) => b.destroyed), [0, 1]);
@@ -162,7 +162,7 @@ test("cache mode per device; bad modes and limits are INVALID_ARGUMENT; setup({c
   ctx.setCacheMode("disabled"); // the default; device `id` keeps its own
   assert.equal(ctx.getCacheMode(id), "simple");
   assert.equal(ctx.getCacheMode(0), "disabled");
-  const p = await ctx.allocWebGPU(100, { deviceId: id });
+  const p = await ctx.allocWebGPUChecked(100, { deviceId: id });
   assert.equal(ctx.gpuPointerToBuffer(p).size, 112);
   assert.throws(() => ctx.setCacheMode("pool" as "simple"), isCode("INVALID_ARGUMENT", /"bucket"/));
   assert.throws(() => ctx.setCacheMode("simple", { deviceId: 9 }), isCode("UNKNOWN_DEVICE"));
@@ -176,23 +176,23 @@ test("cache mode per device; bad modes and limits are INVALID_ARGUMENT; setup({c
   assert.equal(other.getCacheMode(0), "simple");
 });
 
-test("allocWebGPUSync: synchronous checks throw at once; a hit needs no GPU call; a late OOM surfaces on use", async () => {
+test("allocWebGPU (synchronous): checks throw at once; a hit needs no GPU call; a late OOM surfaces on use", async () => {
   const { ctx, device } = await ready();
-  assert.throws(() => ctx.allocWebGPUSync(2 ** 40), isCode("INVALID_ARGUMENT", /maxBufferSize/));
-  assert.throws(() => ctx.allocWebGPUSync(8, { usage: 0 }), isCode("INVALID_ARGUMENT", /usage/));
-  assert.throws(() => ctx.allocWebGPUSync(8, { deviceId: 4 }), isCode("UNKNOWN_DEVICE"));
-  const first = ctx.allocWebGPUSync(5000);
+  assert.throws(() => ctx.allocWebGPU(2 ** 40), isCode("INVALID_ARGUMENT", /maxBufferSize/));
+  assert.throws(() => ctx.allocWebGPU(8, { usage: 0 }), isCode("INVALID_ARGUMENT", /usage/));
+  assert.throws(() => ctx.allocWebGPU(8, { deviceId: 4 }), isCode("UNKNOWN_DEVICE"));
+  const first = ctx.allocWebGPU(5000);
   const buffer = ctx.gpuPointerToBuffer(first);
   await tick();
   assert.equal(device.scopes.length, 0, "scopes popped");
   ctx.freeWebGPU(first);
   const created = device.created.length;
-  const hit = ctx.allocWebGPUSync(5000);
+  const hit = ctx.allocWebGPU(5000);
   assert.equal(device.created.length, created, "a hit creates nothing");
   assert.equal(ctx.gpuPointerToBuffer(hit), buffer);
 
   device.failNext = { filter: "out-of-memory", message: "Out of memory" };
-  const bad = ctx.allocWebGPUSync(1 << 19);
+  const bad = ctx.allocWebGPU(1 << 19);
   assert.ok(bad > 0, "returned before the verdict");
   assert.equal(ctx.lastAsyncError(), null);
   await tick();
@@ -209,13 +209,13 @@ test("allocWebGPUSync: synchronous checks throw at once; a hit needs no GPU call
 test("the throttle makes async allocation wait when too many destroyed bytes are unconfirmed", async () => {
   const { ctx, device } = await ready({ maxBufferSize: 64 * MiB });
   ctx.setCacheMode("disabled", { throttleLimits: { maxPendingBytes: 8 * MiB, markerBytes: 4 * MiB } });
-  const ptrs = await Promise.all([1, 2, 3, 4].map(() => ctx.allocWebGPU(3 * MiB)));
+  const ptrs = await Promise.all([1, 2, 3, 4].map(() => ctx.allocWebGPUChecked(3 * MiB)));
   for (const p of ptrs) ctx.freeWebGPU(p); // 12 MiB destroyed synchronously
   let d = ctx.stats().devices[0]!;
   assert.equal(d.pendingDestroyBytes, 12 * MiB);
   assert.equal(d.destroyMarkers, 2, "a marker per 4 MiB destroyed, submitted synchronously");
   assert.equal(device.queue.submits, 2);
-  const next = await ctx.allocWebGPU(1024); // over budget: waits for the markers
+  const next = await ctx.allocWebGPUChecked(1024); // over budget: waits for the markers
   d = ctx.stats().devices[0]!;
   assert.equal(d.throttleWaits, 1);
   assert.ok(d.pendingDestroyBytes <= 8 * MiB, `pending ${d.pendingDestroyBytes}`);
@@ -229,14 +229,14 @@ test("unregistering a device releases its cache; a device lost drops it", async 
   const { ctx } = await ready();
   const extra = new FakeDevice();
   const id = ctx.registerWebGPUDevice(asGPU<GPUDevice>(extra));
-  const p = await ctx.allocWebGPU(64, { deviceId: id });
+  const p = await ctx.allocWebGPUChecked(64, { deviceId: id });
   const buf = ctx.gpuPointerToBuffer(p) as unknown as FakeBuffer;
   ctx.freeWebGPU(p);
   assert.equal(buf.destroyed, 0);
   ctx.unregisterWebGPUDevice(id);
   assert.equal(buf.destroyed, 1);
 
-  const q = await ctx.allocWebGPU(64);
+  const q = await ctx.allocWebGPUChecked(64);
   const bufQ = ctx.gpuPointerToBuffer(q) as unknown as FakeBuffer;
   ctx.freeWebGPU(q);
   const device0 = ctx.getWebGPUDevice(0) as unknown as FakeDevice;
@@ -250,7 +250,7 @@ test("a late allocation error follows the buffer: out of the cache if it sits th
   const { ctx, device } = await ready();
   // Freed before the verdict: the buffer went to the cache; the verdict takes it out and destroys it.
   device.failNext = { filter: "out-of-memory", message: "Out of memory" };
-  const a = ctx.allocWebGPUSync(3000);
+  const a = ctx.allocWebGPU(3000);
   const bufA = device.created.at(-1)!;
   ctx.freeWebGPU(a);
   assert.equal(ctx.stats().cachedBuffers, 1);
@@ -260,9 +260,9 @@ test("a late allocation error follows the buffer: out of the cache if it sits th
   assert.equal(ctx.lastAsyncError()?.value, a);
   // Freed and reused by another pointer before the verdict: that pointer gets the error.
   device.failNext = { filter: "out-of-memory", message: "Out of memory" };
-  const b = ctx.allocWebGPUSync(3000);
+  const b = ctx.allocWebGPU(3000);
   ctx.freeWebGPU(b);
-  const c = ctx.allocWebGPUSync(3000);
+  const c = ctx.allocWebGPU(3000);
   assert.equal(ctx.gpuPointerToBuffer(c), asGPU<GPUBuffer>(device.created.at(-1)), "a hit on the not-yet-judged buffer");
   await tick();
   assert.throws(() => ctx.gpuPointerToBuffer(c), (e: unknown) => isCode("OUT_OF_MEMORY")(e) && (e as WebDLPackError).value === c);
@@ -274,12 +274,12 @@ test("a late allocation error follows the buffer: out of the cache if it sits th
 test("per-owner hit/miss rows are bounded: past 256 owners the least recently allocating one is dropped", async () => {
   const { ctx } = await ready();
   const rowsOn0 = (): string[] => ctx.stats().owners.filter((o) => o.deviceId === 0).map((o) => o.owner);
-  const kept = ctx.allocWebGPUSync(64, { owner: "model" }); // a long-lived owner that stops allocating (bucket: 256 bytes)
+  const kept = ctx.allocWebGPU(64, { owner: "model" }); // a long-lived owner that stops allocating (bucket: 256 bytes)
   const busy = "busy";
-  ctx.freeWebGPU(ctx.allocWebGPUSync(64, { owner: busy }));
+  ctx.freeWebGPU(ctx.allocWebGPU(64, { owner: busy }));
   for (let i = 0; i < MAX_OWNER_COUNT_ROWS + 50; i++) {
-    ctx.freeWebGPU(ctx.allocWebGPUSync(64, { owner: `request-${i}` })); // one-off owners, all idle afterwards
-    if (i % 100 === 0) ctx.freeWebGPU(ctx.allocWebGPUSync(64, { owner: busy })); // keeps allocating: stays recent
+    ctx.freeWebGPU(ctx.allocWebGPU(64, { owner: `request-${i}` })); // one-off owners, all idle afterwards
+    if (i % 100 === 0) ctx.freeWebGPU(ctx.allocWebGPU(64, { owner: busy })); // keeps allocating: stays recent
   }
   const owners = rowsOn0();
   assert.equal(owners.length, MAX_OWNER_COUNT_ROWS + 1, "256 counted rows, plus the row of an evicted owner that still holds a pointer");

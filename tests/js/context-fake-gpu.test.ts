@@ -106,12 +106,12 @@ test("device ids: 0 needs setup, registered devices get stable ids > 0, unknown 
   assert.throws(() => ctx.unregisterWebGPUDevice(0), isCode("INVALID_ARGUMENT", /can not be unregistered/));
 });
 
-test("allocWebGPU (cache mode disabled) rounds to 16 bytes, reports both sizes and uses the default usage", async () => {
+test("allocWebGPUChecked (cache mode disabled) rounds to 16 bytes, reports both sizes and uses the default usage", async () => {
   const { ctx, device } = await readyContext();
   ctx.setCacheMode("disabled");
   const cases: [number, number][] = [[10, 16], [0, 16], [16, 16], [33, 48], [1 << 20, 1 << 20]];
   for (const [nbytes, allocated] of cases) {
-    const ptr = await ctx.allocWebGPU(nbytes, { label: "t", owner: "me" });
+    const ptr = await ctx.allocWebGPUChecked(nbytes, { label: "t", owner: "me" });
     const info = ctx.gpuPointerInfo(ptr);
     assert.equal(info.requestedSize, nbytes);
     assert.equal(info.size, allocated);
@@ -131,39 +131,39 @@ test("allocWebGPU (cache mode disabled) rounds to 16 bytes, reports both sizes a
 test("bad sizes and usages are INVALID_ARGUMENT naming the value and the limit", async () => {
   const { ctx, device } = await readyContext();
   for (const bad of [-1, 1.5, Number.NaN, 2 ** 53, (1 << 20) + 1, "10"]) {
-    await assert.rejects(ctx.allocWebGPU(bad as number),
+    await assert.rejects(ctx.allocWebGPUChecked(bad as number),
       (err: unknown) => isCode("INVALID_ARGUMENT", /maxBufferSize/)(err) && (err as WebDLPackError).field === "nbytes");
   }
-  await assert.rejects(ctx.allocWebGPU(8, { usage: 0 }), isCode("INVALID_ARGUMENT", /usage/));
-  await assert.rejects(ctx.allocWebGPU(8, { usage: 0x800 }), isCode("INVALID_ARGUMENT", /usage/));
-  await assert.rejects(ctx.allocWebGPU(8, { deviceId: 5 }), isCode("UNKNOWN_DEVICE"));
-  await assert.rejects(ctx.allocWebGPU(8, null as unknown as undefined), isCode("INVALID_ARGUMENT", /options/));
+  await assert.rejects(ctx.allocWebGPUChecked(8, { usage: 0 }), isCode("INVALID_ARGUMENT", /usage/));
+  await assert.rejects(ctx.allocWebGPUChecked(8, { usage: 0x800 }), isCode("INVALID_ARGUMENT", /usage/));
+  await assert.rejects(ctx.allocWebGPUChecked(8, { deviceId: 5 }), isCode("UNKNOWN_DEVICE"));
+  await assert.rejects(ctx.allocWebGPUChecked(8, null as unknown as undefined), isCode("INVALID_ARGUMENT", /options/));
   assert.equal(device.created.length, 0);
-  await assert.rejects(newContext().allocWebGPU(8), isCode("UNKNOWN_DEVICE", /call setup\(\) first/));
+  await assert.rejects(newContext().allocWebGPUChecked(8), isCode("UNKNOWN_DEVICE", /call setup\(\) first/));
 });
 
 test("allocation errors in error scopes become OUT_OF_MEMORY / GPU_ERROR; the buffer is destroyed, the device kept", async () => {
   const { ctx, device } = await readyContext();
   device.failNext = { filter: "out-of-memory", message: "Out of memory" };
-  await assert.rejects(ctx.allocWebGPU(64), isCode("OUT_OF_MEMORY", /Out of memory/));
+  await assert.rejects(ctx.allocWebGPUChecked(64), isCode("OUT_OF_MEMORY", /Out of memory/));
   assert.equal(device.created.at(-1)!.destroyed, 1);
   device.failNext = { filter: "validation", message: "Invalid usage" };
-  await assert.rejects(ctx.allocWebGPU(64, { usage: GPUUsage.INDEX | GPUUsage.STORAGE }), isCode("GPU_ERROR", /Invalid usage/));
+  await assert.rejects(ctx.allocWebGPUChecked(64, { usage: GPUUsage.INDEX | GPUUsage.STORAGE }), isCode("GPU_ERROR", /Invalid usage/));
   // Usage WebGPU always refuses is caught before any GPU call.
   const created = device.created.length;
-  await assert.rejects(ctx.allocWebGPU(64, { usage: GPUUsage.MAP_READ | GPUUsage.STORAGE }), isCode("INVALID_ARGUMENT", /MAP_READ/));
-  assert.throws(() => ctx.allocWebGPUSync(64, { usage: GPUUsage.MAP_WRITE | GPUUsage.STORAGE }), isCode("INVALID_ARGUMENT", /MAP_WRITE/));
+  await assert.rejects(ctx.allocWebGPUChecked(64, { usage: GPUUsage.MAP_READ | GPUUsage.STORAGE }), isCode("INVALID_ARGUMENT", /MAP_READ/));
+  assert.throws(() => ctx.allocWebGPU(64, { usage: GPUUsage.MAP_WRITE | GPUUsage.STORAGE }), isCode("INVALID_ARGUMENT", /MAP_WRITE/));
   assert.equal(device.created.length, created);
   assert.equal(device.created.at(-1)!.destroyed, 1);
   assert.equal(device.scopes.length, 0);
   assert.equal(ctx.stats().livePointers, 0);
-  const ok = await ctx.allocWebGPU(64);
+  const ok = await ctx.allocWebGPUChecked(64);
   assert.ok(ctx.gpuPointerToBuffer(ok));
 });
 
 test("stale, foreign and double-freed pointers are typed errors", async () => {
   const { ctx } = await readyContext();
-  const ptr = await ctx.allocWebGPU(32);
+  const ptr = await ctx.allocWebGPUChecked(32);
   ctx.freeWebGPU(ptr);
   assert.throws(() => ctx.gpuPointerToBuffer(ptr), isCode("STALE_POINTER"));
   assert.throws(() => ctx.freeWebGPU(ptr), isCode("DOUBLE_FREE"));
@@ -202,7 +202,7 @@ test("registerGPUBuffer adopts a foreign buffer: not owned → onRelease, owned 
 test("unregistering a device with live pointers is refused until they are freed", async () => {
   const { ctx } = await readyContext();
   const id = ctx.registerWebGPUDevice(asGPU<GPUDevice>(new FakeDevice()));
-  const ptr = await ctx.allocWebGPU(8, { deviceId: id });
+  const ptr = await ctx.allocWebGPUChecked(8, { deviceId: id });
   assert.equal(ctx.gpuPointerInfo(ptr).deviceId, id);
   assert.throws(() => ctx.unregisterWebGPUDevice(id), isCode("INVALID_ARGUMENT", /1 live GPU pointer/));
   ctx.freeWebGPU(ptr);
@@ -214,7 +214,7 @@ test("device loss: pointers fail DEVICE_LOST with the reason, listeners hear it,
   const events: DeviceLostEvent[] = [];
   const off = ctx.onDeviceLost((e) => events.push(e));
   const offOther = ctx.onDeviceLost(() => { throw new Error("listener bug"); });
-  const ptr = await ctx.allocWebGPU(32);
+  const ptr = await ctx.allocWebGPUChecked(32);
   const originalError = console.error;
   console.error = () => {};
   try {
@@ -228,7 +228,7 @@ test("device loss: pointers fail DEVICE_LOST with the reason, listeners hear it,
   assert.deepEqual([events[0]!.deviceId, events[0]!.reason, events[0]!.message], [0, "destroyed", "Device was destroyed."]);
   assert.throws(() => ctx.gpuPointerToBuffer(ptr), isCode("DEVICE_LOST", /device 0 was lost \(reason "destroyed": Device was destroyed\.\)/));
   assert.throws(() => ctx.getWebGPUDevice(0), isCode("DEVICE_LOST", /call setup\(\) again/));
-  await assert.rejects(ctx.allocWebGPU(8), isCode("DEVICE_LOST"));
+  await assert.rejects(ctx.allocWebGPUChecked(8), isCode("DEVICE_LOST"));
   assert.equal(ctx.gpuPointerInfo(ptr).deviceLost, true);
 
   // A failed re-setup (adapter gone for a moment) can be retried with the same config.
@@ -239,7 +239,7 @@ test("device loss: pointers fail DEVICE_LOST with the reason, listeners hear it,
   const info = await ctx.setup();
   assert.equal(info.id, 0);
   assert.equal(gpu.adapter!.requestDeviceCalls, 2);
-  const fresh = await ctx.allocWebGPU(32);
+  const fresh = await ctx.allocWebGPUChecked(32);
   assert.notEqual(fresh, ptr);
   assert.ok(ctx.gpuPointerToBuffer(fresh));
   assert.throws(() => ctx.gpuPointerToBuffer(ptr), isCode("DEVICE_LOST"));
@@ -256,9 +256,9 @@ test("device loss: pointers fail DEVICE_LOST with the reason, listeners hear it,
 test("stats() counts live pointers, allocated (bucket class) and requested bytes per device", async () => {
   const { ctx } = await readyContext();
   const id = ctx.registerWebGPUDevice(asGPU<GPUDevice>(new FakeDevice()));
-  const a = await ctx.allocWebGPU(10);
-  await ctx.allocWebGPU(100);
-  await ctx.allocWebGPU(1, { deviceId: id });
+  const a = await ctx.allocWebGPUChecked(10);
+  await ctx.allocWebGPUChecked(100);
+  await ctx.allocWebGPUChecked(1, { deviceId: id });
   const s = ctx.stats();
   assert.equal(s.livePointers, 3);
   assert.equal(s.liveBytes, 256 * 3, "bucket mode: the smallest class is 256 bytes");
@@ -267,14 +267,14 @@ test("stats() counts live pointers, allocated (bucket class) and requested bytes
   assert.equal(ctx.stats().devices[0]!.livePointers, 1);
 });
 
-test("allocWebGPU racing unregisterWebGPUDevice: the new buffer is destroyed and the call fails UNKNOWN_DEVICE (no pointer into a gone device)", async () => {
+test("allocWebGPUChecked racing unregisterWebGPUDevice: the new buffer is destroyed and the call fails UNKNOWN_DEVICE (no pointer into a gone device)", async () => {
   const ctx = newContext();
   const device = new FakeDevice();
   const id = ctx.registerWebGPUDevice(asGPU<GPUDevice>(device));
-  ctx.setCacheMode("disabled", { deviceId: id }); // a cache miss: allocWebGPU awaits WebGPU's error scopes
-  const pending = ctx.allocWebGPU(64, { deviceId: id });
+  ctx.setCacheMode("disabled", { deviceId: id }); // a cache miss: allocWebGPUChecked awaits WebGPU's error scopes
+  const pending = ctx.allocWebGPUChecked(64, { deviceId: id });
   ctx.unregisterWebGPUDevice(id); // no live pointer yet, so this is allowed
-  await assert.rejects(pending, isCode("UNKNOWN_DEVICE", /unregistered while allocWebGPU waited/));
+  await assert.rejects(pending, isCode("UNKNOWN_DEVICE", /unregistered while allocWebGPUChecked waited/));
   const made = device.created.at(-1)!;
   assert.equal(made.destroyed, 1, "the buffer made for it was destroyed once");
   assert.equal(ctx.stats().livePointers, 0);
@@ -286,13 +286,13 @@ test("allocations with {scoped: false} (memory C or Python frees) never join an 
   let foreign = 0;
   let inScope = 0;
   await ctx.scope(async () => {
-    foreign = ctx.allocWebGPUSync(64, { owner: "c", scoped: false });
-    inScope = await ctx.allocWebGPU(64, { owner: "js" });
+    foreign = ctx.allocWebGPU(64, { owner: "c", scoped: false });
+    inScope = await ctx.allocWebGPUChecked(64, { owner: "js" });
   });
   assert.equal(ctx.gpuPointerInfo(foreign).owner, "c", "still live after the scope");
   assert.throws(() => ctx.gpuPointerInfo(inScope), isCode("STALE_POINTER"));
   ctx.freeWebGPU(foreign);
-  assert.throws(() => ctx.allocWebGPUSync(64, { scoped: "no" as unknown as boolean }), isCode("INVALID_ARGUMENT", /options\.scoped/));
+  assert.throws(() => ctx.allocWebGPU(64, { scoped: "no" as unknown as boolean }), isCode("INVALID_ARGUMENT", /options\.scoped/));
   assert.throws(() => ctx.ledger.track({ kind: "tensor", release: () => undefined, scoped: 1 as unknown as boolean }),
     isCode("INVALID_ARGUMENT", /options\.scoped/));
   assert.equal(ctx.stats().livePointers, 0);

@@ -53,7 +53,7 @@ test("guards: one per owner, methods bound to the real device; destroy() drops o
     assert.equal(lost, false, "guards never destroy the context's device");
     assert.deepEqual(ctx.stats().devices[0]!.guardOwners, []);
     assert.match(warnings.at(-1)!, /other frameworks: none/);
-    const p = await ctx.allocWebGPU(16, { owner: "python" });
+    const p = await ctx.allocWebGPUChecked(16, { owner: "python" });
     assert.ok(ctx.gpuPointerToBuffer(p));
     ctx.freeWebGPU(p);
   } finally {
@@ -76,7 +76,7 @@ test("guard owner must be a non-empty string", async () => {
 
 test("readback copies after submitted work, handles unaligned ranges, pools staging buffers", async () => {
   const { ctx, device } = await ready();
-  const p = await ctx.allocWebGPU(10);
+  const p = await ctx.allocWebGPUChecked(10);
   const buffer = ctx.gpuPointerToBuffer(p);
   device.queue.writeBuffer(buffer as unknown as FakeBuffer, 0, new Uint8Array([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]));
   const all = new Uint8Array(await ctx.readback(p));
@@ -110,11 +110,11 @@ test("readback copies after submitted work, handles unaligned ranges, pools stag
 
 test("readback errors: bounds, usage, target, stale pointer, lost device", async () => {
   const { ctx, device } = await ready();
-  const p = await ctx.allocWebGPU(16);
+  const p = await ctx.allocWebGPUChecked(16);
   await assert.rejects(ctx.readback(p, { byteOffset: 250, byteLength: 16 }), isCode("OUT_OF_BOUNDS", /outside the 256-byte buffer/));
   await assert.rejects(ctx.readback(p, { byteOffset: -1 }), isCode("INVALID_ARGUMENT", /byteOffset/));
   await assert.rejects(ctx.readback(p, { byteLength: 1.5 }), isCode("INVALID_ARGUMENT", /byteLength/));
-  const noCopy = await ctx.allocWebGPU(16, { usage: GPUUsage.STORAGE });
+  const noCopy = await ctx.allocWebGPUChecked(16, { usage: GPUUsage.STORAGE });
   await assert.rejects(ctx.readback(noCopy), isCode("INVALID_ARGUMENT", /COPY_SRC/));
   await assert.rejects(ctx.readbackInto(p, { memory: new WebAssembly.Memory({ initial: 1 }), address: 65530, byteLength: 16 }),
     isCode("OUT_OF_BOUNDS", /outside wasm memory/));

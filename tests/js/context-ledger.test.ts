@@ -65,13 +65,13 @@ test("stacks are captured only when debug.captureStacks is on", () => {
 
 test("every allocation is in the ledger; freeing either way releases once", async () => {
   const ctx = await ready();
-  const p = await ctx.allocWebGPU(100, { owner: "ort" });
+  const p = await ctx.allocWebGPUChecked(100, { owner: "ort" });
   const entry = ctx.ledger.entryForPointer(p)!;
   assert.deepEqual([entry.kind, entry.owner, entry.deviceId, entry.bytes, entry.pointer], ["gpu-buffer", "ort", 0, 256, p]);
   ctx.freeWebGPU(p);
   assert.equal(entry.released, true);
   assert.equal(entry.release(), false, "already released by freeWebGPU");
-  const q = ctx.allocWebGPUSync(100);
+  const q = ctx.allocWebGPU(100);
   ctx.ledger.entryForPointer(q)!.release();
   assert.throws(() => ctx.gpuPointerToBuffer(q), isCode("STALE_POINTER"));
   assert.throws(() => ctx.freeWebGPU(q), isCode("DOUBLE_FREE"));
@@ -85,9 +85,9 @@ test("scope (sync): releases what was made inside, newest first, except kept and
   let kept = 0;
   let inner: { a: number; b: number } | undefined;
   const returned = ctx.scope(() => {
-    const a = ctx.allocWebGPUSync(16);
-    const b = ctx.allocWebGPUSync(16);
-    kept = ctx.keep(ctx.allocWebGPUSync(16));
+    const a = ctx.allocWebGPU(16);
+    const b = ctx.allocWebGPU(16);
+    kept = ctx.keep(ctx.allocWebGPU(16));
     ctx.ledger.track({ kind: "tensor", release: () => order.push("t1") });
     ctx.ledger.track({ kind: "tensor", release: () => order.push("t2") });
     inner = { a, b };
@@ -101,7 +101,7 @@ test("scope (sync): releases what was made inside, newest first, except kept and
   // A throwing scope still releases.
   let leaked = 0;
   assert.throws(() => ctx.scope(() => {
-    leaked = ctx.allocWebGPUSync(16);
+    leaked = ctx.allocWebGPU(16);
     throw new Error("inside");
   }), /inside/);
   assert.throws(() => ctx.gpuPointerToBuffer(leaked), isCode("STALE_POINTER"));
@@ -112,9 +112,9 @@ test("scope: nested returns move to the enclosing scope; a tensor on a pointer t
   let innerPtr = 0;
   let tensorReleased = 0;
   const outerResult = ctx.scope(() => {
-    innerPtr = ctx.scope(() => ctx.allocWebGPUSync(32));
+    innerPtr = ctx.scope(() => ctx.allocWebGPU(32));
     assert.ok(ctx.gpuPointerToBuffer(innerPtr), "survives the inner scope");
-    const p = ctx.allocWebGPUSync(32);
+    const p = ctx.allocWebGPU(32);
     const holder = {};
     const t = ctx.ledger.track({ kind: "tensor", pointer: p, release: () => { tensorReleased += 1; ctx.freeWebGPU(p); } });
     ctx.ledger.watch(holder, t);
@@ -131,7 +131,7 @@ test("scope (async): releases after the promise settles, also on rejection", asy
   const ctx = await ready();
   let made = 0;
   const kept = await ctx.scope(async () => {
-    made = await ctx.allocWebGPU(64);
+    made = await ctx.allocWebGPUChecked(64);
     await new Promise((r) => setTimeout(r, 1));
     return ctx.allocWebGPU(64);
   });
@@ -139,7 +139,7 @@ test("scope (async): releases after the promise settles, also on rejection", asy
   assert.ok(ctx.gpuPointerToBuffer(kept));
   let inside = 0;
   await assert.rejects(ctx.scope(async () => {
-    inside = await ctx.allocWebGPU(64);
+    inside = await ctx.allocWebGPUChecked(64);
     throw new Error("async failure");
   }), /async failure/);
   assert.throws(() => ctx.gpuPointerToBuffer(inside), isCode("STALE_POINTER"));
@@ -154,7 +154,7 @@ test("a dropped watched object is released by the finalizer and reported as a le
   let ptr = 0;
   try {
     (() => {
-      ptr = ctx.allocWebGPUSync(1000, { owner: "leaky-framework" });
+      ptr = ctx.allocWebGPU(1000, { owner: "leaky-framework" });
       const wrapper = { name: "tensor wrapper" };
       ctx.ledger.watch(wrapper, ctx.ledger.entryForPointer(ptr)!);
     })();
@@ -177,7 +177,7 @@ test("a dropped watched object is released by the finalizer and reported as a le
 
 test("device loss releases the device's tracked tensors once; its pointers stay DEVICE_LOST until freed", async () => {
   const ctx = await ready();
-  const p = await ctx.allocWebGPU(64);
+  const p = await ctx.allocWebGPUChecked(64);
   const buffer = ctx.gpuPointerToBuffer(p) as unknown as FakeBuffer;
   let tensor = 0;
   let cpu = 0;

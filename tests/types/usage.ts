@@ -16,12 +16,15 @@ import {
 } from "webdlpack";
 import { tensorFromOrt, tensorToTfjs } from "webdlpack/adapters";
 import { createTestHost, type TestHost } from "webdlpack/testing";
+import { formatReport, runConformance, type ConformanceReport } from "webdlpack/conformance";
 
 export async function usage(pyodide: Parameters<typeof loadWebDLPack>[0]): Promise<void> {
   const ctx = getContext();
   await ctx.setup({ cacheMode: "bucket" });
   const device: GPUDevice = ctx.getWebGPUDevice(0, { owner: "myframework" });
-  const ptr: GPUPointer = await ctx.allocWebGPU(1024, { owner: "myframework" });
+  const ptr: GPUPointer = ctx.allocWebGPU(1024, { owner: "myframework" });
+  const checked: GPUPointer = await ctx.allocWebGPUChecked(1024, { owner: "myframework" });
+  ctx.freeWebGPU(checked);
   const buffer: GPUBuffer = ctx.gpuPointerToBuffer(ptr);
   device.queue.writeBuffer(buffer, 0, new Float32Array(4));
   const t = Tensor.webgpu({ pointer: ptr, deviceId: 0, dtype: "float32", shape: [256], owner: "myframework",
@@ -45,7 +48,10 @@ export async function usage(pyodide: Parameters<typeof loadWebDLPack>[0]): Promi
   void tensorFromOrt;
   void tensorToTfjs;
   back.dispose();
-  t.dispose();
+  t[Symbol.dispose]();   // the dispose method needs no esnext.disposable lib (tsconfig.es2022-dom.json)
+  const report: ConformanceReport = await runConformance({ getContext, print: false, only: ["pointer."] });
+  const text: string = formatReport(report);
+  void text;
 
   // @ts-expect-error: a GPU pointer is a number, not a GPUBuffer
   ctx.freeWebGPU(buffer);
@@ -55,6 +61,8 @@ export async function usage(pyodide: Parameters<typeof loadWebDLPack>[0]): Promi
   Tensor.webgpu({ pointer: ptr, deviceId: 0, dtype: "float32", shape: ["4"] });
   // @ts-expect-error: the test host is not in the main entry
   void (await import("webdlpack")).createTestHost;
+  // @ts-expect-error: allocWebGPU returns the pointer itself, not a Promise (RFC API, protocol 1.2)
+  void ctx.allocWebGPU(64).then;
   // @ts-expect-error: toPython's copy option is a boolean
   t.toPython({ copy: "no" });
 }

@@ -195,7 +195,7 @@ export async function copyGPUTensor(tensor: Tensor, options: CopyGPUTensorOption
   const releaseSource = tensor.retain();
   let pointer = 0;
   try {
-    pointer = await ctx.allocWebGPU(Math.max(nbytes, 4), {
+    pointer = await ctx.allocWebGPUChecked(Math.max(nbytes, 4), {
       deviceId: src.deviceId,
       ...(options.usage === undefined ? {} : { usage: options.usage }),
       label: `webdlpack.adapters.copy(${kind})`,

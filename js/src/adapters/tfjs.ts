@@ -252,7 +252,7 @@ export async function tensorFromTfjs(tf: TfjsLike, t: TfjsTensorLike, options: T
   // bool: 4 bytes → 1 byte per element, into a buffer of the context.
   try {
     const count = elementCount(shape);
-    const pointer = await ctx.allocWebGPU(Math.max(count, 4), { deviceId, label: "webdlpack.adapters.tfjs-bool", owner: ADAPTERS_OWNER });
+    const pointer = await ctx.allocWebGPUChecked(Math.max(count, 4), { deviceId, label: "webdlpack.adapters.tfjs-bool", owner: ADAPTERS_OWNER });
     try {
       runGpuCopy(device, "u32-to-bool8", { buffer, shape, strides: null, byteOffset: 0, itemsize: 4 }, ctx.gpuPointerToBuffer(pointer));
     } catch (err) {
@@ -284,7 +284,7 @@ async function uploadValues(
     : new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
   const padded = new Uint8Array(Math.max(4, Math.ceil(bytes.byteLength / 4) * 4));
   padded.set(bytes);
-  const pointer = await ctx.allocWebGPU(padded.byteLength, { deviceId, label: "webdlpack.adapters.tfjs-upload", owner: ADAPTERS_OWNER });
+  const pointer = await ctx.allocWebGPUChecked(padded.byteLength, { deviceId, label: "webdlpack.adapters.tfjs-upload", owner: ADAPTERS_OWNER });
   try {
     device.queue.writeBuffer(ctx.gpuPointerToBuffer(pointer), 0, padded);
   } catch (err) {

@@ -80,13 +80,13 @@ async function validated(device: GPUDevice, what: string, record: () => void): P
 }
 
 /**
- * Allocate `nbytes` on device `deviceId` synchronously (`ctx.allocWebGPUSync`,
+ * Allocate `nbytes` on device `deviceId` synchronously (`ctx.allocWebGPU`,
  * owner "python", outside any JS scope) and return the GPU pointer.
  */
 export function allocGPUSync(nbytes: number, deviceId: number, label: string): number {
   // Python frees it (its tensor does): a JS ctx.scope() open right now must not (scoped: false).
   const options: AllocOptions = { deviceId, owner: PYTHON_GPU_OWNER, label, scoped: false };
-  return getContext().allocWebGPUSync(nbytes, options) >>> 0;
+  return getContext().allocWebGPU(nbytes, options) >>> 0;
 }
 
 /**

@@ -12,7 +12,7 @@
  *   const back = py.toPython(t);  // a webdlpack.Tensor PyProxy, same bytes
  */
 import { checkOptions, URL_OPTION, type OptionRule } from "../arguments.js";
-import { defaultWheelURL } from "../assets.js";
+import { loadAssetBytes, PYTHON_WHEEL_FILENAME, type AssetOptions } from "../assets.js";
 import { getContext } from "../context/index.js";
 import { dtypeOfTypedArray, emscriptenHost, itemsize, parseDType, type WasmHost } from "../dlpack/index.js";
 import { WebDLPackError } from "../errors.js";
@@ -26,13 +26,19 @@ import type { PyodideLike, PyProxyLike } from "./pyodide-types.js";
 export const PYTHON_JS_MODULE = "webdlpack_js";
 
 /** Options of {@link loadWebDLPack}. */
-export interface LoadWebDLPackOptions {
-  /** The wheel to install (default: the one shipped in js/dist/python/, same origin). */
+export interface LoadWebDLPackOptions extends AssetOptions {
+  /**
+   * The wheel to install. Default: the one shipped with the package, found as
+   * assets.ts says — `assetBase` if given, else next to webdlpack's module
+   * (bundlers that understand `new URL(…, import.meta.url)` copy it), else the
+   * copy embedded in the package (esbuild): no option is needed after bundling.
+   */
   wheelURL?: string | URL;
   /**
-   * How to install it: `"loadPackage"` (default; Pyodide installs the wheel
-   * from the URL, no extra packages) or `"micropip"` (`micropip.install(url)`;
-   * micropip must be loadable: give `micropipURL` offline).
+   * How to install it: `"loadPackage"` (default; the pure-Python wheel is
+   * unpacked into site-packages, no extra packages) or `"micropip"`
+   * (`micropip.install` from Pyodide's file system; micropip must be
+   * loadable: give `micropipURL` offline).
    */
   installer?: "loadPackage" | "micropip";
   /** URL of a micropip wheel, loaded first when `installer` is `"micropip"`. */
@@ -46,6 +52,8 @@ export interface WebDLPackPython {
   readonly host: WasmHost;
   /** Version of the installed Python package. */
   readonly pythonVersion: string;
+  /** Where the installed wheel came from: its URL, or "embedded" (the copy in the package, see assets.ts). */
+  readonly wheelSource: string;
   /**
    * Hand a JS tensor to Python: returns a `webdlpack.Tensor` (PyProxy) over
    * the same bytes when they live in the heap (zero-copy), else over a copy
@@ -120,31 +128,45 @@ function pythonFacingModule(host: WasmHost): Record<string, unknown> {
   };
 }
 
-async function install(pyodide: PyodideLike, options: LoadWebDLPackOptions): Promise<void> {
-  const wheel = String(options.wheelURL ?? defaultWheelURL());
-  if ((options.installer ?? "loadPackage") === "loadPackage") {
-    await pyodide.loadPackage(wheel, { messageCallback: () => undefined, errorCallback: () => undefined });
-    return;
-  }
-  if (options.micropipURL) await pyodide.loadPackage(String(options.micropipURL), { messageCallback: () => undefined });
-  pyodide.globals.set("__webdlpack_wheel", wheel);
+/** Where the installed wheel came from (a URL, or "embedded"), per Pyodide: see {@link WebDLPackPython.wheelSource}. */
+async function install(pyodide: PyodideLike, options: LoadWebDLPackOptions): Promise<string> {
+  const wheel = await loadAssetBytes("wheel", {
+    ...(options.wheelURL !== undefined ? { url: options.wheelURL, field: "wheelURL" } : {}),
+    ...(options.assetBase !== undefined ? { assetBase: options.assetBase } : {}),
+  });
+  pyodide.globals.set("__webdlpack_wheel", wheel.bytes);
   try {
-    await pyodide.runPythonAsync("import micropip\nawait micropip.install(__webdlpack_wheel, deps=False)");
+    if ((options.installer ?? "loadPackage") === "loadPackage") {
+      pyodide.runPython(
+        "import io, zipfile, sysconfig, importlib\n" +
+        "zipfile.ZipFile(io.BytesIO(__webdlpack_wheel.to_bytes())).extractall(sysconfig.get_path('purelib'))\n" +
+        "importlib.invalidate_caches()");
+    } else {
+      if (options.micropipURL) await pyodide.loadPackage(String(options.micropipURL), { messageCallback: () => undefined });
+      // micropip installs from Pyodide's file system (emfs:) under the wheel's own name, whatever URL the bytes came from.
+      await pyodide.runPythonAsync(
+        "import os, micropip\nos.makedirs('/tmp/webdlpack-wheel', exist_ok=True)\n" +
+        `with open('/tmp/webdlpack-wheel/${PYTHON_WHEEL_FILENAME}', 'wb') as f:\n    f.write(__webdlpack_wheel.to_bytes())\n` +
+        `await micropip.install('emfs:/tmp/webdlpack-wheel/${PYTHON_WHEEL_FILENAME}', deps=False)`);
+    }
   } finally {
     pyodide.runPython("del __webdlpack_wheel");
   }
+  return wheel.source;
 }
 
 async function load(pyodide: PyodideLike, options: LoadWebDLPackOptions): Promise<WebDLPackPython> {
   const host = emscriptenHost(pyodide._module);
   pyodide.registerJsModule(PYTHON_JS_MODULE, pythonFacingModule(host));
+  let wheelSource: string;
   try {
-    await install(pyodide, options);
+    wheelSource = await install(pyodide, options);
   } catch (cause) {
+    if (cause instanceof WebDLPackError) throw cause; // the wheel was not found: the error names the option and URL
     throw new WebDLPackError("INVALID_ARGUMENT", "could not install the webdlpack Python wheel", {
-      field: "wheelURL",
-      value: String(options.wheelURL ?? defaultWheelURL()),
-      expected: "a reachable webdlpack wheel (run `make js`, which copies it to js/dist/python/)",
+      field: options.wheelURL !== undefined ? "wheelURL" : "installer",
+      value: options.wheelURL !== undefined ? String(options.wheelURL) : options.installer ?? "loadPackage",
+      expected: "a webdlpack wheel Pyodide can install (run `make js`, which copies it to js/dist/python/)",
       cause,
     });
   }
@@ -158,6 +180,7 @@ async function load(pyodide: PyodideLike, options: LoadWebDLPackOptions): Promis
     pyodide,
     host,
     pythonVersion,
+    wheelSource,
     toPython(tensor: Tensor, opts: { copy?: boolean } = {}) {
       const address = exportForPython(host, tensor, true, opts.copy);
       return importManaged(address, true);
@@ -177,6 +200,7 @@ const PYODIDE_MEMBERS = ["_module", "runPython", "runPythonAsync", "registerJsMo
 /** The options {@link loadWebDLPack} knows, and what each accepts. */
 const LOAD_OPTION_RULES: Readonly<Record<keyof LoadWebDLPackOptions, OptionRule>> = {
   wheelURL: URL_OPTION,
+  assetBase: URL_OPTION,
   installer: { accepts: (v) => v === "loadPackage" || v === "micropip", expected: '"loadPackage" (default) or "micropip"' },
   micropipURL: URL_OPTION,
 };

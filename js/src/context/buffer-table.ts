@@ -29,7 +29,7 @@ export interface BufferEntry {
   ledger: LedgerEntry | undefined;
   /** The buffer was released (destroyed / handed back / onRelease called): by free, or at device loss. */
   released: boolean;
-  /** An error WebGPU reported after allocWebGPUSync returned; thrown on use. */
+  /** An error WebGPU reported after allocWebGPU returned; thrown on use. */
   asyncError: WebDLPackError | undefined;
 }
 

@@ -116,8 +116,8 @@ export class PageContext implements WebDLPackContext {
     return this.#devices.onDeviceLost(listener);
   }
 
-  async allocWebGPU(nbytes: number, options: AllocOptions = {}): Promise<GPUPointer> {
-    const req = this.#request(nbytes, options, "allocWebGPU");
+  async allocWebGPUChecked(nbytes: number, options: AllocOptions = {}): Promise<GPUPointer> {
+    const req = this.#request(nbytes, options, "allocWebGPUChecked");
     const { record, allocator } = req;
     const cached = allocator.take(req.size, req.usage, req.ownerLabel);
     if (cached !== undefined) return this.#insertAllocated(req, cached);
@@ -126,19 +126,19 @@ export class PageContext implements WebDLPackContext {
       size: req.size, usage: req.usage, deviceId: record.id, ...(req.label !== undefined ? { label: req.label } : {}) });
     if (record.lost) {
       buffer.destroy();
-      throw lostError(record, "allocWebGPU");
+      throw lostError(record, "allocWebGPUChecked");
     }
     if (!record.current) {
       // Unregistered (or replaced by a new setup) while the buffer was being created: nothing may point into it.
       buffer.destroy();
-      throw new WebDLPackError("UNKNOWN_DEVICE", `device ${record.id} was unregistered while allocWebGPU waited`, {
+      throw new WebDLPackError("UNKNOWN_DEVICE", `device ${record.id} was unregistered while allocWebGPUChecked waited`, {
         field: "options.deviceId", value: record.id, expected: "a device that stays registered until its allocations finish" });
     }
     return this.#insertAllocated(req, buffer);
   }
 
-  allocWebGPUSync(nbytes: number, options: AllocOptions = {}): GPUPointer {
-    const req = this.#request(nbytes, options, "allocWebGPUSync");
+  allocWebGPU(nbytes: number, options: AllocOptions = {}): GPUPointer {
+    const req = this.#request(nbytes, options, "allocWebGPU");
     const { record, allocator } = req;
     const cached = allocator.take(req.size, req.usage, req.ownerLabel);
     if (cached !== undefined) return this.#insertAllocated(req, cached);
@@ -160,8 +160,13 @@ export class PageContext implements WebDLPackContext {
     return ptr;
   }
 
+  /** Protocol 1.1's name of {@link allocWebGPU}, kept for copies of webdlpack that speak 1.1 (docs/spec.md P1). */
+  allocWebGPUSync(nbytes: number, options: AllocOptions = {}): GPUPointer {
+    return this.allocWebGPU(nbytes, options);
+  }
+
   /**
-   * WebGPU reported that `buffer` (from allocWebGPUSync as `first`) was never
+   * WebGPU reported that `buffer` (from allocWebGPU as `first`) was never
    * created. Whoever holds it now gets the error on use: the pointer that
    * names it (the first one, or a later one if it was freed and reused from
    * the cache); if it sits in the cache, it is taken out and destroyed.
@@ -171,7 +176,7 @@ export class PageContext implements WebDLPackContext {
     const current = this.#table.pointerOf(buffer);
     const ptr = current ?? first;
     const shown = formatPointer(ptr);
-    const late = new WebDLPackError(error.code, `allocWebGPUSync: GPU pointer ${shown} has no usable buffer: ${error.message}`, {
+    const late = new WebDLPackError(error.code, `allocWebGPU: GPU pointer ${shown} has no usable buffer: ${error.message}`, {
       field: "ptr", value: ptr, expected: "a pointer whose buffer WebGPU created (check ctx.lastAsyncError() after sync allocations)",
       cause: error });
     this.#lastAsyncError = late;

@@ -2,20 +2,26 @@
  * `getContext()`: the page's one {@link WebDLPackContext}, made on first call.
  */
 import { PageContext } from "./context.js";
-import { claimSharedContext } from "./global.js";
+import { CONTEXT_GLOBAL_KEY, claimSharedContext } from "./global.js";
+import { missingContextMembers } from "./protocol.js";
 import type { ContextProtocol, WebDLPackContext } from "./types.js";
 
 /**
  * The protocol this copy of webdlpack speaks. Bump `minor` when methods are
- * added to {@link WebDLPackContext}, `major` when one is removed or changes meaning.
+ * added to {@link WebDLPackContext} (and list them in protocol.ts), `major` when
+ * one is removed or changes so that callers of the old one break.
+ * 1.2: allocWebGPU returns the pointer synchronously, allocWebGPUChecked added
+ * (allocWebGPUSync stays, the same function, for 1.1 copies).
  */
-export const CONTEXT_PROTOCOL: ContextProtocol = Object.freeze({ major: 1, minor: 1 });
+export const CONTEXT_PROTOCOL: ContextProtocol = Object.freeze({ major: 1, minor: 2 });
 
 /**
  * The page-wide context, created on first call and shared by every copy of
  * webdlpack with the same protocol major. Throws INCOMPATIBLE_CONTEXT when the
- * page's context was made by a copy with another major.
+ * page's context was made by a copy with another major, or with an older minor
+ * whose context lacks members this copy needs (docs/spec.md G3, G4).
  */
 export function getContext(): WebDLPackContext {
-  return claimSharedContext<WebDLPackContext>(CONTEXT_PROTOCOL, () => new PageContext(CONTEXT_PROTOCOL));
+  return claimSharedContext<WebDLPackContext>(CONTEXT_PROTOCOL, () => new PageContext(CONTEXT_PROTOCOL), CONTEXT_GLOBAL_KEY,
+    missingContextMembers);
 }

@@ -8,7 +8,9 @@
  *
  * - same major: the second copy uses the existing context object through the
  *   {@link WebDLPackContext} interface only (its class is the first copy's; never
- *   use `instanceof` on it);
+ *   use `instanceof` on it). If that context was made by a copy with an older
+ *   minor, every member this copy's minor requires must be there (`missingMembers`:
+ *   for the context, protocol.ts), else INCOMPATIBLE_CONTEXT naming them (docs/spec.md G4);
  * - other major: INCOMPATIBLE_CONTEXT naming both versions.
  */
 import { WebDLPackError } from "../errors.js";
@@ -37,10 +39,13 @@ function isProtocol(value: unknown): value is ContextProtocol {
 
 /**
  * The shared context at `key`: the existing one if its protocol major equals
- * `protocol.major`, else a new one from `create()` stored there.
- * Throws INCOMPATIBLE_CONTEXT for another major or a malformed record.
+ * `protocol.major`, else a new one from `create()` stored there. An existing
+ * one of an older minor must have what `missingMembers(context, protocol.minor)`
+ * asks for. Throws INCOMPATIBLE_CONTEXT for another major, missing members or a
+ * malformed record.
  */
-export function claimSharedContext<T extends object>(protocol: ContextProtocol, create: () => T, key: symbol = CONTEXT_GLOBAL_KEY): T {
+export function claimSharedContext<T extends object>(protocol: ContextProtocol, create: () => T, key: symbol = CONTEXT_GLOBAL_KEY,
+  missingMembers: (context: object, minor: number) => string[] = () => []): T {
   const slot = globalThis as unknown as Record<symbol, unknown>;
   const existing = slot[key];
   if (existing === undefined) {
@@ -64,6 +69,16 @@ export function claimSharedContext<T extends object>(protocol: ContextProtocol, 
       `this copy of webdlpack speaks context protocol ${formatProtocol(protocol)}, but the page's context was made by a copy ` +
       `speaking protocol ${formatProtocol(record.protocol)}; load webdlpack copies of one major version on a page`, {
         field: `${where}.protocol.major`, value: record.protocol.major, expected: `${protocol.major}` });
+  }
+  if (record.protocol.minor < protocol.minor) {
+    const missing = missingMembers(record.context, protocol.minor);
+    if (missing.length > 0) {
+      throw new WebDLPackError("INCOMPATIBLE_CONTEXT",
+        `this copy of webdlpack speaks context protocol ${formatProtocol(protocol)}, but the page's context was made by a copy ` +
+        `speaking ${formatProtocol(record.protocol)} and lacks ${missing.join(", ")}; load the newer copy first, or one version of webdlpack`, {
+          field: `${where}.context.{${missing.join(", ")}}`, value: formatProtocol(record.protocol),
+          expected: `a context with every member of protocol ${formatProtocol(protocol)}` });
+    }
   }
   return record.context as T;
 }

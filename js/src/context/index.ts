@@ -5,6 +5,7 @@
  *
  *   global.ts            the singleton at globalThis[Symbol.for("webdlpack.context")], version check
  *   get-context.ts       getContext(), the protocol version
+ *   protocol.ts          the members each protocol minor requires (docs/spec.md C1, G4)
  *   context.ts           the class behind the context
  *   default-device.ts    setup(): device 0, made once, again after loss
  *   buffer-table.ts      GPU pointers → buffer entries, the translation fast path, giving buffers back
@@ -29,6 +30,7 @@
  */
 export { getContext, CONTEXT_PROTOCOL } from "./get-context.js";
 export { CONTEXT_GLOBAL_KEY } from "./global.js";
+export { CONTEXT_MEMBERS_ADDED, contextMembers, missingContextMembers } from "./protocol.js";
 export type { SharedContextRecord } from "./global.js";
 export type {
   WebDLPackContext, AllocOptions, RegisterBufferOptions, GPUPointerInfo, ContextStats, DeviceStats, OwnerStats, ContextProtocol,

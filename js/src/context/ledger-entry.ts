@@ -4,6 +4,7 @@
  * gets there first; and the shapes the ledger's reports are made of.
  */
 import { describeValue } from "../describe-value.js";
+import "../dispose-symbol.js"; // Symbol.dispose in the published .d.ts without lib esnext.disposable
 
 /** What an entry stands for. */
 export type LedgerKind = "tensor" | "gpu-buffer";

@@ -21,6 +21,7 @@ import {
   LedgerEntry, now, ownerLabel, RELEASE,
   type LeakReport, type LedgerDebug, type LedgerEntryInfo, type TrackOptions,
 } from "./ledger-entry.js";
+import "../dispose-symbol.js"; // Symbol.dispose in the published .d.ts without lib esnext.disposable
 
 const NO_STACK = "(stack not captured: set ctx.debug.captureStacks = true before allocating)";
 const MAX_LEAKS = 1000;

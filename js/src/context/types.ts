@@ -24,7 +24,7 @@ export interface AllocOptions {
   /** Who holds the allocation (any value, reported by gpuPointerInfo; e.g. "onnxruntime"). */
   owner?: unknown;
   /**
-   * allocWebGPUSync only: called once if WebGPU reports, after the pointer was
+   * allocWebGPU only: called once if WebGPU reports, after the pointer was
    * returned, that the buffer could not be made (the same error the pointer
    * then throws on use, also kept as `lastAsyncError()`). Errors it throws are logged.
    */
@@ -229,19 +229,25 @@ export interface WebDLPackContext {
 
   /**
    * Allocate a GPUBuffer of at least `nbytes` (rounded up to 16) and return its
-   * pointer. Throws INVALID_ARGUMENT (size, usage), UNKNOWN_DEVICE, DEVICE_LOST,
-   * OUT_OF_MEMORY, GPU_ERROR.
+   * pointer synchronously — the RFC's `allocWebGPU() -> GPUPointer`, usable by
+   * callers that can not await (C through a function pointer, Python without
+   * JSPI). Size, usage and device state are checked at once (INVALID_ARGUMENT,
+   * UNKNOWN_DEVICE, DEVICE_LOST); a cache hit needs no GPU call. On a miss,
+   * errors WebGPU reports later (out of memory) are recorded on the pointer: its
+   * next `gpuPointerToBuffer` throws them, and `lastAsyncError()` returns the
+   * latest. Use {@link allocWebGPUChecked} to wait for WebGPU's verdict instead.
    */
-  allocWebGPU(nbytes: number, options?: AllocOptions): Promise<GPUPointer>;
+  allocWebGPU(nbytes: number, options?: AllocOptions): GPUPointer;
 
   /**
-   * Allocate synchronously, for callers that can not await (C through a function
-   * pointer, Python without JSPI). Size, usage and device state are checked at
-   * once (INVALID_ARGUMENT, UNKNOWN_DEVICE, DEVICE_LOST); a cache hit needs no
-   * GPU call. On a miss, errors WebGPU reports later (out of memory) are recorded
-   * on the pointer: its next `gpuPointerToBuffer` throws them, and
-   * `lastAsyncError()` returns the latest.
+   * Allocate like {@link allocWebGPU}, creating a new buffer under WebGPU error
+   * scopes and resolving once WebGPU accepted it: rejects with OUT_OF_MEMORY /
+   * GPU_ERROR (the failed buffer destroyed, the device left working) instead of
+   * recording them, and with the errors of allocWebGPU. Protocol 1.2.
    */
+  allocWebGPUChecked(nbytes: number, options?: AllocOptions): Promise<GPUPointer>;
+
+  /** Protocol 1.1's name of {@link allocWebGPU} (same function), kept for copies of webdlpack that speak 1.1. */
   allocWebGPUSync(nbytes: number, options?: AllocOptions): GPUPointer;
 
   /** The latest error of a synchronous allocation reported after it returned, or null. */

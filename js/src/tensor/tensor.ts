@@ -34,6 +34,7 @@ import { finalizerRegistry, type Ownership } from "./ownership.js";
 import type {
   Storage, StorageKind, TensorFlags, TensorInit, TensorLayoutInput, ToManagedOptions, TypedArrayTensorOptions, WebGPUTensorInput,
 } from "./types.js";
+import "../dispose-symbol.js"; // Symbol.dispose in the published .d.ts without lib esnext.disposable
 
 /** A DLPack tensor on the JS side. See the module comment for storage kinds and ownership. */
 export class Tensor {

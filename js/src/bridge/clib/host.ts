@@ -1,7 +1,7 @@
 /**
  * The JS side of `wdl_host_table`: functions C calls to reach the page-wide
  * WebDLPackContext and the tensor handle table. GPU memory C asks for comes
- * from the context's allocator (`allocWebGPUSync`), so it is cached, counted
+ * from the context's allocator (`allocWebGPU`, synchronous), so it is cached, counted
  * per owner and listed in the ledger like every other allocation, and
  * `gpu_free` gives it back through `freeWebGPU`. None of them throws into C:
  * each catches, keeps the error for `last_error`, and returns the failure value.
@@ -55,7 +55,7 @@ export function makeHostFunctions(deps: HostDeps): HostImpl {
     const owner = deps.owner ?? CLIB_OWNER;
     // Through the context's allocator: the caching modes, the stats per owner and
     // the ledger see C's buffers like any other; the context checks size, usage and device.
-    return deps.context().allocWebGPUSync(nbytes, {
+    return deps.context().allocWebGPU(nbytes, {
       deviceId,
       ...(usage === 0 ? {} : { usage }),
       owner,

@@ -8,6 +8,7 @@
  * path (`LDSO.loadedLibsByName`), so Python's `ctypes.CDLL(path)` afterwards
  * gets this same instance — same globals, same host table.
  */
+import { loadAssetBytes, type AssetOptions } from "../../assets.js";
 import { checkOptions, FUNCTION_OPTION, URL_OPTION, type OptionRule } from "../../arguments.js";
 import { getContext, type WebDLPackContext } from "../../context/index.js";
 import { WebDLPackError } from "../../errors.js";
@@ -48,8 +49,12 @@ export interface ClibPyodide {
   FS?: ClibFS;
 }
 
-/** Options of {@link loadWebDLPackC}. Give `url` or `bytes`, or neither if the file is already at `path`. */
-export interface LoadWebDLPackCOptions {
+/**
+ * Options of {@link loadWebDLPackC}. Give `url` or `bytes`, or neither: then the file already at
+ * `path` is loaded, else the side module shipped with the package, found as assets.ts says
+ * (`assetBase`, next to webdlpack's module, or the embedded copy): no option is needed after bundling.
+ */
+export interface LoadWebDLPackCOptions extends AssetOptions {
   /** Where to fetch `libwebdlpack.so` from. */
   url?: string | URL;
   /** The side module's bytes. */
@@ -146,6 +151,7 @@ const LOAD_C_OPTION_RULES: Readonly<Record<keyof LoadWebDLPackCOptions, OptionRu
   context: FUNCTION_OPTION,
   onAsyncGpuError: FUNCTION_OPTION,
   owner: nonEmptyString("a non-empty string naming C's allocations"),
+  assetBase: URL_OPTION,
 };
 
 /**
@@ -154,7 +160,7 @@ const LOAD_C_OPTION_RULES: Readonly<Record<keyof LoadWebDLPackCOptions, OptionRu
  * same Pyodide until it is disposed.
  *
  * Throws INVALID_ARGUMENT (`pyodide` is not a Pyodide instance, an option is
- * unknown or of the wrong kind, no url/bytes and no file at path, fetch failure,
+ * unknown or of the wrong kind, fetch failure, the shipped side module not found,
  * not a wasm module), UNSUPPORTED (the runtime lacks `loadDynamicLibrary` /
  * `LDSO`, or an export is missing), VERSION_MISMATCH (library major differs),
  * or the error `wdl_init` reports.
@@ -185,8 +191,10 @@ export async function loadWebDLPackC(pyodide: ClibPyodide, options: LoadWebDLPac
       fs.writeFile(path, bytes);
     }
   } else if (m.LDSO.loadedLibsByName[path] === undefined && !(fs.analyzePath?.(path).exists ?? false)) {
-    throw new WebDLPackError("INVALID_ARGUMENT", "no C library to load", {
-      field: "options", value: `no url, no bytes, nothing at ${path}`, expected: "options.url or options.bytes" });
+    // Nothing given and nothing at `path`: the side module shipped with the package (assets.ts).
+    const shipped = await loadAssetBytes("clib", options.assetBase !== undefined ? { assetBase: options.assetBase } : {});
+    fs.mkdirTree(dirname(path));
+    fs.writeFile(path, shipped.bytes);
   }
   await m.loadDynamicLibrary(path, { loadAsync: true, global: true, nodelete: true });
   const dso = m.LDSO.loadedLibsByName[path];
