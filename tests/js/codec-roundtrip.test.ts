@@ -8,6 +8,7 @@ import {
   computeExtent,
   contiguousStrides,
   formatDType,
+  isSubByte,
   parseDType,
   readDLTensor,
   readManagedTensor,
@@ -72,6 +73,11 @@ for (const name of DTYPES) {
       const byteOffset = offsetElems * itemBytes;
       assert.ok(byteOffset + ext.highByte <= 4096 && byteOffset + ext.lowByte >= 0);
       const input = { data, device: { deviceType: DeviceType.kDLCPU, deviceId: 0 }, dtype, shape, strides, byteOffset };
+      if (isSubByte(dtype) && ext.count > 0 && !ext.contiguous) {
+        // Packed sub-byte tensors are C-contiguous (spec/validation-rules.json, packed_subbyte_strided).
+        expectError(() => writeManagedTensorVersioned(host, { ...input, managerCtx: 0, deleter: 0 }), "BAD_STRIDES", "DLTensor.strides");
+        continue;
+      }
       const want = { data, device: input.device, ndim: shape.length, dtype, shape, strides, byteOffset } as DLTensorDesc;
       for (const explicitStrides of [true, false]) {
         const v = writeManagedTensorVersioned(host, { ...input, managerCtx: 0x1234, deleter: 7, flags: DLPackFlag.READ_ONLY, explicitStrides });

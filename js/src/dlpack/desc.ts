@@ -5,7 +5,7 @@
  */
 import { WebDLPackError } from "../errors.js";
 import { DeviceType, MAX_NDIM, deviceTypeName, isDeviceType } from "./constants.js";
-import { toDType, type DType } from "./dtype.js";
+import { isSubByte, toDType, type DType } from "./dtype.js";
 import { checkShapeDims, computeExtent, type TensorExtent } from "./extent.js";
 
 /** A decoded `DLDevice`. */
@@ -169,7 +169,16 @@ export function validateTensorDesc(
   }
   const extent = computeExtent(shape, strides, dtype, options.subbytePadded ?? false, f);
   // Where the bytes are.
-  if (extent.count > 0 && data === 0 && !options.allowNullData && (cpu || device.deviceType === DeviceType.kDLWebGPU)) {
+  // spec/validation-rules.json (one rule set with C and Python): packed sub-byte tensors are C-contiguous,
+  // and data is NULL only for empty tensors, on every device.
+  if (extent.count > 0 && !extent.contiguous && isSubByte(dtype) && options.subbytePadded !== true) {
+    throw new WebDLPackError("BAD_STRIDES", "packed sub-byte tensors must be C-contiguous", {
+      field: `${f}.strides`,
+      value: strides === null ? "null" : `[${strides.join(", ")}]`,
+      expected: "null or row-major strides (or the IS_SUBBYTE_TYPE_PADDED flag)",
+    });
+  }
+  if (extent.count > 0 && data === 0 && !options.allowNullData) {
     throw new WebDLPackError("NULL_POINTER", "data is NULL but the tensor has elements", {
       field: `${f}.data`,
       value: 0,
