@@ -174,6 +174,56 @@ test("tensorFromLiteRt: one lease per output shared by every holder; deleted, CP
   expect(r.leaks).toBe(0);
 });
 
+test("decoder model: Transformers.js replaces preferredOutputLocation — logits come back on the CPU, the KV cache stays on the shared GPU and is adoptable once generate returns it", async ({ page }) => {
+  const r = await page.evaluate(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const { webdlpack, adapters, transformers } = window as any;
+    const ctx = webdlpack.getContext();
+    await ctx.setup();
+    const ref = await (await fetch("/tests/data/transformers/tiny-gpt2/reference.json")).json();
+    const options = adapters.transformersOptions(ctx);
+    const asked = options.session_options.preferredOutputLocation;
+    const tokenizer = await transformers.AutoTokenizer.from_pretrained("tiny-gpt2");
+    const model = await transformers.AutoModelForCausalLM.from_pretrained("tiny-gpt2", options);
+    const inputs = tokenizer(ref.text);
+    // One forward pass: what each output's location became.
+    const out = await model(inputs);
+    const locations = Object.fromEntries(Object.entries(out).map(([k, v]) => [k, (v as { location: string }).location]));
+    const logits = adapters.tensorFromTransformers(out.logits);
+    const logitsDevice = logits.device.deviceType;
+    const logitsErr = Math.max(...(Array.from(out.logits.data) as number[]).map((v, i) => Math.abs(v - ref.logits.flat(2)[i])));
+    logits.dispose();
+    for (const k of ["present.0.key", "present.0.value"]) out[k].dispose();
+    // generate() hands its cache over only when asked (return_dict_in_generate); then it is the caller's.
+    const g = await model.generate({ ...inputs, max_new_tokens: 2, do_sample: false, return_dict_in_generate: true });
+    const cached = g.past_key_values["past_key_values.0.key"];
+    const key = adapters.tensorFromTransformers(cached);
+    const keySame = ctx.gpuPointerToBuffer(key.data) === cached.ort_tensor.gpuBuffer;
+    const keyValues = Array.from(await adapters.readTensor(key)) as number[];
+    const sequence = (Array.from(g.sequences.data) as bigint[]).map(Number);
+    const cachedTokens = sequence.slice(0, key.shape[2]);
+    const keyErr = Math.max(...keyValues.map((v, i) => Math.abs(v - ref.embedding[cachedTokens[Math.floor(i / 8)]!][i % 8])));
+    const keyShape = [...key.shape];
+    key.dispose();
+    const keyReleased = cached.location === "none";
+    await g.past_key_values.dispose(); // the value tensor (the key went back through the adapter)
+    await model.dispose();
+    return { asked, locations, logitsDevice, logitsErr, keySame, keyShape, keyErr, keyReleased, promptLength: ref.ids.length, leaks: ctx.leaks().length, produced: adapters.liveProducedTensors() };
+  });
+  expect(r.asked).toBe("gpu-buffer");
+  expect(r.locations).toEqual({ logits: "cpu", "present.0.key": "gpu-buffer", "present.0.value": "gpu-buffer" });
+  expect(r.logitsDevice).toBe(1); // kDLCPU: a CPU tensor over the logits ORT read back
+  expect(r.logitsErr).toBeLessThan(1e-5);
+  expect(r.keySame).toBe(true);
+  expect(r.keyShape.slice(0, 2)).toEqual([1, 1]);
+  expect(r.keyShape[2]).toBeGreaterThanOrEqual(r.promptLength);
+  expect(r.keyShape[3]).toBe(8);
+  expect(r.keyErr).toBeLessThan(1e-6);
+  expect(r.keyReleased).toBe(true);
+  expect(r.leaks).toBe(0);
+  expect(r.produced).toBe(0);
+});
+
 test("transformersOptions puts Transformers.js on the shared device and refuses other devices; tensorFromTransformers checks its input", async ({ page }) => {
   const r = await page.evaluate(async () => {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any

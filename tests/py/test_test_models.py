@@ -99,3 +99,26 @@ def test_transformers_graph_matches_numpy_and_masks_padding() -> None:
     np.testing.assert_allclose(y[:1], np.asarray(ref["last_hidden_state"], dtype=np.float32), rtol=1e-6, atol=1e-7)
     assert np.all(y[1, 4:] == 0)  # padded positions are masked out
     np.testing.assert_allclose(y[1, :4], y[0, :4], rtol=1e-6)
+
+
+def test_decoder_model_folder_regenerates_byte_identical_and_matches_numpy(tmp_path: Path) -> None:
+    onnx = pytest.importorskip("onnx")
+    from onnx.reference import ReferenceEvaluator
+
+    mod = _script("make_decoder_model")
+    mod.write_folder(tmp_path / "tiny-gpt2")
+    folder = DATA / "transformers" / "tiny-gpt2"
+    assert _relative_files(tmp_path / "tiny-gpt2") == _relative_files(folder)
+    ref = json.loads((folder / "reference.json").read_text())
+    model = onnx.load(str(folder / "onnx" / "model.onnx"))
+    assert [o.name for o in model.graph.output] == ["logits", "present.0.key", "present.0.value"]
+    ids = np.asarray([ref["ids"]], dtype=np.int64)
+    empty = np.zeros((1, 1, 0, 8), dtype=np.float32)
+    feeds = {"input_ids": ids, "attention_mask": np.ones_like(ids), "past_key_values.0.key": empty, "past_key_values.0.value": empty}
+    logits, key, value = ReferenceEvaluator(model).run(None, feeds)
+    np.testing.assert_allclose(logits, np.asarray(ref["logits"], dtype=np.float32), rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(key[0, 0], np.asarray(ref["embedding"], dtype=np.float32)[ref["ids"]])
+    # A second step appends to the cache it is given.
+    step = {"input_ids": ids[:, :1], "attention_mask": np.ones((1, 4), dtype=np.int64), "past_key_values.0.key": key, "past_key_values.0.value": value}
+    _, key2, _ = ReferenceEvaluator(model).run(None, step)
+    assert key2.shape == (1, 1, 4, 8)
