@@ -194,7 +194,7 @@ export class PageContext implements WebDLPackContext {
 
   /** Check allocation arguments (all synchronous checks) and pick the size. */
   #request(nbytes: number, options: AllocOptions, fn: string): AllocRequest {
-    const opts = checkOptions(options, fn);
+    const opts = checkOptions(options, fn, ALLOC_OPTION_KEYS);
     const deviceId = opts.deviceId ?? 0;
     const record = this.#devices.live(deviceId, fn);
     const requested = checkByteCount(nbytes, record.device.limits.maxBufferSize, deviceId);
@@ -280,7 +280,7 @@ export class PageContext implements WebDLPackContext {
   }
 
   registerGPUBuffer(buffer: GPUBuffer, options: RegisterBufferOptions = {}): GPUPointer {
-    const opts = checkOptions(options, "registerGPUBuffer");
+    const opts = checkOptions(options, "registerGPUBuffer", REGISTER_OPTION_KEYS);
     if (!isGPUBuffer(buffer)) {
       throw new WebDLPackError("INVALID_ARGUMENT", "registerGPUBuffer needs a GPUBuffer", {
         field: "buffer", value: describeValue(buffer), expected: "a GPUBuffer (size, usage, destroy)" });
@@ -307,14 +307,17 @@ export class PageContext implements WebDLPackContext {
   }
 
   gpuPointerToBuffer(ptr: GPUPointer): GPUBuffer {
+    if (typeof ptr !== "number") checkPointerType(ptr, "gpuPointerToBuffer");
     return this.#table.translate(ptr);
   }
 
   gpuPointerInfo(ptr: GPUPointer): GPUPointerInfo {
+    checkPointerType(ptr, "gpuPointerInfo");
     return this.#table.info(ptr);
   }
 
   freeWebGPU(ptr: GPUPointer): void {
+    checkPointerType(ptr, "freeWebGPU");
     this.#table.free(ptr);
   }
 
@@ -340,10 +343,32 @@ export class PageContext implements WebDLPackContext {
 }
 
 
-function checkOptions<T extends object>(options: T, fn: string): T {
+function checkOptions<T extends object>(options: T, fn: string, known?: readonly string[]): T {
   if (options === null || typeof options !== "object") {
     throw new WebDLPackError("INVALID_ARGUMENT", `bad ${fn} options`, {
       field: "options", value: describeValue(options), expected: "an object or undefined" });
   }
+  if (known !== undefined) {
+    for (const key of Object.keys(options)) {
+      if (!known.includes(key)) {
+        throw new WebDLPackError("INVALID_ARGUMENT", `unknown ${fn} option`, {
+          field: `options.${key}`, value: describeValue((options as Record<string, unknown>)[key]),
+          expected: `one of the options ${known.join(", ")}` });
+      }
+    }
+  }
   return options;
+}
+
+/** The option keys allocWebGPU / allocWebGPUChecked know (AllocOptions); any other is INVALID_ARGUMENT. */
+const ALLOC_OPTION_KEYS: readonly string[] = ["deviceId", "usage", "label", "owner", "onAsyncError", "scoped"];
+/** The option keys registerGPUBuffer knows (RegisterBufferOptions). */
+const REGISTER_OPTION_KEYS: readonly string[] = ["deviceId", "owned", "owner", "onRelease"];
+
+/** INVALID_POINTER unless `ptr` is a number (a BigInt, string... never reaches the table's bit arithmetic). */
+function checkPointerType(ptr: unknown, fn: string): void {
+  if (typeof ptr !== "number") {
+    throw new WebDLPackError("INVALID_POINTER", `${fn}: not a GPU pointer`, {
+      field: "ptr", value: describeValue(ptr), expected: "a GPU pointer: a nonzero unsigned 32-bit number (not a BigInt)" });
+  }
 }
