@@ -38,3 +38,32 @@ json.dumps({"end": struct_corpus.memory_end(), "table": struct_corpus.run_table(
   expect(r.end).toBeGreaterThan(1 << 20);
   expect(r.alive).toBe(45);
 });
+
+test("from_js refuses a copy argument that is not None/True/False, like from_dlpack, before JS is called", async ({ shared }) => {
+  const r = await shared.evaluate(async () => {
+    const py = (window as unknown as W).pyodide;
+    return (py.runPython(`
+import array, webdlpack
+from webdlpack.api import debug as _debug
+t = webdlpack.from_buffer(array.array("f", [1.0, 2.0]))
+jt = webdlpack.to_js(t)
+res = []
+for attempt in (lambda: webdlpack.from_js(jt, copy="x"), lambda: webdlpack.from_js(jt, copy=1),
+                lambda: webdlpack.from_dlpack(t, copy="yes")):
+    try:
+        attempt().dispose()
+        res.append("no error")
+    except webdlpack.WebDLPackError as e:
+        res.append(f"{type(e).__name__} {e.code.name} {e.field}")
+jt.dispose()
+res.append(_debug.live_exports())
+res
+`) as { toJs(): unknown[] }).toJs();
+  });
+  expect(r).toEqual([
+    "WebDLPackTypeError INVALID_ARGUMENT copy",
+    "WebDLPackTypeError INVALID_ARGUMENT copy",
+    "WebDLPackTypeError INVALID_ARGUMENT copy",
+    0,
+  ]);
+});

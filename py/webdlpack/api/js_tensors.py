@@ -27,6 +27,7 @@ from ..bridge import js
 from ..bridge.js import is_js_tensor
 from ..core.errors import WebDLPackError
 from ..exchange.export import release_export
+from ..tensor.moves import check_copy
 from ..tensor.tensor import Tensor
 from .from_dlpack import adopt
 from .managed import export_managed
@@ -85,6 +86,8 @@ def from_js(js_tensor: Any, *, copy: bool | None = None) -> Tensor:
     BufferError
         ``copy=False`` but the bytes are not in the wasm heap.
     TypeError
-        ``js_tensor`` is neither a JS Tensor nor a TypedArray.
+        ``js_tensor`` is neither a JS Tensor nor a TypedArray; or ``copy`` is
+        not None, True or False (``INVALID_ARGUMENT``, field ``copy``, as
+        ``from_dlpack``), checked before JS is called.
     """
-    return adopt(js.export_managed(js_tensor, True, copy), True)
+    return adopt(js.export_managed(js_tensor, True, check_copy(copy)), True)
