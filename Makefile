@@ -6,6 +6,7 @@
 #   make test    every test suite, then one summary line
 #   make demo    the main job: a tensor round trip in headless Chromium
 #   make bench   benchmarks (never timed tests)
+#   make bench-gpu  GPU transfer benchmarks in Node on dawn.node (a GPU's Vulkan driver, else SwiftShader)
 #   make serve   serve the repo on http://127.0.0.1:8765/ (loopback only)
 #   make fuzz    long fuzz: C validator (ASan/UBSan), JS decoder, Python in Pyodide (FUZZ_MINUTES each, default 10)
 #   make soak    long exchange run in Chromium; heap, exports, ledger, GPU pointers before/after (SOAK_CPU, SOAK_GPU)
@@ -22,7 +23,7 @@ BUILD := build
 MICROPIP_VERSION := 0.11.1
 PYODIDE_PYTHON := 3.14
 
-.PHONY: setup build js wheel test test-js test-py test-browser demo bench serve clean typecheck screenshot fuzz soak
+.PHONY: setup build js wheel test test-js test-py test-gpu test-browser demo bench bench-gpu serve clean typecheck screenshot fuzz soak
 .DEFAULT_GOAL := build
 
 setup: $(STAMPS)/npm $(STAMPS)/venv $(STAMPS)/vendor
@@ -101,6 +102,9 @@ test-js: build
 test-py: build
 	bash scripts/run-tests.sh py
 
+test-gpu: build
+	bash scripts/run-tests.sh gpu
+
 test-browser: build
 	bash scripts/run-tests.sh browser
 
@@ -126,6 +130,10 @@ screenshot: build
 
 bench: build
 	node bench/run.mjs
+
+# bench/results-gpu-<adapter>.json/.md/.png; VK_DRIVER_FILES picks a GPU's driver, else SwiftShader (scripts/vk-env.sh).
+bench-gpu: js
+	bash scripts/vk-env.sh node bench/gpu/node.mjs
 
 serve: build
 	node scripts/serve.mjs --port $${WEBDLPACK_PORT:-8765}

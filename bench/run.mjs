@@ -7,7 +7,8 @@
  *   GPU hand-off vs readback + re-upload, ORT → TF.js and Python → JS (gpu-handoff.mjs),
  *   the same out of Transformers.js → TF.js and LiteRT.js → ORT (framework-handoff.mjs),
  *   allocator cache modes vs raw createBuffer (alloc-modes.mjs),
- *   pointer translation per call (allocator.mjs).
+ *   pointer translation per call (allocator.mjs),
+ *   GPU transfers (upload, readback, GPU copy) against bare WebGPU anchors (gpu/chromium.mjs, its own results file).
  * Writes bench/results.json, bench/results.md and the README's benchmark section (report.mjs) and the PNG plots (plot.py).
  * Every ratio is against a baseline measured in this same run.
  */
@@ -57,6 +58,10 @@ if (alloc.status !== 0 || !existsSync(allocFile)) throw new Error(`bench/allocat
 const allocator = JSON.parse(readFileSync(allocFile, "utf8"));
 out.translation = allocator.translate;
 out.bucketSync = allocator.alloc;
+
+console.log(`bench: GPU transfers in Chromium (bench/gpu/chromium.mjs → bench/results-gpu-chromium-*.json/.md/.png, ${elapsed()})`);
+const gpuTransfers = spawnSync(process.execPath, ["bench/gpu/chromium.mjs"], { stdio: "inherit" });
+if (gpuTransfers.status !== 0) throw new Error(`bench/gpu/chromium.mjs exited ${gpuTransfers.status}`);
 
 out.targets = targets(out);
 out.totalSeconds = (performance.now() - t0) / 1000;

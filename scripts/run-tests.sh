@@ -2,7 +2,7 @@
 # Run the test suites (all, or the ones named), each writing JUnit XML into
 # build/test-results/, then print one summary line. Exit non-zero if any test
 # failed, any suite crashed, or a suite ran no test.
-#   suites: c  js  py  browser
+#   suites: c  js  py  gpu  browser   (gpu: dawn.node on a Vulkan driver, SwiftShader when no GPU; scripts/vk-env.sh)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # A Node.js that scripts/bootstrap.sh installed (the machine's was missing or older than 20) comes first.
@@ -10,7 +10,7 @@ if [ -x .tools/bin/node ]; then PATH="$PWD/.tools/bin:$PATH"; fi
 RESULTS=build/test-results
 mkdir -p "$RESULTS"
 suites=("$@")
-[ ${#suites[@]} -gt 0 ] || suites=(c js py browser)
+[ ${#suites[@]} -gt 0 ] || suites=(c js py gpu browser)
 status=0
 for suite in "${suites[@]}"; do
   rm -f "$RESULTS/$suite.xml"
@@ -26,6 +26,10 @@ for suite in "${suites[@]}"; do
         $(find build/tests-js/tests/js -name '*.test.js' | sort) || status=1 ;;
     py)
       .venv/bin/python -m pytest tests/py --junitxml="$RESULTS/py.xml" -o junit_family=xunit2 || status=1 ;;
+    gpu)
+      bash scripts/vk-env.sh node --test --test-reporter=spec --test-reporter-destination=stdout \
+        --test-reporter=junit --test-reporter-destination="$RESULTS/gpu.xml" \
+        $(find tests/gpu-node -name '*.test.mjs' | sort) || status=1 ;;
     browser)
       npx playwright test || status=1 ;;
     *)

@@ -86,9 +86,9 @@ del reference_input
       detail: `Float32Array on the wasm memory itself (same buffer: ${same}), through a DLManagedTensorVersioned` };
   });
 
-  await step("JS → WebGPU: allocWebGPU + writeBuffer (upload)", async () => {
+  await step("JS → WebGPU: allocWebGPU + ctx.upload", async () => {
     ptr = ctx.allocWebGPU(nbytes, { owner: "demo" });
-    gpu.queue.writeBuffer(ctx.gpuPointerToBuffer(ptr), 0, jx.view);
+    ctx.upload(ptr, jx.view); // the context's one upload path (writeBuffer or mapped staging, by size)
     jx.dispose(); // JS is done with Python's bytes: the export's deleter runs once
     return { device: "webgpu:0", pointer: hex(ptr), bytes: nbytes, copy: true, values: "(on the GPU)",
       detail: "the one CPU → GPU copy; the GPU pointer is a plain u32 naming the GPUBuffer in the page's table" };

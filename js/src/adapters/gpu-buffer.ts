@@ -225,8 +225,8 @@ export async function copyGPUTensor(tensor: Tensor, options: CopyGPUTensorOption
 /**
  * Read a tensor's elements into a new TypedArray (C-contiguous, the type
  * `typedArrayFor(dtype)` names). CPU tensors are copied with `toArray()`; WebGPU
- * tensors are made contiguous on the GPU if needed, then copied to a MAP_READ
- * staging buffer and mapped — the one GPU → CPU transfer.
+ * tensors are made contiguous on the GPU if needed, then read straight into the
+ * new array with `ctx.readbackInto` — the one GPU → CPU transfer (context/transfers/).
  */
 export async function readTensor(tensor: Tensor, ctx: WebDLPackContext = getContext()): Promise<TypedArray> {
   if (tensor.device.deviceType !== DeviceType.kDLWebGPU) return tensor.toArray();
@@ -235,29 +235,19 @@ export async function readTensor(tensor: Tensor, ctx: WebDLPackContext = getCont
   const info = typedArrayFor(tensor.dtype, "tensor.dtype");
   const count = elementCount(tensor.shape);
   const nbytes = count * loc.itemsize;
+  const out = new info.ctor(count * info.perElement);
+  if (nbytes === 0) return out;
   let source = tensor;
   let temp: Tensor | null = null;
-  if (!loc.contiguous || loc.byteOffset % 4 !== 0 || nbytes % 4 !== 0 || (loc.buffer.usage & GPUBufferUsage.COPY_SRC) === 0) {
+  // The readback copies the 4-aligned span around the bytes: it must lie in the buffer.
+  const alignedEnd = Math.ceil((loc.byteOffset + nbytes) / 4) * 4;
+  if (!loc.contiguous || (loc.buffer.usage & GPUBufferUsage.COPY_SRC) === 0 || alignedEnd > loc.buffer.size) {
     temp = await copyGPUTensor(tensor, { ctx });
     source = temp;
   }
   try {
-    const from = locateGPUTensor(source, ctx);
-    const padded = Math.ceil(nbytes / 4) * 4;
-    const staging = from.device.createBuffer({ size: Math.max(padded, 4), usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST, label: "webdlpack.adapters.readback" });
-    try {
-      if (padded > 0) {
-        const encoder = from.device.createCommandEncoder({ label: "webdlpack.adapters.readback" });
-        encoder.copyBufferToBuffer(from.buffer, from.byteOffset, staging, 0, padded);
-        from.device.queue.submit([encoder.finish()]);
-      }
-      await staging.mapAsync(GPUMapMode.READ);
-      const bytes = new Uint8Array(staging.getMappedRange(0, Math.max(padded, 4)).slice(0, nbytes));
-      staging.unmap();
-      return new info.ctor(bytes.buffer, 0, count * info.perElement);
-    } finally {
-      staging.destroy();
-    }
+    await ctx.readbackInto(source.data, new Uint8Array(out.buffer, out.byteOffset, nbytes), { byteOffset: source.byteOffset });
+    return out;
   } finally {
     temp?.dispose();
   }

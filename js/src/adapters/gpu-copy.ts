@@ -8,6 +8,7 @@
  * GPU side and never writes a wrong answer; the work is submitted on the
  * device's queue at once, so anything the caller queues afterwards sees it.
  */
+import { transfersFor } from "../context/index.js";
 import { WebDLPackError } from "../errors.js";
 
 /** Largest ndim the shader's parameter block holds (same cap as the DLPack codec). */
@@ -238,17 +239,15 @@ export function runGpuCopy(device: GPUDevice, kind: GpuCopyKind, src: GpuSource,
 }
 
 /**
- * Copy a contiguous byte range with `copyBufferToBuffer` when WebGPU allows it
- * (offsets and size multiples of 4, COPY_SRC on the source, COPY_DST on the
- * destination). Returns false, doing nothing, when it does not apply.
+ * Copy a contiguous byte range to byte 0 of `dst` through the device's one GPU
+ * copy path (context/transfers/) when WebGPU allows a plain copy (offsets and
+ * size multiples of 4, COPY_SRC on the source, COPY_DST on the destination).
+ * Returns false, doing nothing, when it does not apply.
  */
 export function tryPlainCopy(device: GPUDevice, src: GPUBuffer, srcOffset: number, dst: GPUBuffer, nbytes: number): boolean {
   if (srcOffset % 4 !== 0 || nbytes % 4 !== 0) return false;
   if ((src.usage & GPUBufferUsage.COPY_SRC) === 0 || (dst.usage & GPUBufferUsage.COPY_DST) === 0) return false;
   if (srcOffset + nbytes > src.size || nbytes > dst.size) return false;
-  if (nbytes === 0) return true;
-  const encoder = device.createCommandEncoder({ label: "webdlpack.adapters.plain-copy" });
-  encoder.copyBufferToBuffer(src, srcOffset, dst, 0, nbytes);
-  device.queue.submit([encoder.finish()]);
+  transfersFor(device).copy(src, srcOffset, dst, 0, nbytes);
   return true;
 }

@@ -231,7 +231,7 @@ export async function tensorFromTfjs(tf: TfjsLike, t: TfjsTensorLike, options: T
   // Values TF.js keeps on the CPU (small ops run there): upload them ourselves.
   const record = backend.tensorMap?.get(t.dataId);
   if (record !== undefined && (record.resource === null || record.resource === undefined) && record.values != null) {
-    return uploadValues(ctx, device, deviceId, await t.data(), convert, dtype, shape);
+    return uploadValues(ctx, deviceId, await t.data(), convert, dtype, shape);
   }
   // Copy: dataToGPU() submits TF.js's pending work and copies into a buffer we get to keep.
   const gpuData = t.dataToGPU();
@@ -269,7 +269,6 @@ export async function tensorFromTfjs(tf: TfjsLike, t: TfjsTensorLike, options: T
 /** Upload CPU-resident TF.js values into a new context buffer (bool as 1 byte per element); IS_COPIED. */
 async function uploadValues(
   ctx: WebDLPackContext,
-  device: GPUDevice,
   deviceId: number,
   values: ArrayLike<number> | Uint8Array[],
   convert: boolean,
@@ -282,11 +281,10 @@ async function uploadValues(
   const bytes = convert
     ? Uint8Array.from(values as unknown as ArrayLike<number>, (v) => (v ? 1 : 0))
     : new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
-  const padded = new Uint8Array(Math.max(4, Math.ceil(bytes.byteLength / 4) * 4));
-  padded.set(bytes);
-  const pointer = await ctx.allocWebGPUChecked(padded.byteLength, { deviceId, label: "webdlpack.adapters.tfjs-upload", owner: ADAPTERS_OWNER });
+  const allocated = Math.max(4, Math.ceil(bytes.byteLength / 4) * 4);
+  const pointer = await ctx.allocWebGPUChecked(allocated, { deviceId, label: "webdlpack.adapters.tfjs-upload", owner: ADAPTERS_OWNER });
   try {
-    device.queue.writeBuffer(ctx.gpuPointerToBuffer(pointer), 0, padded);
+    ctx.upload(pointer, bytes); // the context's one upload path; an odd length is padded with zeros
   } catch (err) {
     ctx.freeWebGPU(pointer);
     throw err;

@@ -2,7 +2,7 @@
  * The class behind the page-wide {@link WebDLPackContext}: ties the device
  * registry, device setup, the per-device allocators and the GPU buffer
  * table together. Its parts: buffer-table.ts (pointers → buffers),
- * stats.ts (`stats()`), setup.ts, device-allocator.ts, readback.ts, ledger.ts.
+ * stats.ts (`stats()`), setup.ts, device-allocator.ts, transfer-calls.ts (readback, upload, copy, clear), ledger.ts.
  *
  * Not exported from the package: use `getContext()`, so a page has one.
  */
@@ -19,7 +19,8 @@ import { DeviceRegistry, lostError, summarizeAdapterInfo, type DeviceLostListene
 import { ownerLabel, type LeakReport, type LedgerDebug } from "./ledger-entry.js";
 import { Ledger } from "./ledger.js";
 import { formatPointer, type GPUPointer, type PointerTableOptions } from "./pointer-table.js";
-import { defaultLength, orderedRead, resolveRange, targetBytes, targetLength, type ReadbackRange, type ReadbackTarget } from "./readback.js";
+import { clearEntry, copyEntries, readbackEntry, readbackEntryInto, uploadEntry } from "./transfer-calls.js";
+import { releaseTransfers, transfersFor, type CopyRange, type ReadbackRange, type ReadbackTarget, type TransferStats } from "./transfers/index.js";
 import type { DeviceInfo, SetupConfig } from "./setup.js";
 import { collectStats } from "./stats.js";
 import type {
@@ -109,6 +110,7 @@ export class PageContext implements WebDLPackContext {
     }
     this.#devices.unregister(id);
     this.#allocators.forget(record)?.drain();
+    releaseTransfers(record.device);
     this.#guards.delete(record);
   }
 
@@ -247,20 +249,28 @@ export class PageContext implements WebDLPackContext {
   }
 
   async readback(ptr: GPUPointer, range?: ReadbackRange): Promise<ArrayBuffer> {
-    const entry = this.#table.usable(ptr, "readback");
-    const { offset, length } = resolveRange(range, entry.buffer.size, defaultLength(entry.requestedSize, range));
-    const out = new Uint8Array(length);
-    await orderedRead(entry.device.device, this.#allocators.get(entry.device).staging, entry.buffer, offset, length, (bytes) => out.set(bytes));
-    return out.buffer;
+    return readbackEntry(this.#table.usable(ptr, "readback"), range);
   }
 
   async readbackInto(ptr: GPUPointer, target: ReadbackTarget, range?: ReadbackRange): Promise<void> {
-    const entry = this.#table.usable(ptr, "readbackInto");
-    const length = range?.byteLength ?? targetLength(target);
-    const { offset } = resolveRange({ ...(range ?? {}), byteLength: length }, entry.buffer.size, length);
-    targetBytes(target, length); // refuse a bad target before queueing work
-    await orderedRead(entry.device.device, this.#allocators.get(entry.device).staging, entry.buffer, offset, length,
-      (bytes) => targetBytes(target, length).set(bytes));
+    return readbackEntryInto(this.#table.usable(ptr, "readbackInto"), target, range);
+  }
+
+  upload(ptr: GPUPointer, source: ReadbackTarget, range?: Pick<ReadbackRange, "byteOffset">): void {
+    uploadEntry(this.#table.usable(ptr, "upload"), source, range);
+  }
+
+  copyBuffer(src: GPUPointer, dst: GPUPointer, range?: CopyRange): void {
+    copyEntries(this.#table.usable(src, "copyBuffer"), this.#table.usable(dst, "copyBuffer"), range);
+  }
+
+  clearBuffer(ptr: GPUPointer, range?: ReadbackRange): void {
+    clearEntry(this.#table.usable(ptr, "clearBuffer"), range);
+  }
+
+  transferStats(deviceId = 0): TransferStats {
+    const record = this.#devices.record(deviceId);
+    return transfersFor(record.device, record.adapterInfo).stats();
   }
 
   scope<T>(fn: () => T): T {
@@ -331,6 +341,7 @@ export class PageContext implements WebDLPackContext {
     if (record.current) this.ledger.releaseDevice(record.id, (e) => this.#table.isOwnEntry(e));
     this.#table.loseDevice(record);
     this.#allocators.forget(record)?.lose();
+    transfersFor(record.device, record.adapterInfo).lose(record.lostReason);
     this.#guards.delete(record);
   }
 

@@ -1,6 +1,7 @@
 /**
  * The allocation state of one device: its cache mode, the buffer cache, the
- * destroy throttle, the readback staging pool and hit/miss counters per owner.
+ * destroy throttle and hit/miss counters per owner (staging buffers for
+ * transfers live in transfers/, one set per GPUDevice).
  * The context keeps one per device record and routes every create and every
  * release of an owned buffer through it.
  */
@@ -8,7 +9,6 @@ import { allocationSize, GPUUsage } from "./allocation.js";
 import { BufferCache, DEFAULT_CACHE_LIMITS, type CacheLimits, type CacheMode } from "./buffer-cache.js";
 import { DestroyThrottle, DEFAULT_THROTTLE_LIMITS, type ThrottleLimits } from "./destroy-throttle.js";
 import type { DeviceRecord } from "./devices.js";
-import { StagingPool } from "./readback.js";
 import { bucketSize } from "./size-classes.js";
 
 /** Hits and misses of one owner on one device. */
@@ -35,8 +35,6 @@ export class DeviceAllocator {
   readonly cache: BufferCache;
   /** Where buffers are destroyed. */
   readonly throttle: DestroyThrottle;
-  /** Readback staging buffers. */
-  readonly staging: StagingPool;
   /**
    * Hit/miss counts per owner label, least recently allocating owner first.
    * At most `maxOwnerRows` ({@link MAX_OWNER_COUNT_ROWS} by default): a new
@@ -61,7 +59,6 @@ export class DeviceAllocator {
     this.#mode = mode;
     this.cache = new BufferCache(cacheLimits);
     this.throttle = new DestroyThrottle(record.device, throttleLimits);
-    this.staging = new StagingPool(record.device, (b) => this.throttle.destroy(b));
   }
 
   /** The cache mode in force. */
@@ -148,13 +145,11 @@ export class DeviceAllocator {
   /** Release everything held (device unregistered). */
   drain(): void {
     for (const b of this.cache.drain()) this.throttle.destroy(b);
-    this.staging.drain();
   }
 
   /** The device was lost: drop the cache and staging, stop throttling. */
   lose(): void {
     this.throttle.lose();
     for (const b of this.cache.drain()) b.destroy();
-    this.staging.drain();
   }
 }

@@ -19,7 +19,8 @@
  *   buffer-cache.ts      cache modes and the per-device cache of freed buffers
  *   destroy-throttle.ts  destroys that do not overwhelm the GPU process; lazy release
  *   device-allocator.ts  per-device allocation state (mode, cache, throttle, counters)
- *   readback.ts          ordered readback through pooled staging buffers
+ *   transfer-calls.ts    ctx.readback / readbackInto / upload / copyBuffer / clearBuffer / transferStats
+ *   transfers/           GPU byte movement, one home: upload, readback, GPU copy, clear; staging rings; loss
  *   ledger.ts            lifetime ledger: tracking, scopes, leak reports
  *   ledger-entry.ts      one ledger entry (exactly-once release) and the report shapes
  *   pointer-table.ts     GPU pointers: context tag + generation + slot, O(1) translation
@@ -50,7 +51,7 @@ export { unwrapDevice, DEVICE_GUARD_TARGET } from "./device-guard.js";
 export { LedgerEntry, ownerLabel } from "./ledger-entry.js";
 export type { LedgerKind, ReleaseReason, TrackOptions, LedgerEntryInfo, LedgerEntrySummary, LeakReport, LedgerDebug } from "./ledger-entry.js";
 export type { Ledger } from "./ledger.js";
-export type { ReadbackRange, ReadbackTarget } from "./readback.js";
+export { transfersFor, type CopyRange, type ReadbackRange, type ReadbackTarget, type TransferPlan, type TransferStats, type UploadPath } from "./transfers/index.js";
 export {
   describeGPUPointer, randomPointerTag, GPU_POINTER_TAG_BITS, GPU_POINTER_GENERATION_BITS, GPU_POINTER_SLOT_BITS,
 } from "./pointer-table.js";

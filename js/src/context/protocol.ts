@@ -15,7 +15,7 @@ export const CONTEXT_MEMBERS_ADDED: Readonly<Record<number, readonly string[]>> 
     "readbackInto", "ledger", "debug", "scope", "keep", "dispose", "leaks", "registerGPUBuffer",
     "gpuPointerToBuffer", "gpuPointerInfo", "freeWebGPU", "stats",
   ]),
-  2: Object.freeze(["allocWebGPUChecked"]),
+  2: Object.freeze(["allocWebGPUChecked", "upload", "copyBuffer", "clearBuffer", "transferStats"]),
 });
 
 /** Members that are data, not methods. */

@@ -9,6 +9,7 @@ import type { DeviceAllocator } from "./device-allocator.js";
 import type { DeviceGuards } from "./device-guard.js";
 import type { DeviceRecord } from "./devices.js";
 import type { Ledger } from "./ledger.js";
+import { existingTransfers } from "./transfers/index.js";
 import type { ContextStats, DeviceStats, OwnerStats } from "./types.js";
 
 /** What the snapshot is taken from (the context's parts). */
@@ -36,7 +37,7 @@ export function collectStats(src: StatsSources): ContextStats {
         cachedBuffers: a?.cache.buffers ?? 0, cachedBytes: a?.cache.bytes ?? 0, hits: a?.hits ?? 0, misses: a?.misses ?? 0,
         lazyReleaseBuffers: t?.lazyBuffers ?? 0, lazyReleaseBytes: t?.lazyBytes ?? 0, pendingDestroyBytes: t?.unconfirmedBytes ?? 0,
         peakPendingBytes: t?.peakPendingBytes ?? 0, destroyed: t?.destroyed ?? 0, destroyMarkers: t?.markers ?? 0,
-        throttleWaits: t?.waits ?? 0, stagingBuffers: a?.staging.cached ?? 0, guardOwners: src.guards.get(record)?.owners ?? [],
+        throttleWaits: t?.waits ?? 0, stagingBuffers: existingTransfers(record.device)?.keptBuffers ?? 0, guardOwners: src.guards.get(record)?.owners ?? [],
       };
       rows.set(record, r);
     }

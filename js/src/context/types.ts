@@ -10,7 +10,7 @@ import type { DeviceLostListener } from "./devices.js";
 import type { LedgerDebug, LeakReport } from "./ledger-entry.js";
 import type { Ledger } from "./ledger.js";
 import type { GPUPointer } from "./pointer-table.js";
-import type { ReadbackRange, ReadbackTarget } from "./readback.js";
+import type { CopyRange, ReadbackRange, ReadbackTarget, TransferStats } from "./transfers/index.js";
 import type { DeviceInfo, SetupConfig } from "./setup.js";
 
 /** Options of {@link WebDLPackContext.allocWebGPU}. */
@@ -272,8 +272,32 @@ export interface WebDLPackContext {
    */
   readback(ptr: GPUPointer, range?: ReadbackRange): Promise<ArrayBuffer>;
 
-  /** Like {@link readback}, writing into a view or wasm memory (re-derived after the await). Length: range.byteLength, else the target's. */
+  /**
+   * Like {@link readback}, writing straight into a view or wasm memory (the view re-derived per piece, so memory
+   * growth meanwhile is harmless; no intermediate array). Length: range.byteLength, else the target's.
+   */
   readbackInto(ptr: GPUPointer, target: ReadbackTarget, range?: ReadbackRange): Promise<void>;
+
+  /**
+   * Copy the bytes of `source` (a view, or wasm memory + address + byteLength) into `ptr`'s buffer at
+   * `range.byteOffset` (a multiple of 4; default 0), ordered after all submitted work. Synchronous: the bytes are
+   * taken before it returns. Large uploads go through mapped staging buffers, small ones through writeBuffer
+   * (measured per adapter: bench/gpu). A length that is not a multiple of 4 is padded with zeros, which must fit.
+   * Throws INVALID_POINTER / STALE_POINTER / DEVICE_LOST, UNSUPPORTED (no COPY_DST, unaligned offset), OUT_OF_BOUNDS.
+   */
+  upload(ptr: GPUPointer, source: ReadbackTarget, range?: Pick<ReadbackRange, "byteOffset">): void;
+
+  /**
+   * GPU → GPU copy between two pointers of one device (offsets and length multiples of 4; default: the source's
+   * requested size), submitted now. Throws BAD_DEVICE, UNSUPPORTED (usage, alignment), OUT_OF_BOUNDS, INVALID_ARGUMENT.
+   */
+  copyBuffer(src: GPUPointer, dst: GPUPointer, range?: CopyRange): void;
+
+  /** Zero a byte range of `ptr`'s buffer (default: all of it), submitted now. */
+  clearBuffer(ptr: GPUPointer, range?: ReadbackRange): void;
+
+  /** Transfers of device `deviceId` (default 0): pending transfers, staging kept and reused, the last upload path. */
+  transferStats(deviceId?: number): TransferStats;
 
   /** The lifetime ledger: every live GPU allocation and tracked tensor. */
   readonly ledger: Ledger;

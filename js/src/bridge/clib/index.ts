@@ -8,6 +8,7 @@
  *   errors.ts   C last error ⇄ WebDLPackError
  *   memory.ts   heap helpers (views re-derived after memory growth)
  *   load.ts     loadWebDLPackC(pyodide, {url | bytes})
+ *   transfers.ts  lib.upload / lib.readback: C memory ⇄ GPU pointers through the context's one transfer path
  */
 export * from "./abi.js";
 export { TensorHandleTable } from "./handles.js";
@@ -18,6 +19,7 @@ export type { HostDeps, HostImpl } from "./host.js";
 export { readCString, writeCString, heapView } from "./memory.js";
 export type { HeapSource } from "./memory.js";
 export { loadWebDLPackC, CLIB_DEFAULT_PATH } from "./load.js";
+export type { ClibTransfers } from "./transfers.js";
 export type {
   LoadWebDLPackCOptions, WebDLPackCLib, ClibPyodide, ClibModule, ClibFS, ClibGpuStats,
 } from "./load.js";

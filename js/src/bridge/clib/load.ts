@@ -11,6 +11,7 @@
 import { loadAssetBytes, type AssetOptions } from "../../assets.js";
 import { checkOptions, FUNCTION_OPTION, URL_OPTION, type OptionRule } from "../../arguments.js";
 import { getContext, type WebDLPackContext } from "../../context/index.js";
+import { clibTransfers, type ClibTransfers } from "./transfers.js";
 import { WebDLPackError } from "../../errors.js";
 import {
   CLIB_EXPORT_NAMES, CLIB_MESSAGE_CAP, CLIB_VERSION, HOST_SIGNATURES, HOST_TABLE_LAYOUT, HOST_TABLE_VERSION,
@@ -21,6 +22,7 @@ import { TensorHandleTable } from "./handles.js";
 import { makeHostFunctions } from "./host.js";
 import { heapView, readCString, type HeapSource } from "./memory.js";
 import { checkPyodideInstance } from "../pyodide-instance.js";
+import "../../dispose-symbol.js"; // Symbol.dispose in the published .d.ts without lib esnext.disposable
 
 /** Default place of the side module in Pyodide's file system. */
 export const CLIB_DEFAULT_PATH = "/lib/libwebdlpack.so";
@@ -77,8 +79,8 @@ export interface ClibGpuStats {
   liveBytes: number;
 }
 
-/** A loaded, initialised C library. */
-export interface WebDLPackCLib {
+/** A loaded, initialised C library; `upload` / `readback` move bytes between C memory and GPU pointers (transfers.ts). */
+export interface WebDLPackCLib extends ClibTransfers {
   /** Path of the module in Pyodide's FS (pass it to `ctypes.CDLL`). */
   readonly path: string;
   /** The C entry points (raw: addresses come back signed, apply `>>> 0`). */
@@ -262,6 +264,7 @@ function connect(
     return errorFromC(code, readCString(m, exports.wdl_last_error_message(), CLIB_MESSAGE_CAP), where);
   };
   const lib = {
+    ...clibTransfers(m, options.context ?? getContext),
     path,
     exports,
     version,

@@ -1,0 +1,80 @@
+#!/usr/bin/env node
+/**
+ * `make bench-gpu`: the GPU transfer benchmarks in Node on dawn.node (npm `webgpu`), on whatever
+ * Vulkan driver the loader finds (here Chromium's SwiftShader through build/vk-swiftshader, on the
+ * device machine the H100). Writes bench/results-gpu-<adapter>.json and .md (report.mjs) and the plot
+ * (plot.py). Every ratio is against an anchor measured in this same run.
+ *
+ *   node bench/gpu/node.mjs [--sizes 1024,1048576,...] [--rows primitives,webdlpack] [--out DIR] [--no-plot]
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import { parseArgs } from "node:util";
+import { KiB, MiB } from "./measure.js";
+import { runTransferBench } from "./suite.js";
+import { finish, markdownReport } from "./report.mjs";
+
+const { values: args } = parseArgs({
+  options: {
+    sizes: { type: "string" },
+    rows: { type: "string", default: "primitives,webdlpack" },
+    out: { type: "string", default: "bench" },
+    "no-plot": { type: "boolean", default: false },
+  },
+});
+
+const t0 = performance.now();
+const { create, globals } = await import("webgpu");
+Object.assign(globalThis, globals);
+const gpu = create([]);
+const adapter = await gpu.requestAdapter({ powerPreference: "high-performance" });
+if (!adapter) throw new Error("no WebGPU adapter: is a Vulkan driver on VK_DRIVER_FILES (make bench-gpu sets up SwiftShader)?");
+const info = adapter.info;
+const adapterInfo = { vendor: info.vendor, architecture: info.architecture, device: info.device, description: info.description };
+const software = /swiftshader|llvmpipe/i.test(`${info.architecture} ${info.device} ${info.description}`);
+const sizes = args.sizes ? args.sizes.split(",").map(Number)
+  : software ? [KiB, MiB, 16 * MiB, 64 * MiB] : [KiB, MiB, 16 * MiB, 64 * MiB, 256 * MiB];
+const device = await adapter.requestDevice({
+  requiredLimits: { maxBufferSize: Math.min(adapter.limits.maxBufferSize, 2 ** 30) },
+});
+
+let webdlpack;
+if (args.rows.includes("webdlpack")) {
+  if (!existsSync(new URL("../../js/dist/index.js", import.meta.url))) throw new Error("js/dist is missing: run `make js` first");
+  webdlpack = await import("../../js/dist/index.js");
+  await webdlpack.getContext().setup({ device, adapterInfo: info });
+}
+
+const out = {
+  runtime: `Node ${process.version} + dawn.node (npm webgpu 0.6.2)`,
+  adapter: adapterInfo,
+  adapterLabel: label(adapterInfo),
+  limits: { maxBufferSize: adapter.limits.maxBufferSize, maxStorageBufferBindingSize: adapter.limits.maxStorageBufferBindingSize },
+  machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memGiB: Math.round(os.totalmem() / 2 ** 30), platform: `${os.platform()} ${os.release()}` },
+  date: new Date().toISOString(),
+  sizes,
+};
+console.log(`bench-gpu: ${out.runtime}, adapter ${JSON.stringify(adapterInfo)}, sizes ${sizes.join(",")}`);
+out.rows = await runTransferBench({ device, webdlpack, sizes, rows: args.rows.split(","), log: (s) => console.log(s) });
+out.totalSeconds = (performance.now() - t0) / 1000;
+
+mkdirSync(args.out, { recursive: true });
+const base = `${args.out}/results-gpu-${out.adapterLabel}`;
+finish(out, "node");
+writeFileSync(`${base}.json`, JSON.stringify(out, null, 1) + "\n");
+writeFileSync(`${base}.md`, markdownReport(out));
+console.log(markdownReport(out));
+if (!args["no-plot"] && existsSync(".venv/bin/python")) {
+  execFileSync(".venv/bin/python", ["bench/gpu/plot.py", `${base}.json`], { stdio: "inherit" });
+}
+console.log(`bench-gpu: wrote ${base}.json/.md in ${out.totalSeconds.toFixed(0)} s`);
+device.destroy();
+process.exit(0);
+
+/** A short file-name label for the adapter: "swiftshader", "nvidia-h100-80gb-hbm3", … */
+function label(a) {
+  const words = [a.vendor, a.architecture, a.device].filter((w) => w && w.length > 0).join("-").toLowerCase();
+  if (/swiftshader/.test(words)) return "swiftshader";
+  return (words.replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || "unknown").slice(0, 48);
+}

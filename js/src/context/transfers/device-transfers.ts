@@ -1,0 +1,138 @@
+/**
+ * The one home for GPU byte movement on one device: upload, readback (into a
+ * new array or into the caller's memory, wasm heap included), GPU → GPU copy
+ * and clear, with the staging rings they reuse and the bookkeeping that makes
+ * a lost device reject every pending transfer and destroy every staging buffer.
+ * The context keeps one per device (beside its allocator); every layer above
+ * (ctx methods, Python's bridge, the C host, the adapters) comes here.
+ */
+import { clearBytes, copyBytes } from "./copy.js";
+import { Inflight } from "./inflight.js";
+import { readRange, type ReadPlan, type ReadSink } from "./read.js";
+import { ReadRing, WriteRing, type RingStats } from "./staging.js";
+import { writeRange, type UploadPath, type WritePlan } from "./write.js";
+
+const MiB = 2 ** 20;
+
+/** How transfers are split and how much staging is kept (defaults measured: bench/gpu, results-gpu-*.md). */
+export interface TransferPlan {
+  read: ReadPlan;
+  write: WritePlan;
+  /** Bytes of MAP_READ staging kept between readbacks. */
+  maxKeptReadBytes: number;
+  /** Bytes of mapped MAP_WRITE staging kept between uploads. */
+  maxKeptWriteBytes: number;
+  /** Fresh result arrays at least this large are touched while the GPU works (page faults overlap the GPU). */
+  touchFreshMinBytes: number;
+}
+
+/** Defaults: see bench/results-gpu-*.md for the measurements behind each number. */
+export const DEFAULT_TRANSFER_PLAN: Readonly<TransferPlan> = Object.freeze({
+  read: Object.freeze({ singleBytes: 4 * MiB, minPieceBytes: 4 * MiB, maxPieces: 8 }),
+  write: Object.freeze({ stagingMinBytes: MiB, minPieceBytes: 4 * MiB, maxPieces: 8 }),
+  maxKeptReadBytes: 256 * MiB,
+  maxKeptWriteBytes: 256 * MiB,
+  touchFreshMinBytes: MiB,
+});
+
+/**
+ * The plan for an adapter: on a software (CPU) adapter writeBuffer measured
+ * faster than staging at every size (SwiftShader in Node and Chromium:
+ * writeBuffer + wait 16 MiB 1.3–0.6 ms vs staging 2–5 ms), so uploads always
+ * take writeBuffer there; on a GPU, staging measured 5× faster from 16 MiB
+ * (H100, dawn.node: 7–8.5 vs 1.4 GB/s) and equal at 1 MiB, so it starts at 1 MiB.
+ */
+export function planFor(adapter: { vendor: string; architecture: string; description: string } | null): Readonly<TransferPlan> {
+  const software = adapter !== null && /swiftshader|llvmpipe|lavapipe|warp/i.test(`${adapter.architecture} ${adapter.description}`);
+  if (!software) return DEFAULT_TRANSFER_PLAN;
+  return Object.freeze({ ...DEFAULT_TRANSFER_PLAN, write: Object.freeze({ ...DEFAULT_TRANSFER_PLAN.write, stagingMinBytes: Number.POSITIVE_INFINITY }) });
+}
+
+/** Counters of one device's transfers. */
+export interface TransferStats {
+  /** Transfers waiting on the GPU. */
+  pending: number;
+  /** Readback staging (MAP_READ). */
+  read: RingStats;
+  /** Upload staging (MAP_WRITE). */
+  write: RingStats;
+  /** Path of the last upload. */
+  lastUploadPath: UploadPath | null;
+}
+
+/** Transfers of one device. */
+export class DeviceTransfers {
+  readonly device: GPUDevice;
+  readonly plan: Readonly<TransferPlan>;
+  readonly #reads: ReadRing;
+  readonly #writes: WriteRing;
+  readonly #inflight: Inflight;
+  #lastUploadPath: UploadPath | null = null;
+
+  /** Transfers on `device` (named `name` in errors); `destroy` releases staging buffers no longer kept. */
+  constructor(device: GPUDevice, name: string, destroy: (buffer: GPUBuffer) => void, plan: Readonly<TransferPlan> = DEFAULT_TRANSFER_PLAN) {
+    this.device = device;
+    this.plan = plan;
+    this.#reads = new ReadRing(device, destroy, plan.maxKeptReadBytes);
+    this.#writes = new WriteRing(device, destroy, plan.maxKeptWriteBytes);
+    this.#inflight = new Inflight(device, name);
+  }
+
+  /** Read `length` bytes at `offset` of `source` into `sink`, piece by piece, after all submitted work. */
+  read(source: GPUBuffer, offset: number, length: number, sink: ReadSink, whileWaiting?: () => void): Promise<void> {
+    return readRange(this.device, this.#reads, this.#inflight, this.plan.read, source, offset, length, sink, whileWaiting);
+  }
+
+  /** Read `length` bytes at `offset` of `source` into a new ArrayBuffer. */
+  async readNew(source: GPUBuffer, offset: number, length: number): Promise<ArrayBuffer> {
+    const out = new Uint8Array(length);
+    const touch = length >= this.plan.touchFreshMinBytes ? () => touchPages(out) : undefined;
+    await this.read(source, offset, length, (bytes, at) => out.set(bytes, at), touch);
+    return out.buffer;
+  }
+
+  /** Upload `bytes` into `target` at `offset` now (the bytes are taken before this returns). */
+  write(target: GPUBuffer, offset: number, bytes: Uint8Array): UploadPath {
+    this.#lastUploadPath = writeRange(this.device, this.#writes, this.#inflight, this.plan.write, target, offset, bytes);
+    return this.#lastUploadPath;
+  }
+
+  /** GPU → GPU copy, submitted now. */
+  copy(src: GPUBuffer, srcOffset: number, dst: GPUBuffer, dstOffset: number, nbytes: number): void {
+    if (this.#inflight.lostError !== undefined) throw this.#inflight.lostError;
+    copyBytes(this.device, src, srcOffset, dst, dstOffset, nbytes);
+  }
+
+  /** Zero a byte range, submitted now. */
+  clear(buffer: GPUBuffer, offset?: number, nbytes?: number): void {
+    if (this.#inflight.lostError !== undefined) throw this.#inflight.lostError;
+    clearBytes(this.device, buffer, offset, nbytes);
+  }
+
+  stats(): TransferStats {
+    return { pending: this.#inflight.pending, read: this.#reads.stats(), write: this.#writes.stats(), lastUploadPath: this.#lastUploadPath };
+  }
+
+  /** Staging buffers kept (both rings). */
+  get keptBuffers(): number {
+    return this.#reads.stats().kept + this.#writes.stats().kept;
+  }
+
+  /** The device is being unregistered: release kept staging (transfers in flight finish and release theirs). */
+  drain(): void {
+    this.#reads.drain();
+    this.#writes.drain();
+  }
+
+  /** The device was lost: reject every pending transfer with DEVICE_LOST, destroy every staging buffer. */
+  lose(reason: string): void {
+    this.#inflight.lose(reason);
+    this.#reads.lose();
+    this.#writes.lose();
+  }
+}
+
+/** Write one byte per 4 KiB page of `bytes` (fresh memory: the page faults happen now, while the GPU works). */
+function touchPages(bytes: Uint8Array): void {
+  for (let i = 0; i < bytes.length; i += 4096) bytes[i] = 0;
+}

@@ -1,0 +1,91 @@
+/**
+ * Transfers of one device that are waiting on the GPU, and what happens to
+ * them when the device is lost: every wait is raced against the device's
+ * loss, so each pending transfer rejects with the same typed DEVICE_LOST error
+ * at once (not whenever, or whether, WebGPU settles its map promise), and the
+ * transfer's own cleanup then destroys its staging buffers.
+ */
+import { WebDLPackError } from "../../errors.js";
+
+/** How long a failed map waits for `device.lost` to settle before it reports GPU_ERROR instead of DEVICE_LOST. */
+const LOSS_GRACE_MS = 200;
+
+/** In-flight bookkeeping for one device. */
+export class Inflight {
+  #pending = 0;
+  #lostError: WebDLPackError | undefined;
+  readonly #lost: Promise<never>;
+  #reject!: (error: WebDLPackError) => void;
+  /** How the device is described in errors (e.g. "device 0"). */
+  readonly #name: string;
+
+  readonly #deviceLost: Promise<unknown>;
+
+  /** Bookkeeping for `device` (named `name` in errors); follows `device.lost` itself. */
+  constructor(device: GPUDevice, name: string) {
+    this.#name = name;
+    this.#lost = new Promise<never>((_, reject) => {
+      this.#reject = reject;
+    });
+    this.#lost.catch(() => undefined); // observed through guard(); never an unhandled rejection
+    this.#deviceLost = device.lost.then((info) => this.lose(info?.reason ?? "unknown"), () => this.lose("unknown"));
+  }
+
+  /** Transfers started and not finished. */
+  get pending(): number {
+    return this.#pending;
+  }
+
+  /** The DEVICE_LOST error, once the device is lost. */
+  get lostError(): WebDLPackError | undefined {
+    return this.#lostError;
+  }
+
+  /** Count a transfer as started; returns the function that counts it finished (idempotent). */
+  begin(): () => void {
+    if (this.#lostError !== undefined) throw this.#lostError;
+    this.#pending += 1;
+    let open = true;
+    return () => {
+      if (open) {
+        open = false;
+        this.#pending -= 1;
+      }
+    };
+  }
+
+  /** `promise`, or DEVICE_LOST as soon as the device is lost. */
+  guard<T>(promise: Promise<T>): Promise<T> {
+    return Promise.race([promise, this.#lost]);
+  }
+
+  /** The error a failed transfer reports: DEVICE_LOST after a loss, typed errors as they are, else GPU_ERROR. */
+  failure(err: unknown, what: string): WebDLPackError {
+    if (this.#lostError !== undefined) return this.#lostError;
+    if (err instanceof WebDLPackError) return err;
+    const message = err instanceof Error ? err.message : String(err);
+    return new WebDLPackError("GPU_ERROR", `${what} failed: ${message}`, {
+      field: "ptr", value: undefined, expected: "a live buffer on a working device", cause: err });
+  }
+
+  /**
+   * Like {@link failure}, for an error WebGPU raised (a map that failed): a
+   * lost device makes maps fail before (or without) `device.lost` settling,
+   * so give it a moment to settle first — only on this failure path.
+   */
+  async settle(err: unknown, what: string): Promise<WebDLPackError> {
+    if (this.#lostError === undefined && !(err instanceof WebDLPackError)) {
+      await Promise.race([this.#deviceLost, new Promise((resolve) => setTimeout(resolve, LOSS_GRACE_MS))]);
+    }
+    return this.failure(err, what);
+  }
+
+  /** The device was lost: every pending and later transfer rejects with DEVICE_LOST. */
+  lose(reason: string): void {
+    if (this.#lostError !== undefined) return;
+    this.#lostError = new WebDLPackError("DEVICE_LOST", `${this.#name} was lost during a transfer (${reason}); ` +
+      "its data is gone: set the device up again and recompute", {
+      field: "deviceId", value: this.#name, expected: "a device that is not lost" });
+    this.#reject(this.#lostError);
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * GPU → CPU: the one readback every caller uses (ctx.readback / readbackInto,
+ * Python's readbacks into the wasm heap, C's, the adapters').
+ *
+ * All the copies into staging are recorded in ONE submit at the time of the
+ * call, so the bytes are those every earlier submitted command wrote and
+ * nothing submitted later (a torn read is impossible). A range up to
+ * `singleBytes` uses one staging buffer (one submit, one map); a larger one is
+ * split into pieces, each in its own staging buffer, all mapped at once and
+ * copied out in order — the CPU copy of piece k overlaps the mapping of
+ * piece k + 1. The sink writes each piece straight into the caller's memory
+ * (re-derived per piece, so wasm memory growth is harmless).
+ */
+import { WebDLPackError } from "../../errors.js";
+import { GPUUsage } from "../allocation.js";
+import type { Inflight } from "./inflight.js";
+import type { ReadRing } from "./staging.js";
+
+/** GPUMapMode.READ. */
+const MAP_MODE_READ = 0x0001;
+
+/** How a readback is split (measured: bench/gpu, see docs in bench/results-gpu-*.md). */
+export interface ReadPlan {
+  /** Ranges up to this many bytes use one staging buffer. */
+  singleBytes: number;
+  /** Pieces are at least this large … */
+  minPieceBytes: number;
+  /** … and at most this many. */
+  maxPieces: number;
+}
+
+/** Receives the bytes of one piece: `bytes` belong at `at` (0 = the first byte asked for). Valid only during the call. */
+export type ReadSink = (bytes: Uint8Array, at: number) => void;
+
+/** The pieces of the 4-aligned span [start, end): [offset in the span, length] each, 4-byte multiples but the last. */
+export function planPieces(span: number, plan: ReadPlan): [number, number][] {
+  if (span <= plan.singleBytes) return [[0, span]];
+  const wanted = Math.min(plan.maxPieces, Math.ceil(span / plan.minPieceBytes));
+  const piece = Math.ceil(span / wanted / 4) * 4;
+  const out: [number, number][] = [];
+  for (let at = 0; at < span; at += piece) out.push([at, Math.min(piece, span - at)]);
+  return out;
+}
+
+/** Throw unless `source` can be read from `offset` for `length` bytes. */
+export function checkReadable(source: GPUBuffer, offset: number, length: number): void {
+  if ((source.usage & GPUUsage.COPY_SRC) === 0) {
+    throw new WebDLPackError("INVALID_ARGUMENT", "readback needs a buffer with COPY_SRC usage", {
+      field: "usage", value: source.usage, expected: "usage including GPUBufferUsage.COPY_SRC (0x4)" });
+  }
+  const end = Math.ceil((offset + length) / 4) * 4;
+  if (end > source.size) {
+    throw new WebDLPackError("UNSUPPORTED", "the last bytes of a buffer whose size is not a multiple of 4 can not be copied", {
+      field: "byteLength", value: length, expected: `offset + length <= ${Math.floor(source.size / 4) * 4}` });
+  }
+}
+
+/**
+ * Read `length` bytes at `offset` of `source`, ordered after all submitted
+ * work; `sink` gets each piece while its staging buffer is mapped.
+ * `whileWaiting` runs once the GPU work is queued (e.g. to touch fresh memory
+ * the bytes will land in, overlapping the page faults with the GPU).
+ * Rejects with DEVICE_LOST if the device is lost before the bytes arrive,
+ * GPU_ERROR if mapping fails otherwise; staging buffers never leak.
+ */
+export async function readRange(device: GPUDevice, ring: ReadRing, inflight: Inflight, plan: ReadPlan, source: GPUBuffer,
+  offset: number, length: number, sink: ReadSink, whileWaiting?: () => void): Promise<void> {
+  checkReadable(source, offset, length);
+  if (length === 0) return;
+  const start = Math.floor(offset / 4) * 4;
+  const lead = offset - start;
+  const span = Math.ceil((offset + length) / 4) * 4 - start;
+  const pieces = planPieces(span, plan);
+  const done = inflight.begin();
+  const staging: GPUBuffer[] = [];
+  let maps: Promise<void>[];
+  try {
+    for (const [, len] of pieces) staging.push(ring.take(len));
+    const encoder = device.createCommandEncoder({ label: "webdlpack readback" });
+    pieces.forEach(([at, len], k) => encoder.copyBufferToBuffer(source, start + at, staging[k]!, 0, len));
+    device.queue.submit([encoder.finish()]);
+    maps = pieces.map(([, len], k) => staging[k]!.mapAsync(MAP_MODE_READ, 0, len));
+    for (const m of maps) m.catch(() => undefined); // each is awaited below or abandoned on failure
+  } catch (err) {
+    for (const s of staging) ring.discard(s);
+    done();
+    throw inflight.failure(err, "readback");
+  }
+  let k = 0;
+  try {
+    whileWaiting?.();
+    for (; k < pieces.length; k++) {
+      const [at, len] = pieces[k]!;
+      await inflight.guard(maps[k]!);
+      const mapped = new Uint8Array(staging[k]!.getMappedRange(0, len));
+      // The piece holds span bytes [at, at + len); the caller asked for span bytes [lead, lead + length).
+      const from = Math.max(lead - at, 0);
+      const to = Math.min(len, lead + length - at);
+      if (to > from) sink(mapped.subarray(from, to), at + from - lead);
+      staging[k]!.unmap();
+      ring.give(staging[k]!);
+    }
+  } catch (err) {
+    for (let j = k; j < staging.length; j++) ring.discard(staging[j]!);
+    throw await inflight.settle(err, "readback");
+  } finally {
+    done();
+  }
+}
