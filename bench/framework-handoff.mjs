@@ -26,6 +26,13 @@ async function measureInPage({ nbytes, runs, batch }) {
   const device = ctx.getWebGPUDevice(0);
   const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
   if (window.benchSetup === undefined) {
+    // GPU → CPU bytes (mapAsync for reading), to report what each way reads back.
+    window.benchReadBytes = 0;
+    const mapAsync = GPUBuffer.prototype.mapAsync;
+    GPUBuffer.prototype.mapAsync = function (mode, offset, size) {
+      if ((mode & GPUMapMode.READ) !== 0) window.benchReadBytes += size ?? this.size - (offset ?? 0);
+      return mapAsync.call(this, mode, offset, size);
+    };
     await adapters.registerTfjsWebGPUBackend(tf, WebGPUBackend, ctx);
     await loadLiteRtLocal();
     window.benchSetup = { ortBinding: adapters.bindOrtToContext(ort, ctx), lrBinding: await adapters.bindLiteRtToContext(litert, ctx) };
@@ -55,6 +62,7 @@ async function measureInPage({ nbytes, runs, batch }) {
     const outputs = [];
     for (let b = 0; b < batch; b++) outputs.push(await extractor(text, { pooling: "none" }));
     await device.queue.onSubmittedWorkDone();
+    let read0 = window.benchReadBytes;
     let t0 = performance.now();
     const made = [];
     for (const out of outputs) {
@@ -64,6 +72,7 @@ async function measureInPage({ nbytes, runs, batch }) {
     }
     const handoff = (performance.now() - t0) / batch;
     if (r === 0) {
+      checks.tjsHandoffBytesRead = window.benchReadBytes - read0;
       checks.tjsBytes = outputs[0].ort_tensor.dims.reduce((a, b) => a * b, 1) * 4;
       checks.tjsZeroCopy = adapters.handoffInfo(made[0])?.zeroCopy === true;
       checks.tjsSameBuffer = tf.backend().tensorMap.get(made[0].dataId).resource === outputs[0].ort_tensor.gpuBuffer;
@@ -72,11 +81,13 @@ async function measureInPage({ nbytes, runs, batch }) {
 
     const out = await extractor(text, { pooling: "none" });
     await device.queue.onSubmittedWorkDone();
+    read0 = window.benchReadBytes;
     t0 = performance.now();
     const data = await out.ort_tensor.getData(true); // read back (and release ORT's buffer)
     const copy = reupload(data);
     const tc = tf.tensor({ buffer: copy, zeroCopy: true }, out.dims, "float32");
     const readback = performance.now() - t0;
+    checks.tjsReadbackBytesRead = window.benchReadBytes - read0;
     tc.dispose();
     copy.destroy();
     record(r, "tjs", handoff, readback);
@@ -93,6 +104,7 @@ async function measureInPage({ nbytes, runs, batch }) {
     const outputs = [];
     for (let b = 0; b < batch; b++) outputs.push((await model.run([x]))[0]);
     await device.queue.onSubmittedWorkDone();
+    let read0 = window.benchReadBytes;
     let t0 = performance.now();
     const made = [];
     for (const ly of outputs) {
@@ -102,6 +114,7 @@ async function measureInPage({ nbytes, runs, batch }) {
     }
     const handoff = (performance.now() - t0) / batch;
     if (r === 0) {
+      checks.lrHandoffBytesRead = window.benchReadBytes - read0;
       checks.lrZeroCopy = adapters.handoffInfo(made[0])?.zeroCopy === true;
       checks.lrSameBuffer = made[0].gpuBuffer === outputs[0].toGpuBuffer();
     }
@@ -110,11 +123,13 @@ async function measureInPage({ nbytes, runs, batch }) {
 
     const [ly] = await model.run([x]);
     await device.queue.onSubmittedWorkDone();
+    read0 = window.benchReadBytes;
     t0 = performance.now();
     const data = await ly.data(); // LiteRT's read back (staging copy + mapAsync)
     const copy = reupload(data);
     const oc = ort.Tensor.fromGpuBuffer(copy, { dataType: "float32", dims: [rows, 16] });
     const readback = performance.now() - t0;
+    checks.lrReadbackBytesRead = window.benchReadBytes - read0;
     oc.dispose();
     copy.destroy();
     ly.delete();

@@ -90,7 +90,14 @@ function gpuSection(out) {
     "`tensorToTfjs`; LiteRT.js: `tensorFromLiteRt` + `tensorToOrt`). Baseline: read back to the CPU " +
     "(`Y.getData()` / `await to_cpu_async(g)` / `out.ort_tensor.getData()` / LiteRT's `await out.data()`) and upload into a new " +
     "GPUBuffer (`createBuffer` + `writeBuffer`) that the consumer then wraps.\n\n" +
-    table(["hand-off", "webdlpack", "readback + re-upload", "speed-up"], rows);
+    table(["hand-off", "webdlpack", "readback + re-upload", "speed-up"], rows) + frameworkBytesLine(out.frameworkHandoff);
+}
+
+/** GPU → CPU bytes the Transformers.js / LiteRT.js hand-offs and their baselines read (mapAsync, counted in the page). */
+function frameworkBytesLine(fw) {
+  const parts = Object.entries(fw.sizes).map(([n, { checks: c }]) => `${sizeLabel(Number(n))}: Transformers.js → TF.js ` +
+    `${c.tjsHandoffBytesRead} B (baseline ${c.tjsReadbackBytesRead} B), LiteRT.js → ORT-web ${c.lrHandoffBytesRead} B (baseline ${c.lrReadbackBytesRead} B)`);
+  return `\nGPU → CPU bytes read per hand-off (mapAsync, counted in the page): ${parts.join("; ")}.\n`;
 }
 
 /** Allocator modes vs raw createBuffer. */
