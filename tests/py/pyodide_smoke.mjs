@@ -1,7 +1,7 @@
 // Load the webdlpack Python package into Pyodide under Node and run
 // tests/py/pyodide_smoke_body.py there. Prints one JSON line: {"ok": true, ...}
 // or {"ok": false, "error": "..."}; exit code 0 only when ok.
-//   node tests/py/pyodide_smoke.mjs <repo root>
+//   node tests/py/pyodide_smoke.mjs <repo root> [<body file, default tests/py/pyodide_smoke_body.py>]
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -32,8 +32,13 @@ try {
     importManaged: (address, versioned) => ({ address: address >>> 0, versioned }),
     importVersioned: (address) => ({ address: address >>> 0, versioned: true }),
     exportManaged: (jsTensor) => jsTensor.address,
+    // What the real bridge does for Python's ManagedOwner: call a deleter's function-table entry from JS.
+    callDeleter: (index, address) => {
+      const m = pyodide._module;
+      (m.getWasmTableEntry ? m.getWasmTableEntry(index >>> 0) : m.wasmTable.get(index >>> 0))(address >>> 0);
+    },
   });
-  const body = readFileSync(join(root, "tests/py/pyodide_smoke_body.py"), "utf8");
+  const body = readFileSync(process.argv[3] ?? join(root, "tests/py/pyodide_smoke_body.py"), "utf8");
   const result = await pyodide.runPythonAsync(body);
   const report = JSON.parse(result);
   console.log(JSON.stringify({ ok: true, ...report }));

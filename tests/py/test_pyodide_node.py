@@ -13,17 +13,32 @@ ROOT = Path(__file__).resolve().parents[2]
 PYODIDE = ROOT / "node_modules/pyodide/pyodide.mjs"
 
 
-def test_pyodide_smoke_round_trip():
+def run_body(*body: str) -> dict:
+    """Run tests/py/pyodide_smoke.mjs (the default body, or the one given) and return its JSON report."""
     node = shutil.which("node")
     if node is None or not PYODIDE.exists():
         pytest.fail(f"node ({node}) and {PYODIDE} are required for this test")
-    proc = subprocess.run([node, str(ROOT / "tests/py/pyodide_smoke.mjs"), str(ROOT)],
+    proc = subprocess.run([node, str(ROOT / "tests/py/pyodide_smoke.mjs"), str(ROOT), *body],
                           capture_output=True, text=True, timeout=180)
     lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
     assert lines, f"no report; stdout={proc.stdout!r} stderr={proc.stderr[-2000:]!r}"
-    report = json.loads(lines[-1])
+    report: dict = json.loads(lines[-1])
     assert report["ok"], report.get("error")
     assert proc.returncode == 0
+    return report
+
+
+def test_pyodide_fast_paths_hide_no_change():
+    """The import fast path reuses a checked block only while its bytes are the same; deleters called
+    through JS run exactly once (tests/py/pyodide_fast_paths_body.py)."""
+    report = run_body(str(ROOT / "tests/py/pyodide_fast_paths_body.py"))
+    assert report["seen"] >= 1
+    assert report["exports"]["live"] == 0 and report["exports"]["unknown_deletes"] == 0
+    assert report["imports"]["live"] == 0
+
+
+def test_pyodide_smoke_round_trip():
+    report = run_body()
     assert report["python"].startswith("3.")
     lay = report["layout"]
     assert lay["DLTensor"]["size"] == 40 and lay["DLTensor"]["byte_offset"] == 32

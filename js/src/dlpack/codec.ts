@@ -16,6 +16,8 @@ export {
   type ReadOptions,
   type DecodedManaged,
 } from "./read.js";
+export { decodeManagedCached } from "./decode-cache.js";
+export { writeManagedTrusted } from "./write-trusted.js";
 export {
   writeDLTensor,
   writeManagedTensorVersioned,

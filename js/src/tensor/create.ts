@@ -12,7 +12,7 @@ import {
   DeviceType,
   callManagedDeleter,
   checkWasmHost,
-  decodeManaged,
+  decodeManagedCached,
   deviceTypeName,
   dtypeOfTypedArray,
   formatDType,
@@ -42,7 +42,7 @@ export function managedInit(host: WasmHost, address: number, options: { versione
   const addr = toAddress(address);
   let decoded;
   try {
-    decoded = decodeManaged(host, addr, versioned);
+    decoded = decodeManagedCached(host, addr, versioned);
     const t = decoded.desc.device.deviceType;
     if (t !== DeviceType.kDLCPU && t !== DeviceType.kDLWebGPU) {
       throw new WebDLPackError("BAD_DEVICE", `webdlpack tensors live on kDLCPU or kDLWebGPU, not ${deviceTypeName(t)}`, {
@@ -99,7 +99,6 @@ function typedArrayView(array: ArrayBufferView | ArrayBuffer, options: TypedArra
     throw new WebDLPackError("INVALID_ARGUMENT", "expected a TypedArray or ArrayBuffer", {
       field: "array", value: describeValue(array), expected: "a TypedArray (not a DataView) or an ArrayBuffer with options.dtype" });
   }
-  requireObject(options, "options", "an object {shape?, dtype?, reinterpret?, readOnly?, isCopied?}", "bad fromTypedArray options");
   const buffer = isBuffer ? array : array.buffer;
   checkAttached(buffer, array);
   const dtype = options.dtype !== undefined ? toDType(options.dtype) : isBuffer ? undefined : dtypeOfTypedArray(array);

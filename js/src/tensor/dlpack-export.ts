@@ -8,8 +8,7 @@ import { requireObject } from "../arguments.js";
 import {
   DLPackFlag,
   checkWasmHost,
-  writeManagedTensor,
-  writeManagedTensorVersioned,
+  writeManagedTrusted,
   type DLTensorDesc,
   type TypedArray,
   type WasmHost,
@@ -97,17 +96,8 @@ export function exportManaged(source: ExportSource, host: WasmHost, options: ToM
   };
   try {
     fnIndex = host.addFunction(deleter);
-    const input = {
-      data,
-      device: desc.device,
-      dtype: desc.dtype,
-      shape: desc.shape,
-      strides,
-      byteOffset,
-      deleter: fnIndex,
-      flags: versioned ? flags : 0,
-    };
-    structAddr = versioned ? writeManagedTensorVersioned(host, input) : writeManagedTensor(host, input);
+    // The Tensor's description was validated when it was made: no second validation (write-trusted.ts).
+    structAddr = writeManagedTrusted(host, desc, data, byteOffset, strides, fnIndex, versioned ? flags : 0, versioned);
   } catch (err) {
     if (fnIndex !== 0) host.removeFunction(fnIndex);
     if (copyAddr !== 0) host.free(copyAddr);

@@ -47,6 +47,58 @@ export const finalizerRegistry = new FinalizationRegistry<Ownership>((owner) => 
   }
 });
 
+/** An owning Tensor waiting for (or holding) its safety-net registration. */
+export interface Watch {
+  tensor: object | null;
+  readonly owner: Ownership;
+  /** 0: not registered yet; 1: registered (this object is the unregister token); 2: disposed. */
+  state: 0 | 1 | 2;
+}
+
+/** Owning tensors made since the last flush, not yet registered. */
+const pending: Watch[] = [];
+let flushQueued = false;
+/** A synchronous loop making more than this many tensors registers them without waiting for the task to end. */
+const PENDING_MAX = 1024;
+
+function flushPending(): void {
+  flushQueued = false;
+  for (const w of pending) {
+    if (w.state === 0 && w.tensor !== null) {
+      finalizerRegistry.register(w.tensor, w.owner, w);
+      w.state = 1;
+    }
+    w.tensor = null;
+  }
+  pending.length = 0;
+}
+
+/**
+ * Put an owning tensor under the finalizer safety net. Registration is the
+ * expensive part of a short exchange, and most tensors are disposed in the
+ * same task that made them; so it happens at the end of the current task (a
+ * microtask), for the tensors still undisposed then — or at once when a
+ * synchronous loop has made {@link PENDING_MAX} of them. Until then the
+ * pending list holds the tensor, so it cannot be collected unregistered.
+ */
+export function watchOwner(tensor: object, owner: Ownership): Watch {
+  const w: Watch = { tensor, owner, state: 0 };
+  pending.push(w);
+  if (pending.length >= PENDING_MAX) flushPending();
+  else if (!flushQueued) {
+    flushQueued = true;
+    queueMicrotask(flushPending);
+  }
+  return w;
+}
+
+/** The tensor was disposed: take it off the safety net (or never put it there). */
+export function unwatchOwner(w: Watch): void {
+  if (w.state === 1) finalizerRegistry.unregister(w);
+  w.state = 2;
+  w.tensor = null;
+}
+
 /**
  * How many owning Tensors were garbage-collected without dispose (their
  * reference then released by the safety net), and how many of those

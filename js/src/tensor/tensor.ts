@@ -30,7 +30,7 @@ import { copyOf, storageBuffer, viewOf } from "./cpu-view.js";
 import { managedInit, typedArrayInit, wasmViewInit, webgpuInit } from "./create.js";
 import { exportManaged } from "./dlpack-export.js";
 import { resolveGPUPointer } from "./gpu-pointer.js";
-import { finalizerRegistry, type Ownership } from "./ownership.js";
+import { unwatchOwner, watchOwner, type Ownership, type Watch } from "./ownership.js";
 import type {
   Storage, StorageKind, TensorFlags, TensorInit, TensorLayoutInput, ToManagedOptions, TypedArrayTensorOptions, WebGPUTensorInput,
 } from "./types.js";
@@ -45,6 +45,8 @@ export class Tensor {
   #owner: Ownership | null;
   /** Ledger entry of this tensor's own hold (owning webgpu tensors); releasing it releases the hold. */
   #ledger: LedgerEntry | null = null;
+  /** The finalizer safety net's hold (owning tensors without a ledger entry). */
+  #watch: Watch | null = null;
   #disposed = false;
   #viewBuffer: ArrayBufferLike | null = null;
   #view: TypedArray | null = null;
@@ -69,7 +71,7 @@ export class Tensor {
         throw err;
       }
     }
-    if (this.#ledger === null) finalizerRegistry.register(this, this.#owner, this);
+    if (this.#ledger === null) this.#watch = watchOwner(this, this.#owner);
   }
 
   #alive(): void {
@@ -220,7 +222,8 @@ export class Tensor {
     this.#ledger = null;
     if (entry !== null) entry.release(); // runs owner.release() unless a scope or device loss already did
     else if (owner !== null) {
-      finalizerRegistry.unregister(this);
+      if (this.#watch !== null) unwatchOwner(this.#watch);
+      this.#watch = null;
       owner.release();
     }
   }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 from .abi import FLAG_IS_COPIED, FLAG_IS_SUBBYTE_TYPE_PADDED, FLAG_READ_ONLY
 from .device import Device
@@ -69,14 +70,14 @@ class TensorView:
         """Number of dimensions."""
         return len(self.shape)
 
-    @property
+    @functools.cached_property
     def size(self) -> int:
-        """Number of elements."""
+        """Number of elements (computed once: a view never changes)."""
         return numel(self.shape)
 
-    @property
+    @functools.cached_property
     def nbytes(self) -> int:
-        """Bytes the elements take (packed sub-byte types round up to whole bytes)."""
+        """Bytes the elements take (packed sub-byte types round up to whole bytes); computed once."""
         if self.dtype.is_subbyte and not self.flags & FLAG_IS_SUBBYTE_TYPE_PADDED:
             return (self.size * self.dtype.bits * self.dtype.lanes + 7) // 8
         return self.size * self.dtype.itemsize

@@ -22,19 +22,25 @@ _SEEN: dict[int, tuple[bool, int, bytes, int, TensorView]] = {}
 _SEEN_MAX = 64
 _BYTES = MEMORY.cast("B")
 _INT64 = 8
+#: How far after the struct its shape/strides arrays may start to be compared in one range (webdlpack's JS and
+#: Python exports put them right after the struct, its C library after 16 bytes of its own).
+_WINDOW = 256
 
 
 def _remember(address: int, versioned: bool, fields: tuple[int, ...], deleter: int, view: TensorView) -> None:
     """Keep a checked block for :func:`adopt_view`'s fast path when its arrays follow the struct (one range)."""
     if not _FAST:
         return
-    ndim, shape_ptr, strides_ptr = fields[3], fields[7], fields[8]
-    size = (MANAGED_VERSIONED if versioned else MANAGED_LEGACY).size
-    arrays = _INT64 * ndim
-    if ndim and (shape_ptr != address + size or strides_ptr not in (0, None, address + size + arrays)):
-        return  # shape/strides elsewhere: not one range to compare
-    nbytes = size + (arrays * (2 if strides_ptr else 1) if ndim else 0)
-    if address + nbytes > len(_BYTES):
+    ndim, shape_ptr, strides_ptr = fields[3], fields[7] or 0, fields[8] or 0
+    end = address + (MANAGED_VERSIONED if versioned else MANAGED_LEGACY).size
+    if ndim:
+        arrays = _INT64 * ndim
+        for ptr in (shape_ptr, strides_ptr):
+            if ptr and not end <= ptr <= address + _WINDOW:
+                return  # an array before the struct or far after it: not one short range to compare
+        end = max(end, shape_ptr + arrays, strides_ptr + arrays if strides_ptr else 0)
+    nbytes = end - address
+    if end > len(_BYTES):
         return
     if len(_SEEN) >= _SEEN_MAX:
         _SEEN.clear()

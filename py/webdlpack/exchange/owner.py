@@ -8,8 +8,9 @@ deallocated, whichever comes first, and never twice.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
+from ..bridge.js import deleter_caller
 from ..core.abi import DELETER
 from ..core.nocopy import NotCopyable
 from ..core.raw import MANAGED_LEGACY, MANAGED_VERSIONED, unpack_at
@@ -34,7 +35,19 @@ def _deleter_address(address: int, versioned: bool) -> int:
     return int(unpack_at(MANAGED_LEGACY, address)[-1] or 0)
 
 
+#: How deleters are called: through JS where the bridge is loaded (cheaper than ctypes in Pyodide), else
+#: ctypes; False until first looked up.
+_via_js: Callable[[int, int], None] | None | bool = False
+
+
 def _call(deleter: int, address: int) -> None:
+    global _via_js
+    via = _via_js
+    if via is False:
+        via = _via_js = deleter_caller()
+    if via is not None:
+        via(deleter, address)  # type: ignore[operator]
+        return
     fn = _FUNCTIONS.get(deleter)
     if fn is None:
         if len(_FUNCTIONS) >= 64:
