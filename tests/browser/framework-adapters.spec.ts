@@ -25,11 +25,18 @@ test("bindLiteRtToContext: refused before loadLiteRt; then LiteRT's default envi
     const binding = await adapters.bindLiteRtToContext(litert, ctx);
     const reason = await Promise.race([ownLost, new Promise((resolve) => setTimeout(() => resolve("not lost"), 2000))]);
     const device = ctx.getWebGPUDevice(0);
+    // Binding again leaves the first binding's environment (on the shared device) usable.
+    const model = await litert.loadAndCompile("/tests/data/litert_fc.tflite", { accelerator: "webgpu" });
+    const again = await adapters.bindLiteRtToContext(litert, ctx);
+    const [y] = await model.run([new litert.Tensor(new Float32Array(32).fill(1), [4, 8])]);
+    const firstStillRuns = y.accelerator === "webgpu" && (await y.data()).length === 32;
+    y.delete(); model.delete();
     return {
       early: { code: early.code, field: early.field }, notLiteRt: notLiteRt.code,
       ownWasOther: own !== device, ownReason: reason,
       defaultIsShared: webdlpack.unwrapDevice(litert.getWebGpuDevice()) === device,
-      bindingEnvIsDefault: litert.getDefaultEnvironment() === binding.environment,
+      firstEnvReplaced: litert.getDefaultEnvironment() === again.environment && again.environment !== binding.environment,
+      firstStillRuns,
       guardOwners: ctx.stats().devices[0].guardOwners,
     };
   });
@@ -38,7 +45,8 @@ test("bindLiteRtToContext: refused before loadLiteRt; then LiteRT's default envi
   expect(r.ownWasOther).toBe(true);
   expect(r.ownReason).toBe("destroyed");
   expect(r.defaultIsShared).toBe(true);
-  expect(r.bindingEnvIsDefault).toBe(true);
+  expect(r.firstEnvReplaced).toBe(true);
+  expect(r.firstStillRuns).toBe(true);
   expect(r.guardOwners).toContain("litert");
 });
 

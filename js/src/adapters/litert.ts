@@ -65,7 +65,8 @@ export interface BindLiteRtOptions {
    * Make the new environment LiteRT's default (default true): `loadAndCompile`
    * and `new Tensor(…)` without an environment then use the shared device, and
    * the default environment `loadLiteRt()` made (with its own device) is
-   * deleted and its device destroyed.
+   * deleted and its device destroyed (an earlier binding's environment on the
+   * shared device is left alone).
    */
   setDefault?: boolean;
 }
@@ -101,10 +102,11 @@ export async function bindLiteRtToContext(litert: LiteRtLike, ctx: WebDLPackCont
   if (instance !== null) {
     const previous = instance.getDefaultEnvironment();
     instance.setDefaultEnvironment(environment);
-    if (previous !== environment) {
-      const own = previous.webGpuDevice;
+    // LiteRT's own environment (from loadLiteRt) goes with its device; an earlier binding's stays usable.
+    const own = previous.webGpuDevice;
+    if (own !== null && unwrapDevice(own) !== unwrapDevice(device)) {
       previous.delete();
-      if (own !== null && unwrapDevice(own) !== unwrapDevice(device)) own.destroy();
+      own.destroy();
     }
   }
   return {
