@@ -139,7 +139,9 @@ before(async () => {
 });
 
 test("C library in Pyodide: bad inputs refuse before anything is loaded", async () => {
-  await assert.rejects(loadWebDLPackC(py, { path: "/lib/nothing-here.so" }), isCode("INVALID_ARGUMENT", /no url, no bytes/));
+  // Nothing given and nothing at path: the shipped side module — here from an assetBase where it is not.
+  await assert.rejects(loadWebDLPackC(py, { path: "/lib/nothing-here.so", assetBase: "file:///nonexistent-webdlpack-assets/" }),
+    isCode("INVALID_ARGUMENT", /wasm\/libwebdlpack\.so.*field assetBase/));
   await assert.rejects(loadWebDLPackC(py, { bytes: new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8]) }),
     isCode("INVALID_ARGUMENT", /not a wasm module/));
   await assert.rejects(loadWebDLPackC({ _module: {} } as unknown as ClibPyodide, { bytes: libBytes() }),
