@@ -5,7 +5,11 @@
 //   ORT → TF.js     an ORT-web output (gpu-buffer) becomes a TF.js tensor:
 //                   tensorFromOrt + tensorToTfjs  vs  Y.getData() + createBuffer/writeBuffer + tf.tensor({buffer})
 //   Python → JS     a Python WebGPU tensor becomes a JS tensor with its GPUBuffer:
-//                   webdlpack.to_js(g).gpuBuffer  vs  await to_cpu_async(g) + to_js + createBuffer/writeBuffer
+//                   webdlpack.to_js(g).gpuBuffer  vs  await to_cpu_async(g) + to_js + createBuffer/writeBuffer;
+//                   also JS pulling it (bridge.fromPython(g).gpuBuffer) against the same baseline
+// For ORT → TF.js the frameworks' own part — reading the ORT output and TF.js's zero-copy constructor
+// tf.tensor({buffer, zeroCopy: true}) — is timed alone in the same run (ortConstructors), so webdlpack's
+// share of the hand-off is the difference.
 // Hand-offs are cheap, so each sample times a batch of them (fresh ORT outputs each);
 // the first sample of each case is a warm-up and dropped. Writes bench/out/gpu-handoff.json.
 // Usage: node bench/gpu-handoff.mjs   (after `make js`)
@@ -30,7 +34,7 @@ async function measureInPage({ nbytes, runs, batch }) {
   const n = nbytes / 4;
   const X = new ort.Tensor("float32", new Float32Array(n).map((_, i) => (i % 7) - 3), [n]);
   const expectedSum = Array.from({ length: n }, (_, i) => Math.max((i % 7) - 3, 0)).reduce((a, b) => a + b, 0);
-  const samples = { ortHandoff: [], ortReadback: [], pyHandoff: [], pyReadback: [] };
+  const samples = { ortHandoff: [], ortReadback: [], ortConstructors: [], pyHandoff: [], pyReadback: [], pyPullHandoff: [], pyPullReadback: [] };
   const checks = {};
   /** The baseline's re-upload: a new GPUBuffer with `bytes` written into it. */
   const reupload = (bytes) => {
@@ -66,6 +70,19 @@ async function measureInPage({ nbytes, runs, batch }) {
     }
     for (const tt of made) tt.dispose(); // the last holder: ORT gets its output back
 
+    // The frameworks' own part of the same hand-off, on fresh outputs: ORT's output getters and TF.js's
+    // zero-copy constructor (its tensors disposed outside the timing, as above).
+    const own = [];
+    for (let b = 0; b < batch; b++) own.push((await session.run({ X })).Y);
+    await device.queue.onSubmittedWorkDone();
+    t0 = performance.now();
+    const wrapped = [];
+    for (const Y of own) wrapped.push(tf.tensor({ buffer: Y.gpuBuffer, zeroCopy: true }, Y.dims, Y.type));
+    const constructors = (performance.now() - t0) / batch;
+    for (const tt of wrapped) tt.dispose();
+    for (const Y of own) Y.dispose();
+    if (r > 0) samples.ortConstructors.push(constructors);
+
     const { Y } = await session.run({ X });
     await device.queue.onSubmittedWorkDone();
     t0 = performance.now();
@@ -87,6 +104,7 @@ async def _readback_to_js(g):
     return webdlpack.to_js(await webdlpack.to_cpu_async(g))
 `);
   const g = pyodide.globals.get("_g");
+  const bridge = await webdlpack.loadWebDLPack(pyodide); // the page's bridge (loaded once per Pyodide)
   const toJs = pyodide.pyimport("webdlpack").to_js;
   const readbackToJs = pyodide.globals.get("_readback_to_js");
   const gBuffer = ctx.gpuPointerToBuffer(Number(g.data_ptr));
@@ -101,6 +119,15 @@ async def _readback_to_js(g):
     }
     const handoff = (performance.now() - t0) / pyBatch;
     checks.pyHandoffSameBuffer = same === pyBatch;
+    let pulled = 0;
+    t0 = performance.now();
+    for (let b = 0; b < pyBatch; b++) {
+      const jt = bridge.fromPython(g);
+      if (jt.gpuBuffer === gBuffer) pulled += 1;
+      jt.dispose();
+    }
+    const pull = (performance.now() - t0) / pyBatch;
+    checks.pyPullSameBuffer = pulled === pyBatch;
     await device.queue.onSubmittedWorkDone();
     t0 = performance.now();
     const jt = await readbackToJs(g);
@@ -109,6 +136,7 @@ async def _readback_to_js(g):
     const readback = performance.now() - t0;
     buffer.destroy();
     record(r, "py", handoff, readback);
+    record(r, "pyPull", pull, readback);
   }
   toJs.destroy();
   readbackToJs.destroy();
@@ -138,9 +166,13 @@ export async function measureSizes(page, measure, runs, cases) {
   for (const nbytes of SIZES) {
     const r = await page.evaluate(measure, { nbytes, runs, batch: nbytes >= 2 ** 20 ? 4 : 20 });
     sizes[nbytes] = { checks: r.checks };
+    const used = new Set();
     for (const [key, prefix, batchOf] of cases) {
       sizes[nbytes][key] = handoffPair(r.samples[`${prefix}Handoff`], r.samples[`${prefix}Readback`], batchOf(r.batch));
+      used.add(`${prefix}Handoff`).add(`${prefix}Readback`);
     }
+    // Other timings of the page (e.g. the frameworks' own part of a hand-off), summarized as they are (ms).
+    for (const [name, values] of Object.entries(r.samples)) if (!used.has(name) && values.length) sizes[nbytes][name] = summarize(values);
   }
   return sizes;
 }
@@ -160,7 +192,8 @@ export function printHandoffs(result, cases) {
 /** Run the GPU hand-off benchmark; returns `{chromium, sizes: {nbytes: {ortToTfjs, pythonToJs}}}` (ms). */
 export async function gpuHandoff({ runs = 9 } = {}) {
   return withBenchPage("/tests/browser/adapters.html?pyodide=1", "adaptersReady", async (page, chromium) => {
-    const sizes = await measureSizes(page, measureInPage, runs, [["ortToTfjs", "ort", (b) => b.ort], ["pythonToJs", "py", (b) => b.python]]);
+    const sizes = await measureSizes(page, measureInPage, runs, [["ortToTfjs", "ort", (b) => b.ort], ["pythonToJs", "py", (b) => b.python],
+      ["pythonPullToJs", "pyPull", (b) => b.python]]);
     return { chromium, sizes };
   });
 }
@@ -168,5 +201,5 @@ export async function gpuHandoff({ runs = 9 } = {}) {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const result = await gpuHandoff();
   writeOut("gpu-handoff", result);
-  printHandoffs(result, ["ortToTfjs", "pythonToJs"]);
+  printHandoffs(result, ["ortToTfjs", "pythonToJs", "pythonPullToJs"]);
 }
