@@ -39,6 +39,7 @@ function describeDevice(info, device) {
     description: adapter.description ?? "",
     maxBufferSize: device.limits.maxBufferSize,
     features: [...device.features].sort(),
+    requestedFeatures: info.requestedFeatures ?? [], // what setup() asked for: the adapter's ML features it has
   };
 }
 

@@ -153,10 +153,22 @@ test("CPU tensors between threads: transfer both ways, copy out of Pyodide's hea
     let gpuRefusal = "";
     try { webdlpack.packTensorForThread(gpu); } catch (err) { gpuRefusal = `${(err as WDL.WebDLPackError).code}: ${(err as Error).message}`; }
     const gpuStillUsable = gpu.shape[0] === 4;
+    // 16 MiB by transfer and by copy, pack + unpack on this thread, 20 rounds each in the same run
+    // (reported, not asserted: no timed tests). A transferred buffer is transferred on, round after round.
+    const rounds = 20;
+    const source = new Float32Array(4 << 20);
+    let moving = webdlpack.Tensor.fromTypedArray(new Float32Array(4 << 20));
+    let start = performance.now();
+    for (let i = 0; i < rounds; i++) moving = webdlpack.tensorFromThread(webdlpack.packTensorForThread(moving).message);
+    const transferMs = (performance.now() - start) / rounds;
+    moving.dispose();
+    start = performance.now();
+    for (let i = 0; i < rounds; i++) webdlpack.tensorFromThread(webdlpack.packTensorForThread(webdlpack.Tensor.fromTypedArray(source), { copy: true }).message).dispose();
+    const timing = { transferMs, copyMs: (performance.now() - start) / rounds };
     gpu.dispose();
     ctx.freeWebGPU(ptr);
     return { toWorker, jsFromWorker, pyFromWorker, part: { path: partPacked.path, bytesCopied: partPacked.bytesCopied, reason: partPacked.reason, bigStillAttached: big.byteLength === 32, values: partSeen.values },
-      gpuRefusal, gpuStillUsable };
+      gpuRefusal, gpuStillUsable, timing };
   });
   const w = r.toWorker;
   expect(w).toMatchObject({ path: "transfer", bytesCopied: 0, senderError: "DISPOSED", detached: true, releasedBeforeReceiver: 0,
@@ -172,7 +184,9 @@ test("CPU tensors between threads: transfer both ways, copy out of Pyodide's hea
   expect(r.gpuRefusal).toMatch(/^UNSUPPORTED: .*WebGPU objects can not cross threads/);
   expect(r.gpuStillUsable).toBe(true);
   console.log(`thread moves: 4 MiB transfer packed in ${w.packMs.toFixed(3)} ms; worker → page js ${r.jsFromWorker.path} ` +
-    `(${r.jsFromWorker.packMs.toFixed(3)} ms), python ${r.pyFromWorker.path} (${r.pyFromWorker.packMs.toFixed(3)} ms)`);
+    `(${r.jsFromWorker.packMs.toFixed(3)} ms), python ${r.pyFromWorker.path} (${r.pyFromWorker.packMs.toFixed(3)} ms); ` +
+    `16 MiB pack + unpack, mean of 20: transfer ${r.timing.transferMs.toFixed(3)} ms vs copy ${r.timing.copyMs.toFixed(3)} ms ` +
+    `(copy/transfer ${(r.timing.copyMs / Math.max(r.timing.transferMs, 0.001)).toFixed(0)}x)`);
 });
 
 test("on a cross-origin isolated page a tensor in shared memory crosses with no copy: the worker writes, the page sees it", async ({ page }) => {
