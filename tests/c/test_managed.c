@@ -33,7 +33,10 @@ static void create_then_release_once(void) {
   CHECK(t->manager_ctx != NULL);
   CHECK_EQ_U64(t->flags, DLPACK_FLAG_BITMASK_READ_ONLY);
   CHECK(t->dl_tensor.data == data);
-  CHECK(t->dl_tensor.strides == NULL);
+  /* NULL strides become C-contiguous ones in the block (DLPack 1.2: never NULL when ndim > 0) */
+  CHECK(t->dl_tensor.strides == t->dl_tensor.shape + 2);
+  CHECK_EQ_INT(t->dl_tensor.strides[0], 3);
+  CHECK_EQ_INT(t->dl_tensor.strides[1], 1);
   /* shape is copied into the block, right after the struct */
   CHECK(t->dl_tensor.shape != shape);
   CHECK((char *)t->dl_tensor.shape > (char *)t);

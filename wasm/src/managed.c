@@ -22,7 +22,7 @@ typedef struct wdl_block {
   void *ctx;
   uint32_t magic;
   uint32_t reserved;
-  int64_t dims[]; /* shape[ndim] then, if strided, strides[ndim] */
+  int64_t dims[]; /* shape[ndim] then strides[ndim] (given, or C-contiguous) */
 } wdl_block;
 
 static uint32_t g_live_blocks = 0;
@@ -53,7 +53,7 @@ static DLManagedTensorVersioned *create(const DLTensor *view, uint64_t flags, wd
   if (wdl_managed_tensor_validate(&probe, wdl__default_memory_size()) != 0) return NULL;
 
   size_t ndim = (size_t)view->ndim; /* validated: 0..32 */
-  size_t ndims = view->strides != NULL ? 2 * ndim : ndim;
+  size_t ndims = 2 * ndim; /* shape, then strides: always written (DLPack 1.2: never NULL when ndim > 0) */
   wdl_block *block = (wdl_block *)malloc(sizeof(wdl_block) + ndims * sizeof(int64_t));
   if (block == NULL) {
     wdl__fail(WDL_OUT_OF_MEMORY, "malloc failed for a managed tensor", "ndim", "memory for struct + shape + strides",
@@ -69,9 +69,18 @@ static DLManagedTensorVersioned *create(const DLTensor *view, uint64_t flags, wd
   block->magic = WDL_BLOCK_MAGIC;
   if (ndim > 0) memcpy(block->dims, view->shape, ndim * sizeof(int64_t));
   block->tensor.dl_tensor.shape = ndim > 0 ? block->dims : NULL;
-  if (view->strides != NULL) {
-    if (ndim > 0) memcpy(block->dims + ndim, view->strides, ndim * sizeof(int64_t));
-    block->tensor.dl_tensor.strides = ndim > 0 ? block->dims + ndim : NULL;
+  if (ndim > 0) {
+    if (view->strides != NULL) {
+      memcpy(block->dims + ndim, view->strides, ndim * sizeof(int64_t));
+    } else {
+      /* C-contiguous strides in elements; unsigned so an empty tensor's huge extents cannot overflow a signed int. */
+      uint64_t stride = 1;
+      for (size_t i = ndim; i-- > 0;) {
+        block->dims[ndim + i] = (int64_t)stride;
+        stride *= (uint64_t)view->shape[i];
+      }
+    }
+    block->tensor.dl_tensor.strides = block->dims + ndim;
   }
   g_live_blocks++;
   return &block->tensor;

@@ -254,7 +254,9 @@ typedef void (*wdl_release_fn)(void *ctx);
 
 /**
  * Make a DLManagedTensorVersioned (version 1.1) in ONE allocation that holds
- * the struct, a copy of shape and (when given) a copy of strides. The tensor
+ * the struct, a copy of shape and a copy of strides (C-contiguous strides when
+ * `strides` is NULL: the result's strides are never NULL when ndim > 0, as
+ * DLPack 1.2 requires). The tensor
  * is validated first (wdl_tensor_validate with memory_size 0 in native builds,
  * the current linear-memory size in wasm) and flags must be known bits.
  * Ownership: the caller owns the result and gives it away by calling its
