@@ -121,6 +121,12 @@ class TrampolinePool {
     return this.indexOf[slot]!;
   }
 
+  /** The JS function a pooled entry `index` calls now (undefined: not pooled, or emptied). */
+  current(index: number): ((arg: number) => void) | undefined {
+    const slot = this.slotOfIndex.get(index);
+    return slot === undefined ? undefined : this.slots[slot] ?? undefined;
+  }
+
   /** True when `index` is a pooled entry whose slot is empty (removed). */
   isEmptied(index: number): boolean {
     const slot = this.slotOfIndex.get(index >>> 0);
@@ -176,7 +182,10 @@ export function emscriptenHost(module: EmscriptenModuleLike): WasmHost {
     addFunction: (fn) => trampolines.add(fn),
     removeFunction: (index) => trampolines.remove(index),
     callVoidPointer: (index, arg) => {
-      entry(index)(arg >>> 0);
+      // A pooled entry's trampoline would only call its slot's function: call that directly (no wasm round trip).
+      const direct = trampolines.current(index >>> 0);
+      if (direct !== undefined) direct(arg >>> 0);
+      else entry(index)(arg >>> 0);
     },
   };
 }
