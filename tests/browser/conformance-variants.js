@@ -4,6 +4,7 @@
 // run with `only` that check, so the spec can assert that every check can fail.
 import * as W from "/js/dist/index.js";
 import { CHECK_NAMES, runConformance } from "/js/dist/conformance/index.js";
+import { PageContext } from "/js/dist/context/context.js";
 
 const KEY = Symbol.for("webdlpack.context");
 const STORAGE = 0x80, COPY_SRC = 0x4, COPY_DST = 0x8;
@@ -233,7 +234,9 @@ export function variants() {
 /** webdlpack's own report, then one result per broken variant (status of its check). */
 export async function runAll() {
   const lines = [];
-  const own = await runConformance({ getContext: W.getContext, producer, consumer, print: (l) => lines.push(l) });
+  // A second, independent context of this realm (as a Worker's would be): its pointers carry another tag.
+  const otherContext = new PageContext(W.CONTEXT_PROTOCOL);
+  const own = await runConformance({ getContext: W.getContext, otherContext, producer, consumer, print: (l) => lines.push(l) });
   const broken = [];
   for (const v of variants()) {
     const report = await withSavedRecord(async () => runConformance({ ...v.target(), only: [v.check], print: false }));
