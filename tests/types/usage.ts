@@ -14,7 +14,9 @@ import {
   type GPUPointer,
   type WebDLPackPython,
 } from "webdlpack";
-import { tensorFromOrt, tensorToTfjs } from "webdlpack/adapters";
+import {
+  bindLiteRtToContext, tensorFromOrt, tensorToTfjs, transformersOptions, type LiteRtBinding, type LiteRtLike,
+} from "webdlpack/adapters";
 import { createTestHost, type TestHost } from "webdlpack/testing";
 import { formatReport, runConformance, type ConformanceReport } from "webdlpack/conformance";
 
@@ -65,4 +67,16 @@ export async function usage(pyodide: Parameters<typeof loadWebDLPack>[0]): Promi
   void ctx.allocWebGPU(64).then;
   // @ts-expect-error: toPython's copy option is a boolean
   t.toPython({ copy: "no" });
+}
+
+/** LiteRT.js and Transformers.js through the adapters' structural types (no dependency on either package). */
+export async function frameworks(litert: LiteRtLike): Promise<void> {
+  const ctx = getContext();
+  const lr: LiteRtBinding = await bindLiteRtToContext(litert, ctx);
+  const device: GPUDevice | null = lr.environment.webGpuDevice;
+  const options = transformersOptions(ctx, { dtype: "fp32" });
+  void options.session_options?.executionProviders;
+  void device;
+  // @ts-expect-error: copy is "auto" | "never" | "always"
+  void lr.tensorToLiteRt(Tensor.fromTypedArray(new Float32Array(4)), { copy: "sometimes" });
 }
