@@ -4,6 +4,8 @@
  * Chromium with WebGPU (settings from scripts/browser-settings.mjs), let it run the
  * exchange Python → JS → WebGPU → ORT-web → TF.js → Python, and print what
  * happened, step by step, with the allocation panel at the end.
+ * `--worker`: the page's "run in a worker" mode (`?worker=1`): the same steps
+ * inside a dedicated module Worker (web/worker.js).
  * Exit code 0 only if every value came back right and nothing was left alive.
  */
 import { chromium } from "@playwright/test";
@@ -27,6 +29,8 @@ function panelLines(p) {
   return lines;
 }
 
+const inWorker = process.argv.includes("--worker");
+const pagePath = `/web/index.html${inWorker ? "?worker=1" : ""}`;
 const server = await startServer({ quiet: true });
 const browser = await chromium.launch(browserSettings.launchOptions());
 let ok = false;
@@ -36,11 +40,12 @@ try {
   page.on("pageerror", (err) => problems.push(err.message));
   page.on("console", (msg) => { if (msg.type() === "error") problems.push(msg.text()); });
   const t0 = performance.now();
-  await page.goto(`${server.url}/web/index.html?auto=1`);
+  await page.goto(`${server.url}/web/index.html?auto=1${inWorker ? "&worker=1" : ""}`);
   const handle = await page.waitForFunction(() => window.demoResult, null, { timeout: 180_000 });
   const result = await handle.jsonValue();
   const wall = performance.now() - t0;
-  console.log(`webdlpack demo — Chromium ${browser.version()}, page ${server.url}/web/index.html`);
+  console.log(`webdlpack demo — Chromium ${browser.version()}, page ${server.url}${pagePath}` +
+    (inWorker ? " (everything inside a dedicated module Worker)" : ""));
   if (result.error) {
     console.log(`FAILED: ${result.error}`);
     if (result.advice) console.log(result.advice);
