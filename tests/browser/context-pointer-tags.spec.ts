@@ -2,6 +2,8 @@
  * A context's tag is the top 4 bits of its GPU pointers (docs/gpu-pointers.md). setup() claims the first tag
  * no live context of the origin holds, through Web Locks; with tags 1..8 held by someone else the page gets
  * tag 9, so every pointer has bit 31 set — and JS, Python (Pyodide) and C (ctypes) all carry it unsigned.
+ * A same-origin iframe is another realm, so another context, on the same thread: its pointers are refused
+ * by the page's context and the reverse (the page ↔ Worker case: worker.spec.ts).
  */
 import { test, expect, type Page } from "@playwright/test";
 import type * as WDL from "../../js/src/index.js";
@@ -89,4 +91,49 @@ cp`) as number;
   expect(r.c.info).toBe(256);
   expect(r.c.freed).toBe("0 STALE_POINTER");
   expect(r.live).toBe(0);
+});
+
+test("a same-origin iframe is another context on the same thread: page and iframe refuse each other's pointers, saying so", async ({ page }) => {
+  page.on("pageerror", (err) => console.log(`[page error] ${err.message}`));
+  await page.goto("/tests/browser/harness.html?pyodide=0");
+  await page.waitForFunction(() => (window as unknown as { harnessReady?: unknown }).harnessReady !== undefined);
+  const r = await page.evaluate(async () => {
+    const frame = document.createElement("iframe");
+    frame.src = "/tests/browser/harness.html?pyodide=0";
+    const loaded = new Promise((ok) => frame.addEventListener("load", ok, { once: true }));
+    document.body.append(frame);
+    await loaded;
+    const inner = frame.contentWindow as unknown as HarnessPage;
+    for (let i = 0; i < 200 && inner.harnessReady === undefined; i++) await new Promise((ok) => setTimeout(ok, 10));
+    await inner.harnessReady;
+    const pageCtx = (window as unknown as HarnessPage).webdlpack.getContext();
+    const frameCtx = inner.webdlpack.getContext();
+    await pageCtx.setup();
+    await frameCtx.setup();
+    const a = await pageCtx.allocWebGPU(64, { owner: "page" });
+    const b = await frameCtx.allocWebGPU(64, { owner: "iframe" });
+    const refusal = (ctx: WDL.WebDLPackContext, ptr: number): { code: string; message: string } => {
+      try {
+        ctx.gpuPointerToBuffer(ptr);
+        return { code: "resolved", message: "" };
+      } catch (err) {
+        return { code: (err as WDL.WebDLPackError).code, message: (err as Error).message };
+      }
+    };
+    const { describeGPUPointer } = (window as unknown as HarnessPage).webdlpack;
+    const result = {
+      distinct: pageCtx !== frameCtx, tags: [pageCtx.stats().pointerTag, frameCtx.stats().pointerTag],
+      a: describeGPUPointer(a), b: describeGPUPointer(b), pageSeesFrame: refusal(pageCtx, b), frameSeesPage: refusal(frameCtx, a),
+    };
+    pageCtx.freeWebGPU(a);
+    frameCtx.freeWebGPU(b);
+    return result;
+  });
+  expect(r.distinct).toBe(true);
+  expect(r.tags[0]).not.toBe(r.tags[1]);
+  expect([r.a.slot, r.a.generation]).toEqual([r.b.slot, r.b.generation]); // only the tag tells them apart
+  for (const seen of [r.pageSeesFrame, r.frameSeesPage]) {
+    expect(seen.code).toBe("INVALID_POINTER");
+    expect(seen.message).toMatch(/was issued by another webdlpack context/);
+  }
 });
