@@ -23,10 +23,22 @@ async function timed(fn) {
 }
 
 const ops = {
+  /** This worker's context and device only (for tests that need no Python or frameworks). */
+  async setup() {
+    const setup = await timed(() => state.ctx.setup());
+    return {
+      inWorker: typeof WorkerGlobalScope === "function" && self instanceof WorkerGlobalScope && typeof document === "undefined",
+      crossOriginIsolated: self.crossOriginIsolated,
+      deviceInfo: setup.value,
+      adapterFeatures: [...(await navigator.gpu.requestAdapter()).features].sort(),
+      ms: { setup: setup.ms },
+    };
+  },
+
   /** Device, Pyodide + webdlpack, ORT-web + TF.js on the shared device, the test MLP. */
   async load() {
     const ctx = state.ctx;
-    const setup = await timed(() => ctx.setup());
+    const device = await ops.setup();
     const pyodide = await timed(async () => {
       const { loadPyodide } = await import(here("../../node_modules/pyodide/pyodide.mjs"));
       return loadPyodide({ indexURL: here("../../node_modules/pyodide/") });
@@ -46,12 +58,9 @@ const ops = {
     });
     Object.assign(state, { pyodide: pyodide.value, bridge: bridge.value, ...frameworks.value });
     return {
-      inWorker: typeof WorkerGlobalScope === "function" && self instanceof WorkerGlobalScope && typeof document === "undefined",
-      crossOriginIsolated: self.crossOriginIsolated,
-      deviceInfo: setup.value,
-      adapterFeatures: [...(await navigator.gpu.requestAdapter()).features].sort(),
+      ...device,
       python: pyodide.value.runPython("import sys; sys.version.split()[0]"),
-      ms: { setup: setup.ms, pyodide: pyodide.ms, webdlpackPackage: bridge.ms, ortTfjsModel: frameworks.ms },
+      ms: { ...device.ms, pyodide: pyodide.ms, webdlpackPackage: bridge.ms, ortTfjsModel: frameworks.ms },
     };
   },
 

@@ -20,17 +20,18 @@ interface Loaded {
   crossOriginIsolated: boolean;
   deviceInfo: WDL.DeviceInfo;
   adapterFeatures: string[];
-  python: string;
+  python?: string;
   ms: Record<string, number>;
 }
 
-async function openWorkerPage(page: Page, path = "/tests/browser/worker.html"): Promise<Loaded> {
+/** Open the worker page at `path` and run `op` in its worker: "load" (everything) or "setup" (context and device only). */
+async function openWorkerPage(page: Page, path = "/tests/browser/worker.html", op: "load" | "setup" = "load"): Promise<Loaded> {
   page.on("pageerror", (err) => console.log(`[page error] ${err.message}`));
   page.on("console", (msg) => { if (msg.type() === "error") console.log(`[console error] ${msg.text()}`); });
   await page.goto(path);
   await page.waitForFunction(() => (window as unknown as { workerReady?: unknown }).workerReady !== undefined);
   await page.evaluate(() => (window as unknown as WorkerPage).workerReady);
-  return page.evaluate(() => (window as unknown as WorkerPage).workerCall("load")) as Promise<Loaded>;
+  return page.evaluate((name) => (window as unknown as WorkerPage).workerCall(name), op) as Promise<Loaded>;
 }
 
 test("Pyodide, webdlpack, ORT-web and TF.js in one Worker: setup, Python ⇄ JS, ORT → TF.js on the worker's device, one readback", async ({ page }) => {
@@ -53,7 +54,7 @@ test("Pyodide, webdlpack, ORT-web and TF.js in one Worker: setup, Python ⇄ JS,
 });
 
 test("setup() asks for the adapter's ML features it has (shader-f16, subgroups), in a worker as on the page", async ({ page }) => {
-  const loaded = await openWorkerPage(page);
+  const loaded = await openWorkerPage(page, undefined, "setup");
   const onPage = await page.evaluate(async () => {
     const info = await (window as unknown as WorkerPage).webdlpack.getContext().setup();
     const adapter = await navigator.gpu.requestAdapter();
@@ -70,7 +71,7 @@ test("setup() asks for the adapter's ML features it has (shader-f16, subgroups),
 });
 
 test("a GPU pointer never resolves in another context: page ↔ worker pointers are refused, saying so", async ({ page }) => {
-  await openWorkerPage(page);
+  await openWorkerPage(page, undefined, "setup");
   const r = await page.evaluate(async () => {
     const { webdlpack, workerCall } = window as unknown as WorkerPage;
     const ctx = webdlpack.getContext();
@@ -190,7 +191,7 @@ test("CPU tensors between threads: transfer both ways, copy out of Pyodide's hea
 });
 
 test("on a cross-origin isolated page a tensor in shared memory crosses with no copy: the worker writes, the page sees it", async ({ page }) => {
-  const loaded = await openWorkerPage(page, "/__isolated/tests/browser/worker.html");
+  const loaded = await openWorkerPage(page, "/__isolated/tests/browser/worker.html", "setup");
   expect(loaded.crossOriginIsolated).toBe(true);
   const r = await page.evaluate(async () => {
     const { webdlpack, workerCall } = window as unknown as WorkerPage;
