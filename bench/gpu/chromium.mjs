@@ -12,7 +12,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { parseArgs } from "node:util";
-import { finish, markdownReport } from "./report.mjs";
+import { adapterLabel, finish, markdownReport } from "./report.mjs";
 
 const { values: args } = parseArgs({
   options: { sizes: { type: "string" }, from: { type: "string" }, machine: { type: "string" }, out: { type: "string", default: "bench" } },
@@ -33,8 +33,7 @@ if (args.from) {
   out.machine = { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, platform: `${os.platform()} ${os.release()}` };
 }
 if (out.error) throw new Error(`the benchmark page failed: ${out.error}`);
-out.adapterLabel = /swiftshader/i.test(JSON.stringify(out.adapter)) ? "swiftshader"
-  : `${out.adapter.vendor}-${out.adapter.device || out.adapter.architecture}`.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/-$/, "");
+out.adapterLabel = adapterLabel(out.adapter);
 finish(out, "chromium");
 const base = `${args.out}/results-gpu-chromium-${out.adapterLabel}`;
 writeFileSync(`${base}.json`, JSON.stringify(out, null, 1) + "\n");

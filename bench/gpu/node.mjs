@@ -13,7 +13,7 @@ import os from "node:os";
 import { parseArgs } from "node:util";
 import { KiB, MiB } from "./measure.js";
 import { runTransferBench } from "./suite.js";
-import { finish, markdownReport } from "./report.mjs";
+import { adapterLabel, finish, markdownReport } from "./report.mjs";
 
 const { values: args } = parseArgs({
   options: {
@@ -49,7 +49,7 @@ if (args.rows.includes("webdlpack")) {
 const out = {
   runtime: `Node ${process.version} + dawn.node (npm webgpu 0.6.2)`,
   adapter: adapterInfo,
-  adapterLabel: label(adapterInfo),
+  adapterLabel: adapterLabel(adapterInfo),
   limits: { maxBufferSize: adapter.limits.maxBufferSize, maxStorageBufferBindingSize: adapter.limits.maxStorageBufferBindingSize },
   machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memGiB: Math.round(os.totalmem() / 2 ** 30), platform: `${os.platform()} ${os.release()}` },
   date: new Date().toISOString(),
@@ -71,10 +71,3 @@ if (!args["no-plot"] && existsSync(".venv/bin/python")) {
 console.log(`bench-gpu: wrote ${base}.json/.md in ${out.totalSeconds.toFixed(0)} s`);
 device.destroy();
 process.exit(0);
-
-/** A short file-name label for the adapter: "swiftshader", "nvidia-h100-80gb-hbm3", … */
-function label(a) {
-  const words = [a.vendor, a.architecture, a.device].filter((w) => w && w.length > 0).join("-").toLowerCase();
-  if (/swiftshader/.test(words)) return "swiftshader";
-  return (words.replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || "unknown").slice(0, 48);
-}

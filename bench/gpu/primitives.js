@@ -157,9 +157,15 @@ export async function chunkVariants(device, n, chunk) {
   const b = budgetFor(n);
   const rows = [];
   const label = `${chunk / 2 ** 20} MiB pieces`;
-  const chunkedInto = async (target) => {
-    const enc = device.createCommandEncoder();
-    for (let k = 0; k < pieces; k++) enc.copyBufferToBuffer(src, k * chunk, ring[k], 0, Math.min(chunk, n - k * chunk));
+  const chunkedInto = async (target, submitEach = false) => {
+    let enc = device.createCommandEncoder();
+    for (let k = 0; k < pieces; k++) {
+      enc.copyBufferToBuffer(src, k * chunk, ring[k], 0, Math.min(chunk, n - k * chunk));
+      if (submitEach) {
+        device.queue.submit([enc.finish()]);
+        enc = device.createCommandEncoder();
+      }
+    }
     device.queue.submit([enc.finish()]);
     const maps = ring.map((s, k) => s.mapAsync(READ, 0, Math.min(chunk, n - k * chunk)));
     for (let k = 0; k < pieces; k++) {
@@ -172,6 +178,9 @@ export async function chunkVariants(device, n, chunk) {
   const reused = new Uint8Array(n).fill(1);
   rows.push(row(`read into a reused array, ${label} (raw)`, n, await sample(() => chunkedInto(reused), b), { group: "variant", direction: "readback" }));
   checkSame(reused, expected, "chunked readback");
+  reused.fill(1);
+  rows.push(row(`read into a reused array, ${label}, a submit each (raw)`, n, await sample(() => chunkedInto(reused, true), b), { group: "variant", direction: "readback" }));
+  checkSame(reused, expected, "chunked readback, a submit each");
   let fresh;
   rows.push(row(`read into a fresh array touched while mapping, ${label} (raw)`, n, await sample(async () => {
     fresh = new Uint8Array(n);

@@ -79,7 +79,7 @@ export async function webdlpackRows(webdlpack, device, n) {
     rows.push(row("ctx.upload + wait", n, await sample(async () => {
       ctx.upload(dst, host);
       await device.queue.onSubmittedWorkDone();
-    }, b), { group: "webdlpack", direction: "upload", path: ctx.transferStats?.(0)?.lastUploadPath }));
+    }, b), { group: "webdlpack", direction: "upload", path: ctx.transferStats(0).lastUploadPath, staging: ctx.transferStats(0).write }));
     checkSame(new Uint8Array(await ctx.readback(dst)), host, "ctx.upload");
   }
   if (typeof ctx.copyBuffer === "function") {

@@ -47,7 +47,7 @@ export function checkCopy(src: GPUBuffer, srcOffset: number, dst: GPUBuffer, dst
 export function copyBytes(device: GPUDevice, src: GPUBuffer, srcOffset: number, dst: GPUBuffer, dstOffset: number, nbytes: number): void {
   checkCopy(src, srcOffset, dst, dstOffset, nbytes);
   if (nbytes === 0) return;
-  const encoder = device.createCommandEncoder({ label: "webdlpack copy" });
+  const encoder = device.createCommandEncoder();
   encoder.copyBufferToBuffer(src, srcOffset, dst, dstOffset, nbytes);
   device.queue.submit([encoder.finish()]);
 }
@@ -59,7 +59,7 @@ export function clearBytes(device: GPUDevice, buffer: GPUBuffer, offset = 0, nby
   needAligned(nbytes, "byteLength");
   needInside(buffer, offset, nbytes, "byteOffset + byteLength");
   if (nbytes === 0) return;
-  const encoder = device.createCommandEncoder({ label: "webdlpack clear" });
+  const encoder = device.createCommandEncoder();
   encoder.clearBuffer(buffer, offset, nbytes);
   device.queue.submit([encoder.finish()]);
 }

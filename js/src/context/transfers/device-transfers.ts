@@ -28,7 +28,7 @@ export interface TransferPlan {
 
 /** Defaults: see bench/results-gpu-*.md for the measurements behind each number. */
 export const DEFAULT_TRANSFER_PLAN: Readonly<TransferPlan> = Object.freeze({
-  read: Object.freeze({ singleBytes: 4 * MiB, minPieceBytes: 4 * MiB, maxPieces: 8 }),
+  read: Object.freeze({ singleBytes: 4 * MiB, minPieceBytes: 4 * MiB, maxPieces: 8, submitPerPiece: true }),
   write: Object.freeze({ stagingMinBytes: MiB, minPieceBytes: 4 * MiB, maxPieces: 8 }),
   maxKeptReadBytes: 256 * MiB,
   maxKeptWriteBytes: 256 * MiB,

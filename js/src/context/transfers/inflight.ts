@@ -14,8 +14,8 @@ const LOSS_GRACE_MS = 200;
 export class Inflight {
   #pending = 0;
   #lostError: WebDLPackError | undefined;
-  readonly #lost: Promise<never>;
-  #reject!: (error: WebDLPackError) => void;
+  /** Rejecters of the waits in progress (guard); a loss calls each. A Set, not a race on one long-lived promise, so nothing piles up. */
+  readonly #waiting = new Set<(error: WebDLPackError) => void>();
   /** How the device is described in errors (e.g. "device 0"). */
   readonly #name: string;
 
@@ -24,10 +24,6 @@ export class Inflight {
   /** Bookkeeping for `device` (named `name` in errors); follows `device.lost` itself. */
   constructor(device: GPUDevice, name: string) {
     this.#name = name;
-    this.#lost = new Promise<never>((_, reject) => {
-      this.#reject = reject;
-    });
-    this.#lost.catch(() => undefined); // observed through guard(); never an unhandled rejection
     this.#deviceLost = device.lost.then((info) => this.lose(info?.reason ?? "unknown"), () => this.lose("unknown"));
   }
 
@@ -56,7 +52,20 @@ export class Inflight {
 
   /** `promise`, or DEVICE_LOST as soon as the device is lost. */
   guard<T>(promise: Promise<T>): Promise<T> {
-    return Promise.race([promise, this.#lost]);
+    if (this.#lostError !== undefined) return Promise.reject(this.#lostError);
+    return new Promise<T>((resolve, reject) => {
+      this.#waiting.add(reject);
+      promise.then(
+        (value) => {
+          this.#waiting.delete(reject);
+          resolve(value);
+        },
+        (err: unknown) => {
+          this.#waiting.delete(reject);
+          reject(err);
+        },
+      );
+    });
   }
 
   /** The error a failed transfer reports: DEVICE_LOST after a loss, typed errors as they are, else GPU_ERROR. */
@@ -86,6 +95,7 @@ export class Inflight {
     this.#lostError = new WebDLPackError("DEVICE_LOST", `${this.#name} was lost during a transfer (${reason}); ` +
       "its data is gone: set the device up again and recompute", {
       field: "deviceId", value: this.#name, expected: "a device that is not lost" });
-    this.#reject(this.#lostError);
+    for (const reject of this.#waiting) reject(this.#lostError);
+    this.#waiting.clear();
   }
 }

@@ -2,9 +2,10 @@
  * GPU → CPU: the one readback every caller uses (ctx.readback / readbackInto,
  * Python's readbacks into the wasm heap, C's, the adapters').
  *
- * All the copies into staging are recorded in ONE submit at the time of the
- * call, so the bytes are those every earlier submitted command wrote and
- * nothing submitted later (a torn read is impossible). A range up to
+ * All the copies into staging are submitted at the time of the call, in one
+ * synchronous step (nothing else can be submitted in between), so the bytes
+ * are those every earlier submitted command wrote and nothing submitted later
+ * wrote (a torn read is impossible). A range up to
  * `singleBytes` uses one staging buffer (one submit, one map); a larger one is
  * split into pieces, each in its own staging buffer, all mapped at once and
  * copied out in order — the CPU copy of piece k overlaps the mapping of
@@ -27,6 +28,8 @@ export interface ReadPlan {
   minPieceBytes: number;
   /** … and at most this many. */
   maxPieces: number;
+  /** One submit per piece (all in the same task, so still one snapshot) instead of one for all. */
+  submitPerPiece: boolean;
 }
 
 /** Receives the bytes of one piece: `bytes` belong at `at` (0 = the first byte asked for). Valid only during the call. */
@@ -76,8 +79,16 @@ export async function readRange(device: GPUDevice, ring: ReadRing, inflight: Inf
   let maps: Promise<void>[];
   try {
     for (const [, len] of pieces) staging.push(ring.take(len));
-    const encoder = device.createCommandEncoder({ label: "webdlpack readback" });
-    pieces.forEach(([at, len], k) => encoder.copyBufferToBuffer(source, start + at, staging[k]!, 0, len));
+    // One submit per piece, all before this returns (nothing can be submitted in between: same task), so
+    // piece 0 is mapped as soon as its own copy is done and its CPU copy overlaps the later pieces' GPU work.
+    let encoder = device.createCommandEncoder();
+    pieces.forEach(([at, len], k) => {
+      encoder.copyBufferToBuffer(source, start + at, staging[k]!, 0, len);
+      if (plan.submitPerPiece && k < pieces.length - 1) {
+        device.queue.submit([encoder.finish()]);
+        encoder = device.createCommandEncoder();
+      }
+    });
     device.queue.submit([encoder.finish()]);
     maps = pieces.map(([, len], k) => staging[k]!.mapAsync(MAP_MODE_READ, 0, len));
     for (const m of maps) m.catch(() => undefined); // each is awaited below or abandoned on failure

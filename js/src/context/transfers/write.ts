@@ -94,7 +94,7 @@ function writePiece(device: GPUDevice, ring: WriteRing, target: GPUBuffer, offse
     mapped.set(piece);
     if (padded > piece.byteLength) mapped.fill(0, piece.byteLength);
     staging.unmap();
-    const encoder = device.createCommandEncoder({ label: "webdlpack upload" });
+    const encoder = device.createCommandEncoder();
     encoder.copyBufferToBuffer(staging, 0, target, offset, padded);
     device.queue.submit([encoder.finish()]);
   } catch (err) {
