@@ -66,20 +66,27 @@ function missNote(d, out) {
 
 /** What the remaining per-exchange cost of each direction is made of (measured breakdowns; see docs in bench/). */
 const WHY = {
-  "py→js": "The copy is one C-level conversion; to_js runs Python code (export), crosses into JS to build the Tensor, " +
-    "and Pyodide wraps the returned JS object in a JsProxy (computing its type flags) before the JS consumer gets it.",
-  "js→py": "from_js is called with a JS object (Pyodide makes a JsProxy for the argument, as for the copy), then crosses " +
-    "back into JS for the struct and runs Python code to adopt it and to release it; to_py is one C-level copy.",
-  "py→js pull": "",
-  "js→py push": "",
-  "c→js": "The copy of 1 KiB is a single memcpy into a new ArrayBuffer; the exchange is a call into the side module " +
-    "(validate + malloc) plus the decode and the Tensor object in JS and the deleter call back into C.",
-  "js→c": "The copy of 1 KiB is malloc + memcpy + free inside wasm; the exchange writes a struct from JS, " +
-    "C validates it and calls the deleter back into JS.",
-  "c→py": "Every call between Python and C goes through ctypes, which in Pyodide is libffi over JS trampolines; " +
-    "the exchange needs three such calls (create, deleter) plus the Python adopt, the copy one (string_at).",
-  "py→c": "The exchange needs ctypes calls into C (validate, release) and C's call of the Python deleter back through a " +
-    "ctypes callback; the copy needs malloc/memmove/free through ctypes.",
+  "py→js": "Both rows are one JS → Python call whose Python side hands the result to a JS consumer. The copy " +
+    "(pyodide.ffi.to_js) is C-level conversion plus one JsProxy for the TypedArray; to_js runs Python code (the export: " +
+    "a ctypes block, its registry entry), calls into JS to build the Tensor (decode cached by struct words), gets it back " +
+    "wrapped in a JsProxy (Pyodide computes its type flags), and the consumer's dispose calls Python's deleter through a " +
+    "ctypes callback. Each of those is a few tenths of a µs in Pyodide; a plain FFI call is the unit.",
+  "js→py": "from_js is one JS → Python call with the JS Tensor (Pyodide makes a JsProxy for it, as for the copy's " +
+    "TypedArray), then one call back into JS that writes the struct, Python code that adopts it (a byte comparison with " +
+    "the block seen last time instead of the full check) and wraps it in a Tensor, and the release: one more call into " +
+    "JS for the deleter. JsProxy.to_py is a single C-level copy: at 1 KiB the memcpy is free, the crossings are not.",
+  "py→js pull": "One JS → Python call returning an int (the export) and no JsProxy: the JS side decodes (cached) and " +
+    "disposes, calling Python's deleter through the wasm table. PyProxy.toJs is one C-level copy into a new TypedArray.",
+  "js→py push": "JS writes the struct without re-validating (a Tensor's own description), then one JS → Python call " +
+    "with the address: Python adopts (cached), wraps, and releases through one call back into JS.",
+  "c→js": "",
+  "js→c": "The copy of 1 KiB is malloc + memcpy + free inside wasm (tens of ns); the exchange writes a struct from JS, " +
+    "makes a deleter entry, and C validates it and calls the deleter back into JS: it cannot get below a few calls " +
+    "between JS and wasm.",
+  "c→py": "Python reaches C only through ctypes, which in Pyodide runs libffi over JS trampolines (about 1 µs a call): " +
+    "the exchange needs the create call, the Python adopt and the deleter (through JS); the copy one string_at.",
+  "py→c": "The exchange needs two ctypes calls into C (validate, release) and C's call of Python's deleter back through " +
+    "a ctypes callback, plus the Python export; the copy three ctypes calls (malloc, memmove, free).",
 };
 
 /** The exchange targets with this run's ratios (same shape as report.mjs targets). */

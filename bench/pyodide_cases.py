@@ -17,6 +17,7 @@ from typing import Any
 
 import webdlpack
 from pyodide.ffi import to_js as _ffi_to_js
+from webdlpack.core.bounds import memory_end
 
 try:  # the address-level seam the JS bridge uses (package layout after the architecture split)
     from webdlpack.api import debug as _debug
@@ -63,13 +64,16 @@ def attach(clib_path: str, consume_tensor: Any, consume_array: Any) -> None:
     _free = _fn(libc, "free", None, _VP)
 
 
-def setup(nbytes: int, c_view: int, c_data: int, memory_size: int) -> Any:
-    """Make this size's Python tensor; remember the C tensor's DLTensor. Returns the tensor (JS keeps a proxy)."""
+def setup(nbytes: int, c_view: int, c_data: int) -> Any:
+    """Make this size's Python tensor; remember the C tensor's DLTensor. Returns the tensor (JS keeps a proxy).
+
+    C's validation in ``py_to_c`` checks against the memory size once everything of this size exists."""
     global _buf, _t, _src, _c_view, _c_data, _nbytes, _memory_size
     _buf = array.array("f", bytes(nbytes))
     _t = webdlpack.from_buffer(_buf)
     _src = _buf.buffer_info()[0]
-    _c_view, _c_data, _nbytes, _memory_size = c_view, c_data, nbytes, memory_size
+    _c_view, _c_data, _nbytes = c_view, c_data, nbytes
+    _memory_size = memory_end()
     return _t
 
 
