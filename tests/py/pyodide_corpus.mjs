@@ -1,5 +1,6 @@
 // Python's importer inside Pyodide under Node: every case of spec/validation-rules.json against the real
-// wasm memory end, then the struct fuzzer (tests/py/struct_corpus.py) for a number of cases or seconds.
+// wasm memory end, then the struct fuzzer (tests/py/struct_corpus.py) for a number of cases or seconds, and
+// whether a dropped capsule is released at once (the capsule destructor side module, built by make).
 // Prints one JSON line {"ok", "table", "fuzz", "alive"}; exit code 0 only when nothing went wrong.
 //   node tests/py/pyodide_corpus.mjs <repo root> [--cases N | --seconds S] [--seed N]
 import { readFileSync, readdirSync } from "node:fs";
@@ -23,7 +24,7 @@ try {
     pyodide.FS.mkdirTree(to);
     for (const entry of readdirSync(from, { withFileTypes: true })) {
       if (entry.isDirectory() && entry.name !== "__pycache__") copyTree(join(from, entry.name), `${to}/${entry.name}`);
-      else if (entry.name.endsWith(".py") || entry.name === "py.typed") {
+      else if (entry.name.endsWith(".py") || entry.name === "py.typed" || entry.name.endsWith("emscripten-wasm32.so")) {
         pyodide.FS.writeFile(`${to}/${entry.name}`, readFileSync(join(from, entry.name)));
       }
     }
@@ -36,7 +37,8 @@ try {
 import json, struct_corpus
 table = json.load(open("/home/pyodide/validation-rules.json"))
 result = {"table": struct_corpus.run_table(table, bounded=True),
-          "fuzz": struct_corpus.fuzz(${seed}, max_cases=${cases}, seconds=${seconds})}
+          "fuzz": struct_corpus.fuzz(${seed}, max_cases=${cases}, seconds=${seconds}),
+          "capsules": struct_corpus.dropped_capsule_release()}
 json.dumps(result)
 `);
   const result = JSON.parse(out);

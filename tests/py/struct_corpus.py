@@ -283,3 +283,18 @@ def _wrong(stats: dict[str, Any], why: str) -> None:
     stats["wrong"] += 1
     if len(stats["failures"]) < 10:
         stats["failures"].append(why)
+
+
+def dropped_capsule_release() -> dict[str, Any]:
+    """Whether a dropped unconsumed capsule freed its struct at once (C destructor loaded), and the counts."""
+    from webdlpack.exchange import capsule, export
+
+    t = webdlpack.zeros((4,), "float32")
+    t.__dlpack__()                                  # the first export caches the tensor's struct template
+    base = len(export._REGISTRY)
+    c = t.__dlpack__()
+    held = len(export._REGISTRY) - base
+    del c
+    after = len(export._REGISTRY) - base
+    t.dispose()
+    return {"destructor": capsule.CAPSULE_DESTRUCTOR is not None, "held": held, "after_del": after}

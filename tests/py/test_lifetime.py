@@ -25,7 +25,16 @@ def test_consumed_capsule_deleter_runs_once_on_consumer_release():
     assert after["deleted"] - before["deleted"] == 1 and after["live"] == 0
 
 
-def test_dropped_unconsumed_capsule_is_freed_by_the_next_gc_pass_without_any_webdlpack_call():
+@pytest.fixture
+def without_capsule_destructor(monkeypatch):
+    """Capsules made without the C destructor, as on a CPython wheel install: the queue/gc fallback runs."""
+    from webdlpack.exchange import capsule as _capsule, export as _export
+
+    monkeypatch.setattr(_capsule, "CAPSULE_DESTRUCTOR", None)
+    monkeypatch.setattr(_export, "CAPSULE_DESTRUCTOR", None)
+
+
+def test_dropped_unconsumed_capsule_is_freed_by_the_next_gc_pass_without_any_webdlpack_call(without_capsule_destructor):
     import gc
 
     from webdlpack.exchange import export as _export
@@ -236,7 +245,7 @@ def test_unconsumed_capsule_held_elsewhere_is_not_freed():
     assert _debug.live_exports() == 0
 
 
-def test_exports_look_at_a_bounded_number_of_held_capsules_yet_every_dropped_one_is_freed():
+def test_exports_look_at_a_bounded_number_of_held_capsules_yet_every_dropped_one_is_freed(without_capsule_destructor):
     from webdlpack.exchange import export as _export
 
     t = w.zeros(4)

@@ -1,5 +1,6 @@
 """Malformed structs through Python inside Pyodide (under Node): the rule table against the real wasm
-memory end, then 3 000 fuzzed structs; Pyodide must still run afterwards (a read past memory traps it)."""
+memory end, then 3 000 fuzzed structs; Pyodide must still run afterwards (a read past memory traps it). Also:
+a capsule dropped unconsumed frees its struct at once there (the C destructor as a side module)."""
 
 from __future__ import annotations
 
@@ -27,4 +28,6 @@ def test_malformed_structs_inside_pyodide_give_typed_errors():
     assert report["table"]["ran"] >= 80
     assert report["fuzz"]["failures"] == [] and report["fuzz"]["cases"] == 3000
     assert report["fuzz"]["accepted"] > 10 and report["fuzz"]["refused"] > 10
+    # The capsule destructor side module (make build) frees a dropped capsule's struct at once in Pyodide too.
+    assert report["capsules"] == {"destructor": True, "held": 1, "after_del": 0}
     assert report["alive"] and report["ok"] and proc.returncode == 0

@@ -87,6 +87,11 @@ def test_threads_consuming_each_others_exports_free_each_struct_once() -> None:
 
 
 def test_a_collection_inside_collect_capsules_does_not_free_twice(monkeypatch) -> None:
+    from webdlpack.exchange import capsule as _capsule
+
+    # The queue is the fallback where no capsule destructor loads (a CPython wheel install): use it here.
+    monkeypatch.setattr(_capsule, "CAPSULE_DESTRUCTOR", None)
+    monkeypatch.setattr(_export, "CAPSULE_DESTRUCTOR", None)
     t = w.zeros((2,), "int8")
     before = _debug.export_stats()
     held = [t.__dlpack__() for _ in range(100)]

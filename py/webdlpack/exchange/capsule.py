@@ -6,22 +6,32 @@ so webdlpack never changes what other libraries see. Capsule names are
 module-level C strings: a capsule keeps a ``const char *`` to its name, so the
 string must outlive every capsule.
 
-webdlpack's capsules carry no destructor (see :mod:`webdlpack.exchange.export` for
-why, and how an unconsumed capsule's struct is freed instead).
+webdlpack's capsules carry a C destructor (``py/native/capsule_destructor.c``,
+loaded from ``webdlpack/_native/``: a Pyodide side module in the wheel, a native
+build in a source checkout) that calls the struct's deleter when a capsule is
+dropped unconsumed, with a consumer's pending exception put aside meanwhile.
+Where no such library loads (a CPython wheel install), capsules have no
+destructor and :mod:`webdlpack.exchange.export` frees dropped ones later.
 """
 
 from __future__ import annotations
 
 import ctypes
+import os
+import platform
+import sys
+from pathlib import Path
 from typing import Any, Callable
 
 from ..core.errors import ErrorCode, WebDLPackBufferError, WebDLPackTypeError
+from ..core.host import IS_PYODIDE
 
 __all__ = [
     "NAME_VERSIONED",
     "NAME_LEGACY",
     "NAME_USED_VERSIONED",
     "NAME_USED_LEGACY",
+    "CAPSULE_DESTRUCTOR",
     "new_capsule",
     "capsule_name",
     "take_pointer",
@@ -57,8 +67,30 @@ def _cname(name: str) -> int:
     return ctypes.addressof(_c_names[name])
 
 
-def new_capsule(address: int, name: str) -> Any:
-    """Wrap ``address`` in a new PyCapsule called ``name``, with no destructor.
+def _load_destructor() -> int | None:
+    """Address of ``wdl_py_capsule_destructor`` from ``webdlpack/_native/``, or None where it is not built.
+
+    ``WEBDLPACK_CAPSULE_DESTRUCTOR=0`` turns it off (the tests run both ways).
+    """
+    if os.environ.get("WEBDLPACK_CAPSULE_DESTRUCTOR") == "0":
+        return None
+    host = "emscripten-wasm32" if IS_PYODIDE else f"{sys.platform}-{platform.machine()}"
+    path = Path(__file__).resolve().parent.parent / "_native" / f"capsule_destructor.{host}.so"
+    if not path.is_file():
+        return None
+    try:
+        fn = ctypes.CDLL(str(path)).wdl_py_capsule_destructor
+    except (OSError, AttributeError):  # pragma: no cover - a library built for another interpreter
+        return None
+    return ctypes.cast(fn, ctypes.c_void_p).value
+
+
+#: The C destructor exported capsules get (None: none loaded; dropped capsules are freed later).
+CAPSULE_DESTRUCTOR: int | None = _load_destructor()
+
+
+def new_capsule(address: int, name: str, *, destructor: bool = True) -> Any:
+    """Wrap ``address`` in a new PyCapsule called ``name``.
 
     Parameters
     ----------
@@ -66,12 +98,15 @@ def new_capsule(address: int, name: str) -> Any:
         The managed-tensor address (must not be 0).
     name : str
         :data:`NAME_VERSIONED` or :data:`NAME_LEGACY`.
+    destructor : bool, default True
+        Give it :data:`CAPSULE_DESTRUCTOR` (when loaded), which calls the
+        struct's deleter if the capsule is dropped unconsumed.
 
     Returns
     -------
     PyCapsule
     """
-    return _PyCapsule_New(address, _cname(name), None)
+    return _PyCapsule_New(address, _cname(name), CAPSULE_DESTRUCTOR if destructor else None)
 
 
 def capsule_name(capsule: Any) -> str | None:

@@ -13,11 +13,14 @@ keeps the memory alive while a consumer holds the struct. The one deleter
 callback (:data:`DELETER_CALLBACK`) drops the entry, and with it the
 reference to the owner.
 
-Capsules have no destructor. A consumer may drop an unconsumed capsule while
-its own exception is set (NumPy does when it refuses one); any Python code
-run then, even through a ctypes callback that does nothing, makes CPython
-replace that exception with a SystemError. So webdlpack keeps a reference to
-each capsule it made and, at its next export (which looks at a bounded number
+Capsules carry a C destructor (:data:`~webdlpack.exchange.capsule.CAPSULE_DESTRUCTOR`)
+that runs the deleter the moment a capsule is dropped unconsumed. It must be C:
+a consumer may drop an unconsumed capsule while its own exception is set (NumPy
+does when it refuses one), and any Python code run then, even through a ctypes
+callback that does nothing, makes CPython replace that exception with a
+SystemError; the C destructor puts the exception aside around the deleter.
+Where that library is not available (a CPython wheel install), capsules have
+no destructor: webdlpack keeps a reference to each capsule it made and, at its next export (which looks at a bounded number
 of queued capsules, oldest first, so an export stays O(1)), at :func:`stats`,
 or after the next pass of the garbage collector (which never runs with an
 exception set), frees the struct of every capsule that nobody else holds and nobody consumed,
@@ -55,7 +58,7 @@ from ..core.abi import (
     DLManagedTensorVersioned,
     DLTensor,
 )
-from .capsule import NAME_LEGACY, NAME_VERSIONED, capsule_name, new_capsule
+from .capsule import CAPSULE_DESTRUCTOR, NAME_LEGACY, NAME_VERSIONED, capsule_name, new_capsule
 from ..core.raw import POINTER_PAIR, int64_array
 from ..core.view import TensorView
 
@@ -209,7 +212,7 @@ def _references(entry: list[Any]) -> int:
 
 
 def _baseline() -> int:
-    probe = [new_capsule(0x5A5A5A50, NAME_VERSIONED), 0]
+    probe = [new_capsule(0x5A5A5A50, NAME_VERSIONED, destructor=False), 0]
     return _references(probe)
 
 
@@ -263,9 +266,9 @@ def make_capsule(view: TensorView, owner: Any, *, versioned: bool = True,
                  template: ExportTemplate | None = None) -> Any:
     """Export ``view`` as a new PyCapsule named ``dltensor_versioned`` or ``dltensor``.
 
-    If the capsule is dropped without being consumed, its struct is freed at
-    webdlpack's next export (which looks at a few queued capsules, oldest
-    first), :func:`stats` call or garbage-collector pass (see the module
+    If the capsule is dropped without being consumed, its destructor frees
+    the struct at once (without a loaded destructor: at webdlpack's next
+    export, :func:`stats` call or garbage-collector pass; see the module
     notes); a
     consumed capsule (renamed ``used_...``) is never touched.
 
@@ -286,5 +289,6 @@ def make_capsule(view: TensorView, owner: Any, *, versioned: bool = True,
     except BaseException:
         release_export(address)
         raise
-    _CAPSULES.append([capsule, address])
+    if CAPSULE_DESTRUCTOR is None:
+        _CAPSULES.append([capsule, address])
     return capsule
