@@ -45,9 +45,11 @@ typedef __int128 i128;
 
 /* 1 when every byte the accepted tensor reaches is inside [0, memory_size). */
 static int inside_memory(const DLTensor *t, int padded, uint64_t memory_size) {
+  for (int i = 0; i < t->ndim; i++) {
+    if (t->shape[i] == 0) return 1; /* empty: no byte is reached (the other extents may be huge) */
+  }
   i128 count = 1;
-  for (int i = 0; i < t->ndim; i++) count *= t->shape[i];
-  if (count == 0) return 1;
+  for (int i = 0; i < t->ndim; i++) count *= t->shape[i]; /* accepted: each extent and the count <= 2^53 */
   i128 lo = 0, hi = count - 1;
   if (t->strides != NULL) {
     hi = 0;
