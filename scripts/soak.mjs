@@ -61,15 +61,15 @@ def soak_gpu(n):
         g.dispose()
 `);
     const snapshot = () => {
-      const [blocks, exports, imports, unknownDeletes, pyGpuLive] = py.runPython(`
+      const [blocks, exports, imports, unknownDeletes, pyGpuLive, made, gpuMade] = py.runPython(`
 gc.collect()
 [soak_mallinfo().uordblks, _debug.live_exports(), _debug.live_imports(), _debug.export_stats()["unknown_deletes"],
- _debug.gpu_stats()["live"]]`).toJs();
+ _debug.gpu_stats()["live"], _debug.export_stats()["created"], _debug.gpu_stats()["allocated"]]`).toJs();
       const stats = ctx.stats();
       return {
         heapBytes: py._module.HEAPU8.buffer.byteLength, mallocInUse: blocks, pythonExports: exports, pythonImports: imports,
         unknownDeletes, jsExports: webdlpack.liveExportCount(), ledgerEntries: ctx.ledger.size, gpuPointers: stats.livePointers,
-        gpuBytes: stats.liveBytes, pythonGpuPointers: pyGpuLive,
+        gpuBytes: stats.liveBytes, pythonGpuPointers: pyGpuLive, pythonExportsMade: made, pythonGpuAllocations: gpuMade,
       };
     };
     const fromJs = py.globals.get("webdlpack").from_js;
