@@ -244,8 +244,9 @@ gj = webdlpack.to_js(webdlpack.from_buffer(g))
     const gj = py.globals.get("gj") as import("../../js/src/index.js").Tensor;
     const oldView = gj.view as Float64Array;
     const oldBytes = py._module.HEAPU8.buffer.byteLength;
-    // Grow the heap: allocate 64 MiB in Python (and keep it until after the read).
-    py.runPython("big = bytearray(64 * 1024 * 1024)");
+    // Grow the heap: allocate more than the whole heap holds now (free space left by earlier tests on this
+    // shared page cannot absorb it), and keep it until after the read.
+    py.runPython(`big = bytearray(${oldBytes} + 16 * 1024 * 1024)`);
     const newBytes = py._module.HEAPU8.buffer.byteLength;
     const detached = oldView.length === 0;
     const values = Array.from(gj.view as Float64Array);
