@@ -19,6 +19,7 @@ import { DeviceRegistry, lostError, summarizeAdapterInfo, type DeviceLostListene
 import { ownerLabel, type LeakReport, type LedgerDebug } from "./ledger-entry.js";
 import { Ledger } from "./ledger.js";
 import { formatPointer, type GPUPointer, type PointerTableOptions } from "./pointer-table.js";
+import { checkRegisteredBuffer } from "./register-check.js";
 import { clearEntry, copyEntries, readbackEntry, readbackEntryInto, uploadEntry } from "./transfer-calls.js";
 import { releaseTransfers, transfersFor, type CopyRange, type ReadbackRange, type ReadbackTarget, type TransferStats } from "./transfers/index.js";
 import type { DeviceInfo, SetupConfig } from "./setup.js";
@@ -310,10 +311,15 @@ export class PageContext implements WebDLPackContext {
       throw new WebDLPackError("INVALID_ARGUMENT", `this GPUBuffer is already in the pointer table as ${formatPointer(existing)}`, {
         field: "buffer", value: existing, expected: "a buffer not yet registered (reuse the existing pointer)" });
     }
-    return this.#table.insert({
+    const ptr = this.#table.insert({
       buffer, device: record, requestedSize: buffer.size, owned: opts.owned ?? false, owner: opts.owner,
       ownerLabel: ownerLabel(opts.owner), onRelease: opts.onRelease, pooled: false, ledger: undefined, released: false, asyncError: undefined,
     });
+    // Destroyed, or another GPUDevice's: WebGPU says so asynchronously; the pointer then refuses every use.
+    void checkRegisteredBuffer(record.device, buffer, ptr, record.id).then((refusal) => {
+      if (refusal !== null && this.#table.pointerOf(buffer) === ptr) this.#table.poison(ptr, refusal);
+    });
+    return ptr;
   }
 
   gpuPointerToBuffer(ptr: GPUPointer): GPUBuffer {
