@@ -73,6 +73,7 @@ export async function readRange(device: GPUDevice, ring: ReadRing, inflight: Inf
   const start = Math.floor(offset / 4) * 4;
   const lead = offset - start;
   const span = Math.ceil((offset + length) / 4) * 4 - start;
+  if (span <= plan.singleBytes) return readOne(device, ring, inflight, source, start, span, lead, length, sink, whileWaiting);
   const pieces = planPieces(span, plan);
   const done = inflight.begin();
   const staging: GPUBuffer[] = [];
@@ -113,6 +114,30 @@ export async function readRange(device: GPUDevice, ring: ReadRing, inflight: Inf
     }
   } catch (err) {
     for (let j = k; j < staging.length; j++) ring.discard(staging[j]!);
+    throw await inflight.settle(err, "readback");
+  } finally {
+    done();
+  }
+}
+
+/** The one-piece case (small readbacks): one staging buffer, one submit, one map, no per-piece arrays. */
+async function readOne(device: GPUDevice, ring: ReadRing, inflight: Inflight, source: GPUBuffer, start: number, span: number,
+  lead: number, length: number, sink: ReadSink, whileWaiting: (() => void) | undefined): Promise<void> {
+  const done = inflight.begin();
+  let staging: GPUBuffer | undefined;
+  try {
+    staging = ring.take(span);
+    const encoder = device.createCommandEncoder();
+    encoder.copyBufferToBuffer(source, start, staging, 0, span);
+    device.queue.submit([encoder.finish()]);
+    const mapped = inflight.guard(staging.mapAsync(MAP_MODE_READ, 0, span));
+    whileWaiting?.();
+    await mapped;
+    sink(new Uint8Array(staging.getMappedRange(0, span), lead, length), 0);
+    staging.unmap();
+    ring.give(staging);
+  } catch (err) {
+    if (staging !== undefined) ring.discard(staging);
     throw await inflight.settle(err, "readback");
   } finally {
     done();
