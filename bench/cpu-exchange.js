@@ -53,11 +53,12 @@ function timeCases(cases, minMs) {
 /**
  * Everything the cases need, made once per page: the Python half (bench/pyodide_cases.py as module
  * `webdlpack_bench`), the side module (loaded through webdlpack's loader, opened by Python with ctypes),
- * and the JS consumers Python hands its results to.
+ * and the JS consumers Python hands its results to. Outside a page (bench/node-exchange.mjs) pass the
+ * side module's bytes and the Python file's text instead of fetching them.
  */
-export async function benchEnv(pyodide, bridge, webdlpack, { clibURL = "/js/dist/wasm/libwebdlpack.so" } = {}) {
-  const clib = await webdlpack.loadWebDLPackC(pyodide, { url: clibURL });
-  const source = await (await fetch(new URL("./pyodide_cases.py", import.meta.url))).text();
+export async function benchEnv(pyodide, bridge, webdlpack, { clibURL = "/js/dist/wasm/libwebdlpack.so", clibBytes, casesSource } = {}) {
+  const clib = await webdlpack.loadWebDLPackC(pyodide, clibBytes !== undefined ? { bytes: clibBytes } : { url: clibURL });
+  const source = casesSource ?? await (await fetch(new URL("./pyodide_cases.py", import.meta.url))).text();
   pyodide.FS.writeFile("/home/pyodide/webdlpack_bench.py", source);
   const py = pyodide.pyimport("webdlpack_bench");
   const sinkRef = { sink: 0 };

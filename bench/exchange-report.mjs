@@ -1,7 +1,7 @@
 // The CPU exchange part of the bench report (bench/cpu-exchange.js → results.json → results.md, README):
 // per direction webdlpack vs the copy of the same bytes, the crossover size, the FFI-call baseline and the
 // steady-state loop. Every ratio compares two numbers measured in the same run.
-import { sizeLabel } from "./lib.mjs";
+import { sizeLabel } from "./units.mjs";
 
 const KiB = 1024;
 

@@ -44,7 +44,4 @@ export function summarize(samples) {
   return { median: sorted[Math.floor(sorted.length / 2)], min: sorted[0], runs: sorted.length };
 }
 
-/** A byte count as "1 KiB" / "16 MiB". */
-export function sizeLabel(n) {
-  return n >= 2 ** 20 ? `${n / 2 ** 20} MiB` : `${n / 1024} KiB`;
-}
+export { sizeLabel } from "./units.mjs";
