@@ -19,8 +19,11 @@ const MISS_NOTES = {
   exchange: (t) => t.explain(),
   gpuSmall: (t) => t.share
     ? `webdlpack's share is ${t.us.toFixed(2)} µs of ${t.share.total.toFixed(2)} µs (the frameworks' own part ${t.share.frameworks.toFixed(2)} µs): ` +
-      "tensorFromOrt registers ORT's buffer in the pointer table under a lease, tensorToTfjs is async (one await), checks " +
-      "the layout and ties the TF.js tensor's release to the lease; each is JS bookkeeping around the same GPUBuffer."
+      "tensorFromOrt registers ORT's buffer for each output (a pointer-table entry, a ledger entry, and the register check: " +
+      "a validation error scope around a zero-byte writeBuffer, which goes to the GPU process), and makes a WebGPU Tensor " +
+      "(description validated, tracked in the ledger); tensorToTfjs is async (one await), checks the layout and ties the " +
+      "TF.js tensor's release to the lease. A JS CPU profile of 3 000 tensorFromOrt calls puts most samples in the register " +
+      "check, the ledger and the GPU-process calls."
     : `${t.us.toFixed(2)} µs: the Python side runs the export (Python code) and, for to_js, Pyodide wraps the returned ` +
       "JS Tensor in a JsProxy before JS gets it; see the CPU exchange rows for the same path without the GPU.",
   steady: (t) => t.explain(),
