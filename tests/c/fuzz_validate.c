@@ -75,9 +75,13 @@ int wdl_fuzz_validate(uint64_t seed, uint64_t max_cases, double seconds, wdl_fuz
   g_state = seed | 1;
   memset(out, 0, sizeof *out);
   int64_t shape[40], strides[40];
-  clock_t start = clock();
+  struct timespec t0, now;
+  timespec_get(&t0, TIME_UTC);
   for (uint64_t n = 0; max_cases == 0 || n < max_cases; n++) {
-    if (seconds > 0 && (n & 1023) == 0 && (double)(clock() - start) / CLOCKS_PER_SEC >= seconds) break;
+    if (seconds > 0 && (n & 1023) == 0) { /* wall time, like the JS and Python fuzzers */
+      timespec_get(&now, TIME_UTC);
+      if ((double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) * 1e-9 >= seconds) break;
+    }
     DLManagedTensorVersioned m;
     memset(&m, 0, sizeof m);
     uint64_t memory_size = PICK(k_memory);

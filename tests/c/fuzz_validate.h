@@ -9,7 +9,7 @@ typedef struct {
   uint64_t cases, accepted, refused, bad;
 } wdl_fuzz_stats;
 
-/** Run until max_cases structs (0: no limit) or `seconds` of CPU time (0: no limit); 0 if no outcome was wrong. */
+/** Run until max_cases structs (0: no limit) or `seconds` of wall time (0: no limit); 0 if no outcome was wrong. */
 int wdl_fuzz_validate(uint64_t seed, uint64_t max_cases, double seconds, wdl_fuzz_stats *out);
 
 #endif
