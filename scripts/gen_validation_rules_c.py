@@ -25,8 +25,6 @@ def address(value: object, end: int) -> int:
     return int(text, 0)
 
 
-def int64(value: object) -> int:
-    return int(value) if not isinstance(value, int) else value
 
 
 def c_int(v: int) -> str:
@@ -48,14 +46,14 @@ def main() -> None:
         ndim = t.get("ndim", len(shape) if shape is not None else 0)
         shape_name = "NULL"
         if shape is not None:
-            values = [int64(v) for v in shape] + [1] * max(0, ndim - len(shape))
+            values = [address(v, end) for v in shape] + [1] * max(0, ndim - len(shape))
             values = values or [0]
             shape_name = f"k_shape_{i}"
             arrays.append(f"static const int64_t {shape_name}[] = {{{', '.join(c_int(v) for v in values)}}};")
         strides = t.get("strides")
         strides_name = "NULL"
         if strides is not None:
-            values = [int64(v) for v in strides] or [0]
+            values = [address(v, end) for v in strides] or [0]
             strides_name = f"k_strides_{i}"
             arrays.append(f"static const int64_t {strides_name}[] = {{{', '.join(c_int(v) for v in values)}}};")
         managed = case.get("managed", {})
