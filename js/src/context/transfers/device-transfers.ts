@@ -36,16 +36,27 @@ export const DEFAULT_TRANSFER_PLAN: Readonly<TransferPlan> = Object.freeze({
 });
 
 /**
- * The plan for an adapter: on a software (CPU) adapter writeBuffer measured
- * faster than staging at every size (SwiftShader in Node and Chromium:
- * writeBuffer + wait 16 MiB 1.3–0.6 ms vs staging 2–5 ms), so uploads always
- * take writeBuffer there; on a GPU, staging measured 5× faster from 16 MiB
- * (H100, dawn.node: 7–8.5 vs 1.4 GB/s) and equal at 1 MiB, so it starts at 1 MiB.
+ * The plan for an adapter and runtime, from the measurements (bench/results-gpu-*.md, 16 MiB medians):
+ * - software (CPU) adapter: writeBuffer measured faster than staging at every size (SwiftShader in Node and
+ *   Chromium: writeBuffer + wait 0.5–1.9 ms vs a kept MAP_WRITE buffer 1.2–5 ms), so uploads always take writeBuffer;
+ * - a GPU: staging measured 3.6–7× faster than writeBuffer from 16 MiB (H100) and equal at 1 MiB, so from 1 MiB;
+ * - in a browser the GPU process copies mapped bytes over IPC, and pieces pipeline that (H100 Chromium upload
+ *   16 MiB: 4 pieces 6.4 ms vs one buffer 9.2 ms); where WebGPU runs in-process (Node + dawn.node) mapping is
+ *   a pointer and pieces only add maps (H100 Node: one buffer 1.86 ms vs 4 pieces 2.31 ms), so uploads go in
+ *   pieces of at least 64 MiB there.
  */
-export function planFor(adapter: { vendor: string; architecture: string; description: string } | null): Readonly<TransferPlan> {
+export function planFor(adapter: { vendor: string; architecture: string; description: string } | null,
+  inProcess: boolean = webgpuInProcess()): Readonly<TransferPlan> {
   const software = adapter !== null && /swiftshader|llvmpipe|lavapipe|warp/i.test(`${adapter.architecture} ${adapter.description}`);
-  if (!software) return DEFAULT_TRANSFER_PLAN;
-  return Object.freeze({ ...DEFAULT_TRANSFER_PLAN, write: Object.freeze({ ...DEFAULT_TRANSFER_PLAN.write, stagingMinBytes: Number.POSITIVE_INFINITY }) });
+  const write = software ? { ...DEFAULT_TRANSFER_PLAN.write, stagingMinBytes: Number.POSITIVE_INFINITY }
+    : inProcess ? { ...DEFAULT_TRANSFER_PLAN.write, minPieceBytes: 64 * MiB } : DEFAULT_TRANSFER_PLAN.write;
+  return write === DEFAULT_TRANSFER_PLAN.write ? DEFAULT_TRANSFER_PLAN : Object.freeze({ ...DEFAULT_TRANSFER_PLAN, write: Object.freeze(write) });
+}
+
+/** True where WebGPU runs in this process (Node with dawn.node), false in a browser (a GPU process behind IPC). */
+function webgpuInProcess(): boolean {
+  const g = globalThis as { process?: { versions?: { node?: unknown } }; window?: unknown; WorkerGlobalScope?: unknown };
+  return typeof g.process?.versions?.node === "string" && g.window === undefined && g.WorkerGlobalScope === undefined;
 }
 
 /** Counters of one device's transfers. */
