@@ -165,3 +165,16 @@ test("the C library's memory ⇄ a GPU pointer C allocated: lib.upload / lib.rea
   expect(r.outside).toBe("OUT_OF_BOUNDS");
   expect(r.owner).toBe("c");
 });
+
+test("the GPU transfer benchmark page runs its anchors and webdlpack rows (1 KiB only) and checks the bytes it moves", async ({ page }) => {
+  await page.goto("/bench/gpu/transfers.html?sizes=1024");
+  await page.waitForFunction(() => (window as unknown as { __result?: unknown }).__result !== undefined, null, { timeout: 60_000 });
+  const r = await page.evaluate(() => (window as unknown as { __result: { error?: string; rows: { name: string; samples: number[] }[] } }).__result);
+  expect(r.error).toBeUndefined();
+  const names = r.rows.map((row) => row.name);
+  for (const name of ["bare mapAsync (copy + submit + map + unmap)", "writeBuffer + wait", "ctx.readback (old algorithm)", "ctx.readback (new)",
+    "ctx.readbackInto wasm memory", "ctx.readbackInto reused TypedArray", "ctx.upload + wait", "ctx.copyBuffer + wait"]) {
+    expect(names, name).toContain(name);
+  }
+  for (const row of r.rows) expect(row.samples.length, row.name).toBeGreaterThan(0);
+});
