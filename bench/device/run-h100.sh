@@ -8,10 +8,13 @@
 #        → $OUT/bench-h100.json (window.__result of bench/gpu/transfers.html on the H100), stderr, log
 # Chromium staging (made here by bench/device/stage-chromium.sh): .chr/p1/headless_shell.xz, .chr/p2/rest.tar.xz;
 # .h5dev/chr-tools/cdp.py is ../shared/tools/chromium-on-gpu/cdp.py (drives Chromium over DevTools, stdlib only).
-# What the carried folders hold (made here by bench/device/stage.sh; both git-ignored through .git/info/exclude):
+# What the carried folders hold (made here by bench/device/stage-node.sh; git-ignored through .git/info/exclude):
 #   .gl/     the Vulkan loader + glvnd debs of the device README (apt-get download …), unpacked into / each run
 #   .h5dev/  node.xz (this machine's /usr/bin/node v20), dawn.node.xz (npm webgpu's linux-x64 build),
 #            webgpu.tar (the package's index.js + package.json), dist.tar.xz (the built js/dist)
+# Back here: copy $OUT/results-gpu-*.json/.md into bench/ and run `.venv/bin/python bench/gpu/plot.py <json>`;
+# for Chromium `node bench/gpu/chromium.mjs --from <files_at>/bench-h100.json --machine <files_at>/machine.json`
+# writes bench/results-gpu-chromium-<adapter>.json/.md/.png.
 set -uo pipefail
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
