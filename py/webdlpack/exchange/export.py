@@ -41,6 +41,7 @@ that small) is that one call.
 
 from __future__ import annotations
 
+import array
 import ctypes
 import gc
 import itertools
@@ -59,7 +60,7 @@ from ..core.abi import (
     DLTensor,
 )
 from .capsule import CAPSULE_DESTRUCTOR, NAME_LEGACY, NAME_VERSIONED, capsule_name, new_capsule
-from ..core.raw import POINTER_PAIR, int64_array
+from ..core.raw import int64_array
 from ..core.view import TensorView
 
 __all__ = [
@@ -124,28 +125,36 @@ def stats() -> dict[str, int]:
 # -- templates -----------------------------------------------------------------
 
 _WORD = 8
-_BLOCK_TYPES: dict[int, Any] = {}
+_POINTER_SIZE = ctypes.sizeof(ctypes.c_void_p)
+#: ``array`` typecode of a pointer-sized unsigned integer (4 bytes in wasm32, 8 on 64-bit hosts).
+_POINTER_TYPECODE = "I" if _POINTER_SIZE == 4 else "Q"
+if array.array(_POINTER_TYPECODE).itemsize != _POINTER_SIZE:  # pragma: no cover - an unusual C ABI
+    raise ImportError(f"webdlpack: array typecode {_POINTER_TYPECODE!r} is not pointer-sized on this host")
 
 
 class ExportTemplate:
     """The bytes of a managed struct for one view, ready to be copied per export.
 
+    Each export copies :attr:`words` (an ``array.array`` copy is one C call and
+    its memory comes from the allocator, 8-aligned as the struct needs), reads
+    the copy's address from ``buffer_info()`` and stores the two pointers into
+    the copy as items: cheaper than a ctypes block, ``addressof`` and
+    ``struct.pack_into``.
+
     Attributes
     ----------
-    image : bytes
+    words : array.array
         Struct, shape array and strides array (each array ``max(ndim, 1)``
-        int64), with the shape/strides pointers still 0.
-    block_type : ctypes array type
-        ``c_uint64 * words``: 8-aligned host memory of the image's size.
+        int64) as pointer-sized unsigned items, with the shape/strides pointers still 0.
     struct_size : int
         Bytes of the struct (the shape array follows it).
-    pointers_at : int
-        Offset of the shape pointer (the strides pointer follows it).
+    pointer_word : int
+        Index in :attr:`words` of the shape pointer (the strides pointer is the next item).
     array_bytes : int
         Bytes of one of the two arrays.
     """
 
-    __slots__ = ("image", "block_type", "struct_size", "pointers_at", "array_bytes")
+    __slots__ = ("words", "struct_size", "pointer_word", "array_bytes")
 
     def __init__(self, view: TensorView, versioned: bool) -> None:
         ndim = view.ndim
@@ -171,14 +180,9 @@ class ExportTemplate:
         shape = view.shape if ndim else (0,)
         strides = view.full_strides if ndim else (0,)
         arrays = int64_array(entries)
-        self.image = bytes(struct) + arrays.pack(*shape) + arrays.pack(*strides)
-        words = len(self.image) // _WORD
-        block_type = _BLOCK_TYPES.get(words)
-        if block_type is None:
-            block_type = _BLOCK_TYPES[words] = ctypes.c_uint64 * words
-        self.block_type = block_type
+        self.words = array.array(_POINTER_TYPECODE, bytes(struct) + arrays.pack(*shape) + arrays.pack(*strides))
         self.struct_size = ctypes.sizeof(struct)
-        self.pointers_at = tensor_at + DLTensor.shape.offset
+        self.pointer_word = (tensor_at + DLTensor.shape.offset) // _POINTER_SIZE  # a pointer field is pointer-aligned
         self.array_bytes = entries * _WORD
 
 
@@ -192,10 +196,13 @@ def export_template(template: ExportTemplate, owner: Any) -> int:
     """
     if _CAPSULES:
         collect_capsules(_EXPORT_BUDGET)
-    block = template.block_type.from_buffer_copy(template.image)
-    address = ctypes.addressof(block)
+    block = template.words.__copy__()
+    address = block.buffer_info()[0]
     shape_at = address + template.struct_size
-    POINTER_PAIR.pack_into(block, template.pointers_at, shape_at, shape_at + template.array_bytes)
+    strides_at = shape_at + template.array_bytes
+    at = template.pointer_word
+    block[at] = shape_at
+    block[at + 1] = strides_at
     _REGISTRY[address] = (block, owner)
     next(_CREATED)
     return address
