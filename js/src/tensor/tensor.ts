@@ -182,7 +182,6 @@ export class Tensor {
    */
   toArray(): TypedArray {
     this.#alive();
-    this.#alive();
     return copyOf(this.#parts(), storageBuffer(this.#storage));
   }
 
