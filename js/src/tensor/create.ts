@@ -27,12 +27,26 @@ import {
   type WasmHostMember,
 } from "../dlpack/index.js";
 import { managedOwnership, Ownership } from "./ownership.js";
-import { flagsOf, type TensorInit, type TensorLayoutInput, type TypedArrayTensorOptions, type WebGPUTensorInput } from "./types.js";
+import { flagsOf, type TensorFlags, type TensorInit, type TensorLayoutInput, type TypedArrayTensorOptions, type WebGPUTensorInput } from "./types.js";
 
 /** WasmHost members `Tensor.fromManaged` uses (memory, and the deleter call). */
 const FROM_MANAGED_HOST: readonly WasmHostMember[] = ["buffer", "callVoidPointer"];
 /** WasmHost members `Tensor.wasmView` uses. */
 const VIEW_HOST: readonly WasmHostMember[] = ["buffer"];
+
+/** A factory's `onRelease` hook after checking it is a function (or absent); INVALID_ARGUMENT naming `field` otherwise. */
+function checkOnRelease(onRelease: unknown, field: string): (() => void) | undefined {
+  if (onRelease !== undefined && typeof onRelease !== "function") {
+    throw new WebDLPackError("INVALID_ARGUMENT", "onRelease must be a function", {
+      field, value: describeValue(onRelease), expected: "() => void, or undefined" });
+  }
+  return onRelease as (() => void) | undefined;
+}
+
+/** The DLPack flags a factory input asks for (`readOnly`, `isCopied`). */
+function inputFlags(input: { readOnly?: boolean; isCopied?: boolean }): TensorFlags {
+  return flagsOf((input.readOnly ? DLPackFlag.READ_ONLY : 0) | (input.isCopied ? DLPackFlag.IS_COPIED : 0));
+}
 
 /** Decode the managed struct at `address` (see `Tensor.fromManaged`); ownership moves to the result. */
 export function managedInit(host: WasmHost, address: number, options: { versioned?: boolean }): TensorInit {
@@ -77,11 +91,7 @@ export function managedInit(host: WasmHost, address: number, options: { versione
  */
 export function typedArrayInit(array: ArrayBufferView | ArrayBuffer, options: TypedArrayTensorOptions): TensorInit {
   requireObject(options, "options", "an object {shape?, dtype?, reinterpret?, readOnly?, isCopied?, onRelease?}", "bad fromTypedArray options");
-  const onRelease = options.onRelease;
-  if (onRelease !== undefined && typeof onRelease !== "function") {
-    throw new WebDLPackError("INVALID_ARGUMENT", "onRelease must be a function", {
-      field: "options.onRelease", value: typeof onRelease, expected: "() => void, or undefined" });
-  }
+  const onRelease = checkOnRelease(options.onRelease, "options.onRelease");
   let init: TensorInit;
   try {
     init = typedArrayView(array, options);
@@ -127,7 +137,7 @@ function typedArrayView(array: ArrayBufferView | ArrayBuffer, options: TypedArra
     desc,
     extent,
     storage: { kind: "js", buffer },
-    flags: flagsOf((options.readOnly ? DLPackFlag.READ_ONLY : 0) | (options.isCopied ? DLPackFlag.IS_COPIED : 0)),
+    flags: inputFlags(options),
     owner: null,
   };
 }
@@ -151,7 +161,7 @@ export function wasmViewInit(host: WasmHost, input: TensorLayoutInput & { data: 
     desc,
     extent,
     storage: { kind: "wasm", host },
-    flags: flagsOf(input.readOnly ? DLPackFlag.READ_ONLY : 0),
+    flags: inputFlags(input),
     owner: null,
   };
 }
@@ -159,11 +169,7 @@ export function wasmViewInit(host: WasmHost, input: TensorLayoutInput & { data: 
 /** A `"webgpu"` tensor naming a GPU pointer (see `Tensor.webgpu`); `onRelease` runs if the input is refused. */
 export function webgpuInit(input: WebGPUTensorInput): TensorInit {
   requireObject(input, "input", "an object {pointer, deviceId, dtype, shape, strides?, byteOffset?, onRelease?, …}", "bad Tensor.webgpu input");
-  const onRelease = input.onRelease;
-  if (onRelease !== undefined && typeof onRelease !== "function") {
-    throw new WebDLPackError("INVALID_ARGUMENT", "onRelease must be a function", {
-      field: "onRelease", value: typeof onRelease, expected: "() => void, or undefined" });
-  }
+  const onRelease = checkOnRelease(input.onRelease, "onRelease");
   let desc: DLTensorDesc;
   let extent: TensorExtent;
   try {
@@ -186,12 +192,11 @@ export function webgpuInit(input: WebGPUTensorInput): TensorInit {
     onRelease?.();
     throw err;
   }
-  const flags = (input.readOnly ? DLPackFlag.READ_ONLY : 0) | (input.isCopied ? DLPackFlag.IS_COPIED : 0);
   return {
     desc,
     extent,
     storage: { kind: "webgpu" },
-    flags: flagsOf(flags),
+    flags: inputFlags(input),
     owner: onRelease === undefined ? null : new Ownership(onRelease),
     ledgerOwner: input.owner ?? "js",
   };
