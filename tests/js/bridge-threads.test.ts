@@ -144,5 +144,8 @@ test("refusals: a WebGPU tensor stays usable; a malformed message is INVALID_ARG
   const wrongShape = packTensorForThread(Tensor.fromTypedArray(new Int16Array(4), { onRelease: () => { released += 1; } }));
   assert.equal(codeOf(() => tensorFromThread({ ...wrongShape.message, shape: [5] })), "BAD_SHAPE");
   assert.ok(await settle(() => released === 2));
+  const wrongDType = packTensorForThread(Tensor.fromTypedArray(new Int16Array(4), { onRelease: () => { released += 1; } }));
+  assert.equal(codeOf(() => tensorFromThread({ ...wrongDType.message, dtype: "float99" })), "BAD_DTYPE");
+  assert.ok(await settle(() => released === 3));
   assert.equal(pendingThreadReleases(), 0);
 });

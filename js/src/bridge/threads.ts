@@ -24,6 +24,7 @@
  * through a MessagePort that travels in the message. The receiver's tensor
  * is an ordinary `"js"` tensor.
  */
+import { describeValue } from "../describe-value.js";
 import { formatDType, parseDType } from "../dlpack/index.js";
 import { WebDLPackError } from "../errors.js";
 import { Tensor } from "../tensor/index.js";
@@ -146,11 +147,11 @@ function copyBytes(tensor: Tensor): ArrayBuffer {
 export function packTensorForThread(tensor: Tensor, options: PackForThreadOptions = {}): PackedThreadTensor {
   if (!(tensor instanceof Tensor)) {
     throw new WebDLPackError("INVALID_ARGUMENT", "packTensorForThread takes a webdlpack Tensor", {
-      field: "tensor", value: typeof tensor, expected: "a Tensor" });
+      field: "tensor", value: describeValue(tensor), expected: "a Tensor" });
   }
   if (options === null || typeof options !== "object") {
     throw new WebDLPackError("INVALID_ARGUMENT", "bad packTensorForThread options", {
-      field: "options", value: String(options), expected: "an object {copy?}" });
+      field: "options", value: describeValue(options), expected: "an object {copy?}" });
   }
   if (tensor.storage === "webgpu") {
     throw new WebDLPackError("UNSUPPORTED", "a WebGPU tensor can not move to another thread: WebGPU objects can not cross threads", {
@@ -210,10 +211,10 @@ export function isThreadTensorMessage(value: unknown): value is ThreadTensorMess
 export function tensorFromThread(message: unknown): Tensor {
   if (!isThreadTensorMessage(message)) {
     throw new WebDLPackError("INVALID_ARGUMENT", "not a webdlpack thread tensor message", {
-      field: "message", value: message === null ? "null" : typeof message, expected: `an object with tag "${THREAD_TENSOR_TAG}" from packTensorForThread` });
+      field: "message", value: describeValue(message), expected: `an object with tag "${THREAD_TENSOR_TAG}" from packTensorForThread` });
   }
   const { buffer, byteOffset, nbytes, release } = message;
-  const refuse = (err: WebDLPackError): never => {
+  const refuse = (err: unknown): never => {
     if (release instanceof MessagePort) release.postMessage("released"); // the sender's hold is freed anyway
     throw err;
   };
@@ -225,7 +226,12 @@ export function tensorFromThread(message: unknown): Tensor {
       field: "message", value: `path ${String(message.path)}, bytes [${byteOffset}, ${byteOffset + nbytes}) of ${String(buffer?.byteLength)}`,
       expected: "path transfer/copy/shared and a byte range inside the buffer" }));
   }
-  const dtype = parseDType(message.dtype, "message.dtype");
+  let dtype;
+  try {
+    dtype = parseDType(message.dtype, "message.dtype");
+  } catch (err) {
+    return refuse(err); // the sender's hold is freed, as for the checks above
+  }
   const onRelease = release === null ? undefined : () => {
     release.postMessage("released");
     release.close();
