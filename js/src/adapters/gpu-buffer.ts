@@ -3,6 +3,7 @@
  * framework adapters share: a contiguous copy (with bool width conversion) and a
  * read back to a TypedArray.
  */
+import { describeValue } from "../describe-value.js";
 import { WebDLPackError } from "../errors.js";
 import { DeviceType } from "../dlpack/constants.js";
 import { formatDType, isSubByte, itemsize, parseDType, toDType, typedArrayFor, type DType, type TypedArray } from "../dlpack/dtype.js";
@@ -56,7 +57,7 @@ export interface GPUTensorLocation {
 /** Throw unless `tensor` is a live WebGPU tensor. */
 export function requireGPUTensor(tensor: Tensor, what: string): void {
   if (tensor === null || typeof tensor !== "object" || typeof (tensor as { dispose?: unknown }).dispose !== "function") {
-    throw new WebDLPackError("INVALID_ARGUMENT", `${what} needs a webdlpack Tensor`, { field: "tensor", value: tensor, expected: "a Tensor" });
+    throw new WebDLPackError("INVALID_ARGUMENT", `${what} needs a webdlpack Tensor`, { field: "tensor", value: describeValue(tensor), expected: "a Tensor" });
   }
   if (tensor.device.deviceType !== DeviceType.kDLWebGPU) {
     throw new WebDLPackError("BAD_DEVICE", `${what} needs a WebGPU tensor`, {
@@ -100,7 +101,7 @@ export function locateGPUTensor(tensor: Tensor, ctx: WebDLPackContext = getConte
 export function tensorFromGPUBuffer(buffer: GPUBuffer, options: FromGPUBufferOptions): Tensor {
   const ctx = options.ctx ?? getContext();
   if (typeof GPUBuffer !== "undefined" && !(buffer instanceof GPUBuffer)) {
-    throw new WebDLPackError("INVALID_ARGUMENT", "expected a GPUBuffer", { field: "buffer", value: buffer, expected: "a GPUBuffer" });
+    throw new WebDLPackError("INVALID_ARGUMENT", "expected a GPUBuffer", { field: "buffer", value: describeValue(buffer), expected: "a GPUBuffer" });
   }
   const dtype = toDType(options.dtype, "options.dtype");
   const shape = options.shape;

@@ -18,6 +18,7 @@
  *   shape and dtype come from `tensor.type`, never from `buffer.size`.
  * - LiteRT.js tensors are float32, int32 or uint8.
  */
+import { describeValue } from "../describe-value.js";
 import { WebDLPackError } from "../errors.js";
 import { DeviceType } from "../dlpack/constants.js";
 import { parseDType } from "../dlpack/dtype.js";
@@ -74,7 +75,7 @@ export interface BindLiteRtOptions {
 function requireLiteRt(litert: LiteRtLike): void {
   if (litert === null || typeof litert !== "object" || typeof litert.Tensor !== "function" || typeof litert.Environment?.create !== "function") {
     throw new WebDLPackError("INVALID_ARGUMENT", "this does not look like the @litertjs/core module", {
-      field: "litert", value: litert, expected: "the module of @litertjs/core (Tensor, Environment, getGlobalLiteRt)",
+      field: "litert", value: describeValue(litert), expected: "the module of @litertjs/core (Tensor, Environment, getGlobalLiteRt)",
     });
   }
 }
@@ -217,7 +218,7 @@ export interface TensorFromLiteRtOptions {
 
 function checkLiteRtTensor(t: LiteRtTensorLike): void {
   if (t === null || typeof t !== "object" || typeof t.toGpuBuffer !== "function" || typeof t.type?.dtype !== "string") {
-    throw new WebDLPackError("INVALID_ARGUMENT", "expected a LiteRT.js Tensor", { field: "litertTensor", value: t, expected: "a Tensor of @litertjs/core" });
+    throw new WebDLPackError("INVALID_ARGUMENT", "expected a LiteRT.js Tensor", { field: "litertTensor", value: describeValue(t), expected: "a Tensor of @litertjs/core" });
   }
   if (t.deleted) {
     throw new WebDLPackError("DISPOSED", "this LiteRT.js tensor was deleted", { field: "litertTensor.deleted", value: true, expected: "a live tensor" });

@@ -15,6 +15,7 @@
  * - Disposing an ORT output lets ORT reuse its buffer on the next run, so an
  *   adopted output is disposed only when every webdlpack holder released it.
  */
+import { describeValue } from "../describe-value.js";
 import { WebDLPackError } from "../errors.js";
 import { DeviceType } from "../dlpack/constants.js";
 import { getContext, unwrapDevice, type WebDLPackContext } from "../context/index.js";
@@ -52,7 +53,7 @@ export function checkOrtDevice(ort: OrtLike, ctx: WebDLPackContext = getContext(
   if (webgpuEnv === undefined || webgpuEnv === null) {
     throw new WebDLPackError("INVALID_ARGUMENT", "this does not look like the onnxruntime-web namespace (no ort.env.webgpu)", {
       field: "ort.env.webgpu",
-      value: webgpuEnv,
+      value: describeValue(webgpuEnv),
       expected: "the module of onnxruntime-web/webgpu",
     });
   }
@@ -133,7 +134,7 @@ export function ortSessionOptions(ctx: WebDLPackContext = getContext(), extra: O
   const device = ctx.getWebGPUDevice(deviceId, { owner: ORT_OWNER });
   const given = extra.executionProviders ?? [];
   if (!Array.isArray(given)) {
-    throw new WebDLPackError("INVALID_ARGUMENT", "executionProviders must be an array", { field: "extra.executionProviders", value: given, expected: "an array" });
+    throw new WebDLPackError("INVALID_ARGUMENT", "executionProviders must be an array", { field: "extra.executionProviders", value: describeValue(given), expected: "an array" });
   }
   let hasWebGPU = false;
   const providers: OrtExecutionProvider[] = given.map((ep: OrtExecutionProvider, i: number) => {
@@ -157,7 +158,7 @@ const adoptions = new GPUOutputAdoptions<OrtTensorLike>(ORT_OWNER);
 
 function checkOrtTensor(t: OrtTensorLike): void {
   if (t === null || typeof t !== "object" || typeof t.type !== "string" || !Array.isArray(t.dims) || typeof t.location !== "string") {
-    throw new WebDLPackError("INVALID_ARGUMENT", "expected an ort.Tensor", { field: "ortTensor", value: t, expected: "an ort.Tensor (type, dims, location)" });
+    throw new WebDLPackError("INVALID_ARGUMENT", "expected an ort.Tensor", { field: "ortTensor", value: describeValue(t), expected: "an ort.Tensor (type, dims, location)" });
   }
 }
 

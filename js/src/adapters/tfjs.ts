@@ -15,6 +15,7 @@
  * - TF.js `bool` is 4 bytes per element, DLPack's 1: converted on the GPU (IS_COPIED).
  *   TF.js has no float16, int8, … : UNSUPPORTED, never reinterpreted.
  */
+import { describeValue } from "../describe-value.js";
 import { WebDLPackError } from "../errors.js";
 import { DeviceType } from "../dlpack/constants.js";
 import { getContext, type WebDLPackContext } from "../context/index.js";
@@ -168,7 +169,7 @@ export async function tensorFromTfjs(tf: TfjsLike, t: TfjsTensorLike, options: T
   const ctx = options.ctx ?? getContext();
   const copy = options.copy ?? "auto";
   if (t === null || typeof t !== "object" || !Array.isArray(t.shape) || typeof t.dtype !== "string") {
-    throw new WebDLPackError("INVALID_ARGUMENT", "expected a tf.Tensor", { field: "tfTensor", value: t, expected: "a tf.Tensor" });
+    throw new WebDLPackError("INVALID_ARGUMENT", "expected a tf.Tensor", { field: "tfTensor", value: describeValue(t), expected: "a tf.Tensor" });
   }
   if (t.isDisposed) {
     throw new WebDLPackError("DISPOSED", "this TF.js tensor was disposed", { field: "tfTensor.isDisposed", value: true, expected: "a live tf.Tensor" });
@@ -238,7 +239,7 @@ export async function tensorFromTfjs(tf: TfjsLike, t: TfjsTensorLike, options: T
   const buffer = gpuData.buffer;
   if (buffer === undefined) {
     gpuData.tensorRef.dispose();
-    throw new WebDLPackError("UNSUPPORTED", "TF.js dataToGPU() gave no GPUBuffer", { field: "dataToGPU().buffer", value: buffer, expected: "a GPUBuffer" });
+    throw new WebDLPackError("UNSUPPORTED", "TF.js dataToGPU() gave no GPUBuffer", { field: "dataToGPU().buffer", value: describeValue(buffer), expected: "a GPUBuffer" });
   }
   if (!convert) {
     try {

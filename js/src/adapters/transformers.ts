@@ -18,6 +18,7 @@
  * Transformers.js (it disposes them on the next step and after `generate`).
  * See docs/integration.md.
  */
+import { describeValue } from "../describe-value.js";
 import { WebDLPackError } from "../errors.js";
 import { getContext, type WebDLPackContext } from "../context/index.js";
 import type { Tensor } from "../tensor/index.js";
@@ -65,7 +66,7 @@ export function tensorFromTransformers(tensor: TransformersTensorLike, options: 
   const ort = (tensor as { ort_tensor?: unknown } | null)?.ort_tensor;
   if (ort === null || typeof ort !== "object") {
     throw new WebDLPackError("INVALID_ARGUMENT", "expected a Transformers.js Tensor (with an ort_tensor)", {
-      field: "tensor.ort_tensor", value: ort, expected: "an ONNX Runtime tensor",
+      field: "tensor.ort_tensor", value: describeValue(ort), expected: "an ONNX Runtime tensor",
     });
   }
   return tensorFromOrt(ort as OrtTensorLike, options);
