@@ -5,6 +5,7 @@
  * webdlpack buffer. The tensor hand-off itself is in tfjs.ts; the conditions
  * both rely on are listed there.
  */
+import { describeValue } from "../describe-value.js";
 import { WebDLPackError } from "../errors.js";
 import { getContext, unwrapDevice, type WebDLPackContext } from "../context/index.js";
 import type { TfjsDataId, TfjsLike, TfjsWebGPUBackendClass, TfjsWebGPUBackendLike } from "./framework-types.js";
@@ -93,7 +94,7 @@ export async function registerTfjsWebGPUBackend(
     });
   }
   if (typeof name !== "string" || name.length === 0) {
-    throw new WebDLPackError("INVALID_ARGUMENT", "backend name must be a non-empty string", { field: "name", value: name });
+    throw new WebDLPackError("INVALID_ARGUMENT", "backend name must be a non-empty string", { field: "name", value: describeValue(name), expected: "a non-empty string, e.g. \"webdlpack-webgpu\"" });
   }
   // TF.js gets the device guard: a destroy() from it drops only TF.js's reference.
   const device = ctx.getWebGPUDevice(options.deviceId ?? 0, { owner: TFJS_OWNER });
@@ -105,6 +106,7 @@ export async function registerTfjsWebGPUBackend(
       throw new WebDLPackError("UNSUPPORTED", "this TF.js has no copyRegisteredKernels(); register under the name 'webgpu'", {
         field: "tf.copyRegisteredKernels",
         value: typeof tf.copyRegisteredKernels,
+        expected: "a function (TF.js >= 2), or name 'webgpu'",
       });
     }
     if (typeof kernels !== "function" || kernels(name).length === 0) tf.copyRegisteredKernels("webgpu", name);
@@ -114,7 +116,7 @@ export async function registerTfjsWebGPUBackend(
   if (options.activate ?? true) {
     const ok = await tf.setBackend(name);
     if (!ok) {
-      throw new WebDLPackError("GPU_ERROR", `tf.setBackend("${name}") failed`, { field: "name", value: name });
+      throw new WebDLPackError("GPU_ERROR", `tf.setBackend("${name}") failed`, { field: "name", value: name, expected: "a backend TF.js can initialize on the shared device" });
     }
   }
   return backend;

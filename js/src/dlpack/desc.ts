@@ -3,6 +3,7 @@
  * path shares: the reader runs it on what it decoded, the writer on what it
  * is asked to write, the Tensor on what it is built from.
  */
+import { describeValue } from "../describe-value.js";
 import { WebDLPackError } from "../errors.js";
 import { DeviceType, MAX_NDIM, deviceTypeName, isDeviceType } from "./constants.js";
 import { isSubByte, toDType, type DType } from "./dtype.js";
@@ -95,11 +96,13 @@ export function validateTensorDesc(
 ): { desc: DLTensorDesc; extent: TensorExtent } {
   const f = options.field ?? "DLTensor";
   if (input === null || typeof input !== "object") {
-    throw new WebDLPackError("INVALID_ARGUMENT", "tensor description must be an object", { field: f, value: input });
+    throw new WebDLPackError("INVALID_ARGUMENT", "tensor description must be an object", {
+      field: f, value: describeValue(input), expected: "an object {data, device, dtype, shape, strides?, byteOffset?}" });
   }
   const { shape, device } = input;
   if (!Array.isArray(shape)) {
-    throw new WebDLPackError("BAD_SHAPE", "shape must be an array of integers", { field: `${f}.shape`, value: shape });
+    throw new WebDLPackError("BAD_SHAPE", "shape must be an array of integers", {
+      field: `${f}.shape`, value: describeValue(shape), expected: "an array of integers >= 0" });
   }
   const ndim = shape.length;
   if (ndim > MAX_NDIM) {
@@ -111,7 +114,8 @@ export function validateTensorDesc(
   }
   // Device.
   if (device === null || typeof device !== "object") {
-    throw new WebDLPackError("BAD_DEVICE", "device must be {deviceType, deviceId}", { field: `${f}.device`, value: device });
+    throw new WebDLPackError("BAD_DEVICE", "device must be {deviceType, deviceId}", {
+      field: `${f}.device`, value: describeValue(device), expected: "an object {deviceType, deviceId}" });
   }
   if (!Number.isInteger(device.deviceType) || !isDeviceType(device.deviceType)) {
     throw new WebDLPackError("BAD_DEVICE", "unknown device type", {

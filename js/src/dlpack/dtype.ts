@@ -182,7 +182,8 @@ export function formatDType(dtype: DType): string {
 export function toDType(dtype: DType | string, field = "dtype"): DType {
   if (typeof dtype === "string") return parseDType(dtype, field);
   if (dtype === null || typeof dtype !== "object") {
-    throw new WebDLPackError("BAD_DTYPE", "dtype must be a name or {code, bits, lanes}", { field, value: dtype });
+    throw new WebDLPackError("BAD_DTYPE", "dtype must be a name or {code, bits, lanes}", {
+      field, value: describeValue(dtype), expected: "a dtype name such as \"float32\", or {code, bits, lanes}" });
   }
   const { code, bits, lanes } = dtype;
   const small = (code & 0xff) === code && (bits & 0xff) === bits && (lanes & 0xffff) === lanes;

@@ -69,6 +69,7 @@ export function exportManaged(source: ExportSource, host: WasmHost, options: ToM
       throw new WebDLPackError("OUT_OF_MEMORY", `malloc(${bytes.byteLength}) failed for the copy`, {
         field: "malloc",
         value: bytes.byteLength,
+        expected: "malloc to return a non-zero address",
       });
     }
     new Uint8Array(host.buffer, copyAddr, bytes.byteLength).set(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));

@@ -3,6 +3,7 @@
  * GPUBuffer — through the page context's pointer table by default, or a
  * resolver a test or host sets.
  */
+import { describeValue } from "../describe-value.js";
 import { WebDLPackError } from "../errors.js";
 import { getContext } from "../context/index.js";
 
@@ -38,7 +39,8 @@ export function setGPUPointerResolver(resolver: GPUPointerResolver | null): void
   if (resolver !== null && typeof resolver !== "function") {
     throw new WebDLPackError("INVALID_ARGUMENT", "resolver must be a function or null", {
       field: "resolver",
-      value: typeof resolver,
+      value: describeValue(resolver),
+      expected: "(pointer, deviceId) => GPUBuffer, or null",
     });
   }
   gpuResolver = resolver ?? contextResolver;

@@ -6,6 +6,7 @@
  * or calling an unknown function index, throws — so tests catch double frees.
  */
 import { requireObject } from "../arguments.js";
+import { describeValue } from "../describe-value.js";
 import { WebDLPackError } from "../errors.js";
 import type { WasmHost } from "../dlpack/index.js";
 
@@ -75,6 +76,7 @@ export function createTestHost(initialPages = 1, maxPages = 256, options: TestHo
     throw new WebDLPackError("INVALID_ARGUMENT", "alignment must be a power of two >= 8", {
       field: "options.alignment",
       value: alignment,
+      expected: "a power of two >= 8",
     });
   }
   if (heapBase === 0 || heapBase % alignment !== 0) {
@@ -196,7 +198,8 @@ export function createTestHost(initialPages = 1, maxPages = 256, options: TestHo
     },
     addFunction(fn: (arg: number) => void): number {
       if (typeof fn !== "function") {
-        throw new WebDLPackError("INVALID_ARGUMENT", "addFunction needs a function", { field: "fn", value: typeof fn });
+        throw new WebDLPackError("INVALID_ARGUMENT", "addFunction needs a function", {
+          field: "fn", value: describeValue(fn), expected: "a function (arg) => void" });
       }
       table.push(fn); // indices are never reused, so a stale index fails loudly
       liveFunctions++;
@@ -208,6 +211,7 @@ export function createTestHost(initialPages = 1, maxPages = 256, options: TestHo
         throw new WebDLPackError("INVALID_POINTER", "removeFunction of an index that holds no function", {
           field: "index",
           value: i,
+          expected: "an index addFunction returned and not yet removed",
         });
       }
       table[i] = undefined;

@@ -237,7 +237,8 @@ function connect(
   const indices: number[] = [];
   const table = m._malloc(HOST_TABLE_LAYOUT.size) >>> 0;
   try {
-    if (table === 0) throw new WebDLPackError("OUT_OF_MEMORY", "malloc failed for the host table", { field: "wdl_host_table" });
+    if (table === 0) throw new WebDLPackError("OUT_OF_MEMORY", "malloc failed for the host table", {
+      field: "wdl_host_table", value: HOST_TABLE_LAYOUT.size, expected: "malloc to return a non-zero address" });
     const view = heapView(m);
     view.setUint32(table + HOST_TABLE_LAYOUT.abi_version, HOST_TABLE_VERSION, true);
     view.setUint32(table + HOST_TABLE_LAYOUT.struct_size, HOST_TABLE_LAYOUT.size, true);
@@ -273,7 +274,8 @@ function connect(
     check(rc: number, where: string, zeroIsError = false): number {
       // Pointer/handle results fail only with 0: a u32 GPU pointer such as 0xFFFFFFFF arrives as -1 and is valid.
       if (zeroIsError ? rc === 0 : rc === -1) {
-        throw lastError(where) ?? new WebDLPackError("GPU_ERROR", `${where} failed without setting an error`);
+        throw lastError(where) ?? new WebDLPackError("GPU_ERROR", `${where} failed without setting an error`, {
+          field: where, value: rc, expected: "a return code with wdl_last_error set" });
       }
       return rc;
     },
@@ -284,7 +286,8 @@ function connect(
     },
     gpuStats(): ClibGpuStats {
       const out = m._malloc(WEBGPU_STATS_LAYOUT.size) >>> 0;
-      if (out === 0) throw new WebDLPackError("OUT_OF_MEMORY", "malloc failed for wdl_webgpu_stats", { field: "wdl_webgpu_stats" });
+      if (out === 0) throw new WebDLPackError("OUT_OF_MEMORY", "malloc failed for wdl_webgpu_stats", {
+        field: "wdl_webgpu_stats", value: WEBGPU_STATS_LAYOUT.size, expected: "malloc to return a non-zero address" });
       try {
         lib.check(exports.wdl_webgpu_stats_get(out), "wdl_webgpu_stats_get");
         const view = heapView(m);
