@@ -42,17 +42,28 @@ export const FUNCTION_OPTION: OptionRule = { accepts: (v) => typeof v === "funct
 export function checkOptions(options: unknown, fn: string, rules: Readonly<Record<string, OptionRule>>): void {
   const keys = Object.keys(rules);
   requireObject(options, "options", `an object {${keys.map((k) => `${k}?`).join(", ")}}`, `bad ${fn} options`);
+  checkOptionKeys(options, fn, keys);
   const given = options as Record<string, unknown>;
   for (const key of Object.keys(given)) {
-    const rule = Object.prototype.hasOwnProperty.call(rules, key) ? rules[key] : undefined;
-    if (rule === undefined) {
-      throw new WebDLPackError("INVALID_ARGUMENT", `unknown ${fn} option`, {
-        field: `options.${key}`, value: key, expected: `one of ${keys.join(", ")}` });
-    }
+    const rule = rules[key]!;
     const value = given[key];
     if (value !== undefined && !rule.accepts(value)) {
       throw new WebDLPackError("INVALID_ARGUMENT", `bad ${fn} option`, {
         field: `options.${key}`, value: describeValue(value), expected: rule.expected });
+    }
+  }
+}
+
+/**
+ * Throw INVALID_ARGUMENT naming `options.<key>` (its value, and the known
+ * keys as what was expected) for the first key of `options` not in `known`.
+ */
+export function checkOptionKeys(options: object, fn: string, known: readonly string[]): void {
+  for (const key of Object.keys(options)) {
+    if (!known.includes(key)) {
+      throw new WebDLPackError("INVALID_ARGUMENT", `unknown ${fn} option`, {
+        field: `options.${key}`, value: describeValue((options as Record<string, unknown>)[key]),
+        expected: `one of the options ${known.join(", ")}` });
     }
   }
 }

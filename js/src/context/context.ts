@@ -7,6 +7,7 @@
  * Not exported from the package: use `getContext()`, so a page has one.
  */
 import { describeValue } from "../describe-value.js";
+import { checkOptionKeys, requireObject } from "../arguments.js";
 import { WebDLPackError } from "../errors.js";
 import { checkByteCount, checkUsage, createBufferUnchecked, createCheckedBuffer, DEFAULT_GPU_USAGE, isGPUBuffer } from "./allocation.js";
 import { Allocators } from "./allocators.js";
@@ -360,20 +361,10 @@ export class PageContext implements WebDLPackContext {
 }
 
 
+/** `options` after checking it is an object (and, given `known`, has no other keys); INVALID_ARGUMENT otherwise. */
 function checkOptions<T extends object>(options: T, fn: string, known?: readonly string[]): T {
-  if (options === null || typeof options !== "object") {
-    throw new WebDLPackError("INVALID_ARGUMENT", `bad ${fn} options`, {
-      field: "options", value: describeValue(options), expected: "an object or undefined" });
-  }
-  if (known !== undefined) {
-    for (const key of Object.keys(options)) {
-      if (!known.includes(key)) {
-        throw new WebDLPackError("INVALID_ARGUMENT", `unknown ${fn} option`, {
-          field: `options.${key}`, value: describeValue((options as Record<string, unknown>)[key]),
-          expected: `one of the options ${known.join(", ")}` });
-      }
-    }
-  }
+  requireObject(options, "options", "an object or undefined", `bad ${fn} options`);
+  if (known !== undefined) checkOptionKeys(options, fn, known);
   return options;
 }
 
