@@ -8,18 +8,15 @@ from typing import Any, Sequence
 from ..bridge.gpu import check_webgpu, gpu_empty
 from ..core.abi import FLAG_READ_ONLY, MAX_NDIM
 from ..core.device import CPU, device as parse_device
-from ..core.dtype import DType, dtype as parse_dtype, dtype_from_format
+from ..core.dtype import dtype as parse_dtype, dtype_from_format
 from ..core.errors import ErrorCode, WebDLPackBufferError, WebDLPackTypeError, WebDLPackValueError
 from ..core.layout import numel
 from ..core.memory import alloc, buffer_address
-from ..tensor.tensor import Tensor
+from ..core.validate import SAFE_MAX
 from ..core.view import TensorView
+from ..tensor.tensor import Tensor
 
-__all__ = ["empty", "zeros", "from_buffer", "parse_shape", "packed_nbytes"]
-
-#: The largest extent and size a tensor may have: what every consumer accepts (spec/validation-rules.json).
-_SAFE_MAX = (1 << 53) - 1
-
+__all__ = ["empty", "zeros", "from_buffer", "parse_shape"]
 
 _NOT_EXTENTS = (bool, float, complex, str, bytes, bytearray)
 
@@ -36,17 +33,10 @@ def _extent(n: Any, field: str) -> int:
     if value < 0:
         raise WebDLPackValueError(ErrorCode.BAD_SHAPE, "negative extent", field=field, value=value,
                                   expected="a non-negative int")
-    if value > _SAFE_MAX:
+    if value > SAFE_MAX:
         raise WebDLPackValueError(ErrorCode.SIZE_OVERFLOW, "extent larger than any consumer accepts", field=field,
-                                  value=value, expected=f"0 <= extent <= {_SAFE_MAX} (2^53 - 1)")
+                                  value=value, expected=f"0 <= extent <= {SAFE_MAX} (2^53 - 1)")
     return value
-
-
-def packed_nbytes(count: int, dt: DType) -> int:
-    """Bytes ``count`` elements take: bit-packed for sub-byte dtypes (fp4, int4, ...), as a tensor's ``nbytes`` says."""
-    if dt.is_subbyte:
-        return -(-count * dt.bits * dt.lanes // 8)
-    return count * dt.itemsize
 
 
 def parse_shape(shape: Any) -> tuple[int, ...]:
@@ -88,10 +78,10 @@ def _new(shape: Any, dtype: Any, device: Any, *, zero: bool) -> Tensor:
     dims = parse_shape(shape)
     dt = parse_dtype(dtype)
     count = numel(dims)
-    nbytes = packed_nbytes(count, dt)
-    if count > _SAFE_MAX or nbytes > _SAFE_MAX:
+    nbytes = dt.storage_bytes(count)
+    if count > SAFE_MAX or nbytes > SAFE_MAX:
         raise WebDLPackValueError(ErrorCode.SIZE_OVERFLOW, "tensor larger than any consumer accepts", field="shape",
-                                  value=dims, expected=f"element count and bytes <= {_SAFE_MAX} (2^53 - 1)")
+                                  value=dims, expected=f"element count and bytes <= {SAFE_MAX} (2^53 - 1)")
     if target.is_cpu:
         block = alloc(nbytes)
         return Tensor._wrap(TensorView(block.address, 0, dims, None, dt, CPU, 0), block)
@@ -203,7 +193,7 @@ def from_buffer(obj: Any, *, dtype: Any = None, shape: Sequence[int] | int | Non
             dims = (nbytes // dt.itemsize,)
     else:
         dims = parse_shape(shape)
-    if packed_nbytes(numel(dims), dt) != nbytes:
+    if dt.storage_bytes(numel(dims)) != nbytes:
         rule = f"ceil(numel * {bits} / 8)" if dt.is_subbyte else f"numel * {dt.itemsize}"
         raise WebDLPackValueError(ErrorCode.BAD_SHAPE, "shape and dtype do not cover the buffer exactly",
                                   field="shape", value=dims, expected=f"{rule} == {nbytes} bytes")

@@ -163,6 +163,26 @@ class DType:
         """True when an element is not a whole number of bytes (fp4, fp6, int4, ...)."""
         return (self.bits * self.lanes) % 8 != 0
 
+    def storage_bytes(self, count: int, padded: bool = False) -> int:
+        """Bytes ``count`` contiguous elements take (``storageBytes`` in the JS codec).
+
+        Parameters
+        ----------
+        count : int
+            Number of elements.
+        padded : bool, default False
+            ``IS_SUBBYTE_TYPE_PADDED``: a sub-byte element takes a whole byte.
+
+        Returns
+        -------
+        int
+            ``ceil(count * bits * lanes / 8)`` for bit-packed sub-byte elements,
+            else ``count * itemsize``.
+        """
+        if self.is_subbyte and not padded:
+            return -(-count * self.bits * self.lanes // 8)
+        return count * self.itemsize
+
     @property
     def format(self) -> str | None:
         """The struct-module format of one element, or None when Python has none.

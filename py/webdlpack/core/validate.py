@@ -18,11 +18,11 @@ from .bounds import check_readable, end_seen, memory_end
 from .device import Device
 from .dtype import DType, check_dtype
 from .errors import ErrorCode, WebDLPackValueError
-from .layout import extent, is_c_contiguous
+from .layout import is_c_contiguous
 from .raw import int64_array, unpack_at
 from .view import TensorView
 
-__all__ = ["check_flags", "read_dltensor_fields"]
+__all__ = ["SAFE_MAX", "check_flags", "read_dltensor_fields"]
 
 #: Every size, offset and stride stays at most 2^53 - 1, the range the JS codec holds exactly
 #: (spec/validation-rules.json: one rule set for C, JS and Python).
@@ -183,7 +183,7 @@ def _checked_strides(shape: tuple[int, ...], strides: tuple[int, ...] | None, dt
                 lo += reach
             else:
                 hi += reach
-            if not -SAFE_MAX <= lo and hi <= SAFE_MAX:
+            if lo < -SAFE_MAX or hi > SAFE_MAX:
                 raise _too_big("element offset", "DLTensor.strides", strides)
         if lo * unit < -SAFE_MAX or (hi + 1) * unit > SAFE_MAX:
             raise _too_big("byte offset", "DLTensor.strides", strides)
@@ -201,12 +201,9 @@ def _check_data(view: TensorView) -> None:
                                   field="DLTensor.data", value=0, expected="a non-NULL pointer when numel > 0")
     if view.device.type != DLDeviceType.kDLCPU:
         return
-    packed = view.dtype.is_subbyte and not view.flags & FLAG_IS_SUBBYTE_TYPE_PADDED
-    unit = view.dtype.bits * view.dtype.lanes if packed else view.dtype.itemsize
-    lo, hi = extent(view.shape, view.strides)
-    lo_byte, hi_byte = (lo * unit // 8, -(-(hi + 1) * unit // 8)) if packed else (lo * unit, (hi + 1) * unit)
+    lo_byte, hi_byte = view.byte_span()
     first = data + view.byte_offset
-    nbytes = -(-count * unit // 8) if packed else count * unit
+    nbytes = view.nbytes
     seen = end_seen()
     if nbytes <= seen and first + hi_byte <= seen and first + lo_byte >= 0:
         return

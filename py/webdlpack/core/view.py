@@ -78,9 +78,7 @@ class TensorView:
     @functools.cached_property
     def nbytes(self) -> int:
         """Bytes the elements take (packed sub-byte types round up to whole bytes); computed once."""
-        if self.dtype.is_subbyte and not self.flags & FLAG_IS_SUBBYTE_TYPE_PADDED:
-            return (self.size * self.dtype.bits * self.dtype.lanes + 7) // 8
-        return self.size * self.dtype.itemsize
+        return self.dtype.storage_bytes(self.size, bool(self.flags & FLAG_IS_SUBBYTE_TYPE_PADDED))
 
     @property
     def contiguous(self) -> bool:
@@ -110,10 +108,13 @@ class TensorView:
     def byte_span(self) -> tuple[int, int]:
         """Byte offsets ``(lo, hi_exclusive)`` from the first element that the elements touch.
 
-        ``(0, 0)`` for an empty tensor.
+        ``(0, 0)`` for an empty tensor, ``(0, nbytes)`` for a C-contiguous one
+        (bit-packed sub-byte elements too; those are never strided).
         """
         if self.size == 0:
             return 0, 0
+        if self.strides is None:
+            return 0, self.nbytes
         lo, hi = extent(self.shape, self.strides)
         item = self.dtype.itemsize
         return lo * item, (hi + 1) * item
