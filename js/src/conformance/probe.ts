@@ -3,6 +3,7 @@
  * and writer of DLManagedTensorVersioned at the wasm32 offsets of docs/spec.md T1
  * (written out here, independent of the codec it checks).
  */
+import { valueText } from "../describe-value.js";
 import { ErrorCode, type ErrorCodeName } from "../errors.js";
 import type { WasmHost } from "../dlpack/wasm-host.js";
 
@@ -21,16 +22,11 @@ export function ensure(cond: unknown, message: string): asserts cond {
   if (!cond) throw new CheckFailure(message);
 }
 
-/** Text of a value for messages. */
+/** Text of a value for messages: large integers (pointers) in hex, errors as `Name: message`, else as errors show values. */
 export function show(v: unknown): string {
-  if (typeof v === "number") return Number.isInteger(v) && v > 0xffff ? `0x${v.toString(16)}` : String(v);
-  if (typeof v === "string") return JSON.stringify(v);
+  if (typeof v === "number" && Number.isInteger(v) && v > 0xffff) return `0x${v.toString(16)}`;
   if (v instanceof Error) return `${v.name}: ${v.message}`;
-  try {
-    return String(v);
-  } catch {
-    return "<unprintable>";
-  }
+  return valueText(v);
 }
 
 /** Fail unless `err` is a typed error of `code` (name and number of the shared table, E1); `field` must appear in its field. */

@@ -15,8 +15,12 @@ export function summarize(results: CheckResult[]): ConformanceReport {
   return { results, passed: count("pass"), failed: count("fail"), warned: count("warn"), skipped: count("skip") };
 }
 
-/** The whole report as text: one line per check and a summary line. */
+/** The summary line: `webdlpack conformance: N passed, N failed, N warned, N skipped`. */
+export function summaryLine(report: ConformanceReport): string {
+  return `webdlpack conformance: ${report.passed} passed, ${report.failed} failed, ${report.warned} warned, ${report.skipped} skipped`;
+}
+
+/** The whole report as text: one line per check and the summary line. */
 export function formatReport(report: ConformanceReport): string {
-  return [...report.results.map(formatResult),
-    `webdlpack conformance: ${report.passed} passed, ${report.failed} failed, ${report.warned} warned, ${report.skipped} skipped`].join("\n");
+  return [...report.results.map(formatResult), summaryLine(report)].join("\n");
 }

@@ -8,7 +8,7 @@ import { globalChecks } from "./checks-global.js";
 import { contextChecks } from "./checks-context.js";
 import { tensorChecks } from "./checks-tensor.js";
 import { CheckFailure, CheckSkipped, show } from "./probe.js";
-import { formatResult, summarize } from "./report.js";
+import { formatResult, summarize, summaryLine } from "./report.js";
 import type { CheckResult, ConformanceReport, ConformanceTarget } from "./types.js";
 
 /** Every check, in report order. */
@@ -73,6 +73,6 @@ export async function runConformance(target: ConformanceTarget): Promise<Conform
     print?.(formatResult(r));
   }
   const report = summarize(results);
-  print?.(`webdlpack conformance: ${report.passed} passed, ${report.failed} failed, ${report.warned} warned, ${report.skipped} skipped`);
+  print?.(summaryLine(report));
   return report;
 }
