@@ -73,6 +73,9 @@ const MAGIC: Readonly<Record<AssetKind, readonly number[]>> = {
   clib: [0x00, 0x61, 0x73, 0x6d], // "\0asm": a wasm module
 };
 
+/** What each file is, for messages. */
+const KIND_LABEL: Readonly<Record<AssetKind, string>> = { wheel: "wheel (zip)", clib: "wasm module" };
+
 function hasMagic(kind: AssetKind, bytes: Uint8Array): boolean {
   return MAGIC[kind].every((b, i) => bytes[i] === b);
 }
@@ -113,7 +116,7 @@ async function fetchBytes(kind: AssetKind, url: URL | string): Promise<Fetched> 
   if (String(url).startsWith("file:")) {
     try {
       const bytes = await readFileURL(String(url));
-      return hasMagic(kind, bytes) ? { bytes } : { why: `not a ${kind === "wheel" ? "wheel (zip)" : "wasm module"}` };
+      return hasMagic(kind, bytes) ? { bytes } : { why: `not a ${KIND_LABEL[kind]}` };
     } catch (err) {
       return { why: `read failed: ${err instanceof Error ? err.message : String(err)}` };
     }
@@ -126,7 +129,7 @@ async function fetchBytes(kind: AssetKind, url: URL | string): Promise<Fetched> 
   }
   if (!response.ok) return { why: `HTTP ${response.status}` };
   const bytes = new Uint8Array(await response.arrayBuffer());
-  if (!hasMagic(kind, bytes)) return { why: `not a ${kind === "wheel" ? "wheel (zip)" : "wasm module"} (${bytes.length} bytes)` };
+  if (!hasMagic(kind, bytes)) return { why: `not a ${KIND_LABEL[kind]} (${bytes.length} bytes)` };
   return { bytes };
 }
 
