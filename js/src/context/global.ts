@@ -27,6 +27,9 @@ export interface SharedContextRecord<T> {
   readonly context: T;
 }
 
+/** Records of an older minor → the highest minor whose members their context was found to have. */
+const complete = new WeakMap<object, number>();
+
 function formatProtocol(p: ContextProtocol): string {
   return `${p.major}.${p.minor}`;
 }
@@ -70,7 +73,7 @@ export function claimSharedContext<T extends object>(protocol: ContextProtocol, 
       `speaking protocol ${formatProtocol(record.protocol)}; load webdlpack copies of one major version on a page`, {
         field: `${where}.protocol.major`, value: record.protocol.major, expected: `${protocol.major}` });
   }
-  if (record.protocol.minor < protocol.minor) {
+  if (record.protocol.minor < protocol.minor && (complete.get(record) ?? -1) < protocol.minor) {
     const missing = missingMembers(record.context, protocol.minor);
     if (missing.length > 0) {
       throw new WebDLPackError("INCOMPATIBLE_CONTEXT",
@@ -79,6 +82,7 @@ export function claimSharedContext<T extends object>(protocol: ContextProtocol, 
           field: `${where}.context.{${missing.join(", ")}}`, value: formatProtocol(record.protocol),
           expected: `a context with every member of protocol ${formatProtocol(protocol)}` });
     }
+    complete.set(record, protocol.minor); // checked once: later getContext() calls stay a few property reads
   }
   return record.context as T;
 }
