@@ -118,6 +118,15 @@ static int size_overflow(const char *what, const char *field, int64_t value) {
   return wdl__fail(WDL_SIZE_OVERFLOW, what, field, "at most 2^53 - 1", "%" PRId64, value);
 }
 
+/** Capacity of a field name such as "DLTensor.strides[31]". */
+#define WDL_FIELD_CAP 48
+
+/* "DLTensor.<array>[i]" written into buf, for an error naming one entry: formatted only on failure. */
+static const char *entry_field(char buf[WDL_FIELD_CAP], const char *array, int32_t i) {
+  snprintf(buf, WDL_FIELD_CAP, "DLTensor.%s[%" PRId32 "]", array, i);
+  return buf;
+}
+
 /* Structure checks (everything except data and the memory range); fills *span. */
 static int check_structure(const DLTensor *t, int padded, wdl_span *span) {
   if (t == NULL) return wdl__fail(WDL_NULL_POINTER, "tensor is NULL", "DLTensor", "a DLTensor address", NULL);
@@ -128,19 +137,21 @@ static int check_structure(const DLTensor *t, int padded, wdl_span *span) {
     return wdl__fail(WDL_NULL_POINTER, "shape is NULL", "DLTensor.shape", "ndim extents when ndim > 0",
                      "NULL (ndim %" PRId32 ")", t->ndim);
   }
-  char field[48];
+  char field[WDL_FIELD_CAP];
   int zero = 0;
   for (int32_t i = 0; i < t->ndim; i++) {
-    snprintf(field, sizeof field, "DLTensor.shape[%" PRId32 "]", i);
-    if (t->shape[i] < 0) return wdl__fail(WDL_BAD_SHAPE, "negative extent", field, "extent >= 0", "%" PRId64, t->shape[i]);
-    if (t->shape[i] > WDL_SAFE_MAX) return size_overflow("extent too large", field, t->shape[i]);
+    if (t->shape[i] < 0) {
+      return wdl__fail(WDL_BAD_SHAPE, "negative extent", entry_field(field, "shape", i), "extent >= 0", "%" PRId64,
+                       t->shape[i]);
+    }
+    if (t->shape[i] > WDL_SAFE_MAX) return size_overflow("extent too large", entry_field(field, "shape", i), t->shape[i]);
     zero |= t->shape[i] == 0;
   }
   const int64_t *strides = t->ndim > 0 ? t->strides : NULL;
   for (int32_t i = 0; strides != NULL && i < t->ndim; i++) {
     if (strides[i] > WDL_SAFE_MAX || strides[i] < -WDL_SAFE_MAX) {
-      snprintf(field, sizeof field, "DLTensor.strides[%" PRId32 "]", i);
-      return wdl__fail(WDL_BAD_STRIDES, "stride too large", field, "|stride| <= 2^53 - 1", "%" PRId64, strides[i]);
+      return wdl__fail(WDL_BAD_STRIDES, "stride too large", entry_field(field, "strides", i), "|stride| <= 2^53 - 1",
+                       "%" PRId64, strides[i]);
     }
   }
   if (t->byte_offset > (uint64_t)WDL_SAFE_MAX) {
@@ -170,8 +181,9 @@ static int check_structure(const DLTensor *t, int padded, wdl_span *span) {
     hi = 0;
     for (int32_t i = t->ndim - 1; i >= 0; i--) {
       int64_t reach;
-      snprintf(field, sizeof field, "DLTensor.strides[%" PRId32 "]", i);
-      if (safe_mul(t->shape[i] - 1, strides[i], &reach)) return size_overflow("(extent - 1) * stride too large", field, strides[i]);
+      if (safe_mul(t->shape[i] - 1, strides[i], &reach)) {
+        return size_overflow("(extent - 1) * stride too large", entry_field(field, "strides", i), strides[i]);
+      }
       int64_t *end = reach < 0 ? &lo : &hi;
       *end += reach; /* both addends within 2^53: no int64 overflow */
       if (*end > WDL_SAFE_MAX || *end < -WDL_SAFE_MAX) return size_overflow("element offsets too large", "DLTensor.strides", *end);
