@@ -75,10 +75,11 @@ typedef enum wdl_error_code {
   WDL_NULL_POINTER = 3,          /**< A pointer that must not be NULL is NULL. */
   WDL_BAD_NDIM = 4,              /**< ndim outside 0..WDL_MAX_NDIM. */
   WDL_BAD_SHAPE = 5,             /**< A negative extent. */
-  WDL_BAD_STRIDES = 6,           /**< Strides that overflow the address range. */
-  WDL_SIZE_OVERFLOW = 7,         /**< Element count or byte size does not fit 64 bits. */
+  WDL_BAD_STRIDES = 6,           /**< |stride| > 2^53 - 1, or a packed sub-byte tensor that is not C-contiguous. */
+  WDL_SIZE_OVERFLOW = 7,         /**< An extent, count, size, byte_offset or element offset past 2^53 - 1, or a CPU
+                                      tensor larger than the whole memory. */
   WDL_BAD_DTYPE = 8,             /**< Unknown dtype code or bits/lanes not allowed for it. */
-  WDL_BAD_DEVICE = 9,            /**< Unknown device type or negative device id. */
+  WDL_BAD_DEVICE = 9,            /**< Unknown device type, a negative device id, or a CPU device id other than 0. */
   WDL_VERSION_MISMATCH = 10,     /**< DLPack or host-table major version differs. */
   WDL_BAD_FLAGS = 11,            /**< Unknown DLPACK_FLAG_BITMASK_* bits. */
   WDL_NO_WEBGPU = 12,            /**< The JS host has no WebGPU. */
@@ -215,16 +216,20 @@ WDL_EXPORT const char *wdl_error_name(int code);
 /* ---- Validation ---------------------------------------------------------- */
 
 /**
- * Check a DLTensor the way the JS codec does: ndim in 0..32; shape non-NULL
- * when ndim > 0 and every extent >= 0; element count and byte size fit 64
- * bits; dtype code known and bits/lanes allowed for it (bool 8, bfloat 16,
- * float 16/32/64, int/uint 8/16/32/64, complex 64/128, fp8 types 8, fp6
- * types 6, fp4 4, opaque handle a nonzero multiple of 8; lanes >= 1, and
- * sub-byte types lanes 1); device type known and device id >= 0; data
- * non-NULL unless the tensor has no elements; strides (negative allowed)
- * keep every element address in range.
- * When `memory_size` is nonzero and the device is kDLCPU, every byte of every
- * element must lie in [0, memory_size) (pass wdl_memory_size() in wasm).
+ * Check a DLTensor by spec/validation-rules.json, the rule set the JS codec
+ * and the Python package are tested against too (spec/validation-rules.md):
+ * ndim in 0..32; shape non-NULL when ndim > 0 and every extent >= 0; every
+ * extent, |stride|, byte_offset, the element count, the byte size and the
+ * element offsets the strides reach (negative allowed) at most 2^53 - 1;
+ * dtype code known and bits allowed for it (bool 8, bfloat 16, float
+ * 16/32/64, int/uint 1/2/4/8/16/32/64, complex 32/64/128, fp8 types 8, fp6
+ * types 6, fp4 4, opaque handle 8/16/32/64; lanes 1..65535, sub-byte types
+ * too: an element is bits * lanes bits); sub-byte elements bit-packed, so a
+ * sub-byte tensor must be C-contiguous; device type known, device id >= 0
+ * and 0 for kDLCPU; data non-NULL unless the tensor has no elements.
+ * When `memory_size` is nonzero and the device is kDLCPU, the tensor's size
+ * must not exceed it and every byte of every element must lie in
+ * [0, memory_size) (pass wdl_memory_size() in wasm).
  * Returns 0, or -1 with the matching code and a message naming the field.
  * Does not read the data.
  */
@@ -232,8 +237,10 @@ WDL_EXPORT int wdl_tensor_validate(const DLTensor *t, uint64_t memory_size);
 
 /**
  * Check a DLManagedTensorVersioned: non-NULL, version.major ==
- * DLPACK_MAJOR_VERSION (else WDL_VERSION_MISMATCH), no unknown flag bits
- * (WDL_BAD_FLAGS), then wdl_tensor_validate(&t->dl_tensor, memory_size).
+ * WDL_DLPACK_MAJOR_VERSION (else WDL_VERSION_MISMATCH), no unknown flag bits
+ * (WDL_BAD_FLAGS), then its dl_tensor as wdl_tensor_validate does, except
+ * that with DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED set each sub-byte
+ * element takes one byte (and may then be strided).
  */
 WDL_EXPORT int wdl_managed_tensor_validate(const DLManagedTensorVersioned *t, uint64_t memory_size);
 
