@@ -15,7 +15,7 @@ import {
   type WasmHostMember,
 } from "../dlpack/index.js";
 import type { Ownership } from "./ownership.js";
-import type { Storage, TensorFlags, ToManagedOptions } from "./types.js";
+import { bitsOf, type Storage, type TensorFlags, type ToManagedOptions } from "./types.js";
 
 /** WasmHost members `Tensor.toManaged` uses. */
 const TO_MANAGED_HOST: readonly WasmHostMember[] = ["buffer", "malloc", "free", "addFunction", "removeFunction"];
@@ -51,10 +51,7 @@ export function exportManaged(source: ExportSource, host: WasmHost, options: ToM
   let data = desc.data;
   let byteOffset = desc.byteOffset;
   let strides = desc.strides;
-  let flags =
-    (f.readOnly ? DLPackFlag.READ_ONLY : 0) |
-    (f.isCopied ? DLPackFlag.IS_COPIED : 0) |
-    (f.subbytePadded ? DLPackFlag.IS_SUBBYTE_TYPE_PADDED : 0);
+  let flags = bitsOf(f);
   if (!inHost) {
     if (options.copy === false) {
       throw new WebDLPackError("COPY_REQUIRED", `the bytes are in ${s.kind === "js" ? "a JS ArrayBuffer" : "another wasm memory"}, not in this host's memory; exporting needs a copy`, {

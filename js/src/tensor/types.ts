@@ -128,3 +128,9 @@ const FLAG_SETS: readonly TensorFlags[] = Array.from({ length: 8 }, (_, bits) =>
 export function flagsOf(bits: number): TensorFlags {
   return FLAG_SETS[bits & 7]!;
 }
+
+/** The DLPack flag bits of `flags` (the inverse of {@link flagsOf}). */
+export function bitsOf(flags: TensorFlags): number {
+  return (flags.readOnly ? DLPackFlag.READ_ONLY : 0) | (flags.isCopied ? DLPackFlag.IS_COPIED : 0) |
+    (flags.subbytePadded ? DLPackFlag.IS_SUBBYTE_TYPE_PADDED : 0);
+}
