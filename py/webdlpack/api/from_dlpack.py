@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.abi import DLPACK_VERSION, DLDeviceType
+from ..core.abi import DLPACK_VERSION
 from ..core.device import Device, device as parse_device
 from ..core.errors import ErrorCode, WebDLPackAttributeError, WebDLPackBufferError, WebDLPackDeviceError
 from ..exchange.adopt import adopt_view
 from ..exchange.capsule import take_pointer
-from ..tensor.moves import check_copy, crosses_webgpu, move_view, refuse_copy, target_device
+from ..tensor.moves import check_copy, crosses_webgpu, move_view, refuse_copy, serves, target_device
 from ..tensor.tensor import Tensor
 
 __all__ = ["adopt", "from_capsule", "from_dlpack"]
@@ -44,7 +44,8 @@ def from_capsule(capsule: Any) -> Tensor:
     TypeError
         Not a PyCapsule.
     BufferError
-        A capsule already consumed (``ALREADY_CONSUMED``) or of another kind.
+        A capsule already consumed (``ALREADY_CONSUMED``) or of another kind;
+        a struct of another DLPack major (``VERSION_MISMATCH``; its deleter was called).
     ValueError
         An invalid struct; its deleter was called.
     """
@@ -109,7 +110,7 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> T
     if hasattr(x, "__dlpack_device__"):
         source = parse_device(tuple(x.__dlpack_device__()))
     target = target_device(requested, source)
-    if source is not None and not _served(source) and (target is None or not _served(target)):
+    if source is not None and not serves(source) and (target is None or not serves(target)):
         raise _foreign(source, "x.__dlpack_device__()")
     if crosses_webgpu(source, target):
         assert target is not None
@@ -129,7 +130,7 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> T
     del capsule
     try:
         expected = target if target is not None else source
-        if expected is None and not _served(tensor.device):  # a producer that did not say where its data is
+        if expected is None and not serves(tensor.device):  # a producer that did not say where its data is
             raise _foreign(tensor.device, "DLTensor.device")
         if expected is not None and tensor.device != expected:
             raise WebDLPackBufferError(ErrorCode.BAD_DEVICE, "producer returned data on another device",
@@ -145,11 +146,6 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> T
         tensor.dispose()
         return copied
     return tensor
-
-
-def _served(device: Device) -> bool:
-    """True for devices whose data webdlpack can use in place: the CPU (host / wasm memory) and WebGPU."""
-    return device.is_cpu or device.type == DLDeviceType.kDLWebGPU
 
 
 def _foreign(device: Device, field: str) -> WebDLPackDeviceError:

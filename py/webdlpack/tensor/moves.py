@@ -31,6 +31,7 @@ __all__ = [
     "check_stream",
     "check_copy",
     "target_device",
+    "serves",
 ]
 
 #: The ``stream`` values a consumer may pass (docs/stream-semantics.md): None, or -1 (no synchronization).
@@ -93,9 +94,14 @@ def check_copy(copy: Any, field: str = "copy") -> bool | None:
         ``INVALID_ARGUMENT`` for anything else (``"yes"``, ``2``, ``numpy.True_`` ...).
     """
     if copy is None or copy is True or copy is False:
-        return None if copy is None else bool(copy)
+        return copy
     raise WebDLPackTypeError(ErrorCode.INVALID_ARGUMENT, "copy must be None, True or False", field=field,
                              value=copy, expected="None (copy only if needed), True (always) or False (never)")
+
+
+def serves(device: Device) -> bool:
+    """True for the devices webdlpack holds data on: the CPU (host / wasm memory) and WebGPU."""
+    return device.is_cpu or device.type == DLDeviceType.kDLWebGPU
 
 
 def target_device(device: Any, source: Device | None = None) -> Device | None:
@@ -124,10 +130,10 @@ def target_device(device: Any, source: Device | None = None) -> Device | None:
     if device is None:
         return None
     target = parse_device(device)
-    if target.is_cpu or target.type == DLDeviceType.kDLWebGPU or target == source:
+    if serves(target) or target == source:
         return target
     where = "" if source is None else f" (the data is on {source})"
-    own = source is not None and not source.is_cpu and source.type != DLDeviceType.kDLWebGPU
+    own = source is not None and not serves(source)
     raise WebDLPackDeviceError(ErrorCode.BAD_DEVICE, f"webdlpack cannot move data to {target}{where}",
                                field="device", value=str(target),
                                expected="'cpu' or 'webgpu:N'" + (f", or {source}" if own else ""))
