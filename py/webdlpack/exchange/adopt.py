@@ -72,8 +72,9 @@ def adopt_view(address: int, versioned: bool = True) -> tuple[TensorView, Manage
     WebDLPackValueError
         NULL address (nothing taken), a struct that is misaligned or not wholly
         inside memory (``INVALID_POINTER`` / ``OUT_OF_BOUNDS``: nothing is read,
-        nothing taken), a major version other than 1
-        (``VERSION_MISMATCH``), or an invalid field (the field is named).
+        nothing taken), or an invalid field (the field is named).
+    WebDLPackBufferError
+        A major version other than 1 (``VERSION_MISMATCH``; the deleter was called).
     """
     address = int(address)
     seen = _SEEN.get(address)
