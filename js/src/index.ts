@@ -20,6 +20,5 @@ export * from "./errors.js";
 export * from "./dlpack/index.js";
 export * from "./context/index.js";
 export * from "./tensor/index.js";
-export { findPythonHandoff, registerPythonHandoff, unregisterPythonHandoff, PYTHON_HANDOFFS_KEY, type PythonHandoff } from "./context/python-handoff.js";
 export * from "./bridge/index.js";
 export * from "./assets.js";

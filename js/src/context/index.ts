@@ -57,3 +57,4 @@ export {
 } from "./pointer-table.js";
 export { claimPointerTag, POINTER_TAG_LOCK_PREFIX, type ClaimedTag, type LockManagerLike } from "./pointer-tags.js";
 export type { GPUPointer, PointerParts } from "./pointer-table.js";
+export { findPythonHandoff, registerPythonHandoff, unregisterPythonHandoff, PYTHON_HANDOFFS_KEY, type PythonHandoff } from "./python-handoff.js";
