@@ -35,7 +35,6 @@ class TensorFlags(NamedTuple):
     is_copied: bool
 
 
-
 class TensorBase(NotCopyable):
     """A tensor's view of memory, the owner that keeps it alive, and what can be read off them.
 

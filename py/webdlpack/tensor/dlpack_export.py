@@ -142,7 +142,7 @@ class DLPackExport(TensorBase):
             # copy=None or True: the array API lets (None) or makes (True) the producer copy across devices.
             view, owner = move_view(view, target)
         elif copy:
-            view, owner = self._copy(view)
+            view, owner = copy_view_on_device(view)
         elif not versioned and view.read_only:
             raise WebDLPackBufferError(ErrorCode.UNSUPPORTED,
                                        "a read-only tensor cannot be exported as a legacy capsule "
@@ -151,7 +151,3 @@ class DLPackExport(TensorBase):
         else:
             return make_capsule(view, owner, versioned=versioned, template=self._template(view, versioned))
         return make_capsule(view, owner, versioned=versioned)
-
-    @staticmethod
-    def _copy(view: TensorView) -> tuple[TensorView, Any]:
-        return copy_view_on_device(view)

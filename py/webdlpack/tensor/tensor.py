@@ -15,7 +15,7 @@ from ..core.nocopy import raise_not_copyable
 from .base import TensorFlags
 from .dlpack_export import DLPackExport
 from .host_access import HostAccess
-from .moves import check_stream, move_view, target_device
+from .moves import check_stream, copy_view_on_device, move_view, target_device
 
 __all__ = ["Tensor", "TensorFlags"]
 
@@ -85,7 +85,7 @@ class Tensor(HostAccess, DLPackExport):
 
         A WebGPU tensor is copied on the GPU (queued now; contiguous tensors only).
         """
-        view, owner = self._copy(self._live())
+        view, owner = copy_view_on_device(self._live())
         return Tensor._wrap(view, owner)
 
     def to_device(self, device: Any, /, *, stream: Any = None) -> Tensor:
