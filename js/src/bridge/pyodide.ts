@@ -180,7 +180,7 @@ async function load(pyodide: PyodideLike, options: LoadWebDLPackOptions): Promis
   const pythonVersion = String(pkg.__version__);
   pkg.destroy();
   const importManaged = exchange.import_managed as (address: number, versioned: boolean) => PyProxyLike;
-  const exportManaged = exchange.export_managed as (obj: unknown, versioned: boolean) => number;
+  const exportManaged = exchange.export_managed as (obj: unknown) => number; // versioned by default
   const bridge: WebDLPackPython = {
     pyodide,
     host,
@@ -191,8 +191,8 @@ async function load(pyodide: PyodideLike, options: LoadWebDLPackOptions): Promis
       return importManaged(address, true);
     },
     fromPython(obj: unknown) {
-      const address = exportManaged(obj, true) >>> 0;
-      return Tensor.fromManaged(host, address, { versioned: true });
+      const address = exportManaged(obj) >>> 0; // one argument: fewer to convert on the way into Python
+      return Tensor.fromManaged(host, address, VERSIONED);
     },
   };
   // `tensor.toPython()` finds this bridge through the page-wide list.

@@ -40,6 +40,8 @@ def export_managed(x: Any, versioned: bool = True) -> int:
     BufferError
         A read-only tensor with ``versioned=False`` (legacy structs cannot say read-only).
     """
+    if versioned and type(x) is Tensor:
+        return x._export(True)  # the exchange's common case; _export refuses a disposed tensor itself
     tensor = x if isinstance(x, Tensor) else from_dlpack(x)
     view = tensor._live()
     if not versioned and view.read_only:
