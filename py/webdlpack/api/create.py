@@ -129,7 +129,26 @@ def empty(shape: int | Sequence[int], dtype: Any = "float32", *, device: Any = N
 
 
 def zeros(shape: int | Sequence[int], dtype: Any = "float32", *, device: Any = None) -> Tensor:
-    """A new zero-filled C-contiguous tensor (see :func:`empty`; on WebGPU cleared on the GPU)."""
+    """A new zero-filled C-contiguous tensor (on WebGPU cleared on the GPU).
+
+    Parameters
+    ----------
+    shape : int or tuple/list of int
+        As for :func:`empty`.
+    dtype : str or DType, default "float32"
+    device : None, "cpu" or "webgpu:N"
+        As for :func:`empty`.
+
+    Returns
+    -------
+    Tensor
+        Every byte zero.
+
+    Raises
+    ------
+    TypeError, ValueError, MemoryError
+        As :func:`empty` raises them.
+    """
     return _new(shape, dtype, device, zero=True)
 
 

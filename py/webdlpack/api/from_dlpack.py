@@ -26,6 +26,13 @@ def adopt(address: int, versioned: bool = True) -> Tensor:
     (same parameters and errors); the tensor's disposal or collection then runs
     the deleter exactly once.
 
+    Parameters
+    ----------
+    address : int
+        Address of a managed struct; ownership passes to the tensor.
+    versioned : bool, default True
+        ``DLManagedTensorVersioned`` or a legacy ``DLManagedTensor``.
+
     Returns
     -------
     Tensor

@@ -150,7 +150,22 @@ def translate(exc: BaseException, *, gpu: bool) -> WebDLPackError:
 
 
 def call(device: Any, fn: Callable[[Any], Callable[..., Any]], *args: Any) -> Any:
-    """Call ``fn(webdlpack_js)(*args)`` for GPU work on ``device``; a JS error comes back typed (see :func:`translate`)."""
+    """Call ``fn(webdlpack_js)(*args)`` for GPU work on ``device``; a JS error comes back typed (see :func:`translate`).
+
+    Parameters
+    ----------
+    device : Device or str
+        The device the work is for (named by ``NO_WEBGPU`` where there is no bridge).
+    fn : callable
+        Picks the JS function from the module, e.g. ``lambda js: js.gpuFree``.
+    *args
+        Its arguments.
+
+    Returns
+    -------
+    object
+        What the JS function returned (a JsProxy for objects and Promises).
+    """
     module = js_module(device)
     try:
         return fn(module)(*args)
@@ -175,6 +190,19 @@ def require_wait(what: str, device: Any) -> None:
     """Raise the clear "cannot wait here" error unless :func:`can_wait`.
 
     Call it *before* starting GPU work, so nothing is left half done.
+
+    Parameters
+    ----------
+    what : str
+        What would wait, for the message (e.g. "reading WebGPU data back synchronously").
+    device : Device or str
+        The device it would wait on.
+
+    Raises
+    ------
+    WebDLPackDeviceError
+        ``NO_WEBGPU`` without the bridge; ``UNSUPPORTED`` (field ``device``)
+        where this call stack cannot block.
     """
     js_module(device)
     if not can_wait():
@@ -247,6 +275,20 @@ def export_managed(value: Any, versioned: bool, copy: bool | None) -> int:
     """``webdlpack_js.exportManaged(value, versioned, copy)``: the address of a managed struct JS wrote.
 
     Python owns the struct; a JS error comes back typed (see :func:`translate`).
+
+    Parameters
+    ----------
+    value : JsProxy
+        A JS webdlpack ``Tensor`` or a TypedArray.
+    versioned : bool
+        ``DLManagedTensorVersioned`` (True) or a legacy ``DLManagedTensor``.
+    copy : bool or None
+        As ``from_js``'s ``copy``, already checked.
+
+    Returns
+    -------
+    int
+        The struct's address (unsigned) in the wasm memory.
     """
     fn = _handover("exportManaged")
     try:

@@ -54,6 +54,17 @@ def end_seen() -> int:
 def check_readable(address: int, size: int, align: int, field: str) -> None:
     """Raise unless ``[address, address + size)`` is non-NULL, ``align``-aligned and inside memory.
 
+    Parameters
+    ----------
+    address : int
+        First byte a caller's pointer names.
+    size : int
+        Bytes that will be read from it.
+    align : int
+        Alignment the pointer must have (8 for structs and int64 arrays).
+    field : str
+        The field the pointer came from, for the error.
+
     Raises
     ------
     WebDLPackValueError

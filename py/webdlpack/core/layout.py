@@ -32,6 +32,13 @@ def is_c_contiguous(shape: Sequence[int], strides: Sequence[int] | None) -> bool
     ``None`` strides mean C-contiguous. Strides of extent-1 dimensions are
     ignored, and an empty tensor (an extent of 0) counts as contiguous, the
     same rules NumPy uses.
+
+    Parameters
+    ----------
+    shape : sequence of int
+        Extents.
+    strides : sequence of int or None
+        Strides in elements, one per extent.
     """
     if strides is None or numel(shape) == 0:
         return True

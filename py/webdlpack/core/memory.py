@@ -113,6 +113,13 @@ def copy_view(src: TensorView, dst_address: int) -> None:
 
     Works for any strides (negative too); contiguous runs use one ``memmove``.
 
+    Parameters
+    ----------
+    src : TensorView
+        A checked CPU view (every byte it reaches is readable).
+    dst_address : int
+        Where to write ``src.nbytes`` bytes.
+
     Raises
     ------
     WebDLPackBufferError

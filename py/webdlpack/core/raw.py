@@ -55,6 +55,18 @@ def unpack_at(s: struct.Struct, address: int) -> tuple[Any, ...]:
     """``s.unpack`` of the ``s.size`` bytes at host ``address``.
 
     The caller guarantees the bytes are readable (as with ``ctypes.from_address``).
+
+    Parameters
+    ----------
+    s : struct.Struct
+        The layout to read (native alignment).
+    address : int
+        Host address of the first byte.
+
+    Returns
+    -------
+    tuple
+        The unpacked fields.
     """
     if address + s.size <= _SPAN:
         return s.unpack_from(MEMORY, address)

@@ -30,7 +30,20 @@ SAFE_MAX = (1 << 53) - 1
 
 
 def check_flags(flags: int, field: str = "DLManagedTensorVersioned.flags") -> None:
-    """Raise ``BAD_FLAGS`` when ``flags`` has a bit DLPack 1.1 does not define."""
+    """Raise ``BAD_FLAGS`` when ``flags`` has a bit DLPack 1.1 does not define.
+
+    Parameters
+    ----------
+    flags : int
+        A managed struct's ``flags``.
+    field : str, default "DLManagedTensorVersioned.flags"
+        The field named in the error.
+
+    Raises
+    ------
+    WebDLPackValueError
+        ``BAD_FLAGS`` with the flags found and the known bits.
+    """
     if flags & ~KNOWN_FLAGS:
         raise WebDLPackValueError(ErrorCode.BAD_FLAGS, "unknown flag bits", field=field, value=flags,
                                   expected=f"only bits of {KNOWN_FLAGS:#x} (READ_ONLY, IS_COPIED, IS_SUBBYTE_TYPE_PADDED)")

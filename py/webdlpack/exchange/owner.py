@@ -61,6 +61,13 @@ def call_deleter(address: int, versioned: bool) -> None:
 
     Used for structs that were never wrapped in an owner, e.g. one refused
     for a version mismatch. The caller guarantees this happens once.
+
+    Parameters
+    ----------
+    address : int
+        The managed struct.
+    versioned : bool
+        ``DLManagedTensorVersioned`` (True) or legacy ``DLManagedTensor``.
     """
     fn = _deleter_address(address, versioned)
     if fn:

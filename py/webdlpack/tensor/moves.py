@@ -140,14 +140,37 @@ def target_device(device: Any, source: Device | None = None) -> Device | None:
 
 
 def crosses_webgpu(source: Device | None, target: Device | None) -> bool:
-    """True when ``target`` is given, differs from ``source`` and one side is WebGPU."""
+    """True when ``target`` is given, differs from ``source`` and one side is WebGPU.
+
+    Parameters
+    ----------
+    source : Device or None
+        Where the data is (None: the producer did not say).
+    target : Device or None
+        Where it is asked to be (None: where it is).
+    """
     if target is None or source == target:
         return False
     return target.type == DLDeviceType.kDLWebGPU or (source is not None and source.type == DLDeviceType.kDLWebGPU)
 
 
 def refuse_copy(source: Any, target: Device, field: str) -> WebDLPackDeviceError:
-    """The ``COPY_REQUIRED`` error for a cross-device move asked with ``copy=False``."""
+    """The ``COPY_REQUIRED`` error for a cross-device move asked with ``copy=False``.
+
+    Parameters
+    ----------
+    source : Device or str
+        Where the data is.
+    target : Device
+        Where it was asked to go.
+    field : str
+        The argument that asked for ``target`` (``"device"``, ``"dl_device"``).
+
+    Returns
+    -------
+    WebDLPackDeviceError
+        To raise.
+    """
     return WebDLPackDeviceError(ErrorCode.COPY_REQUIRED, f"moving data from {source} to {target} is a copy, "
                                 "but copy=False", field=field, value=str(target),
                                 expected=f"copy=True or None, or the data's own device ({source})")
@@ -171,6 +194,18 @@ def move_view(view: TensorView, target: Device) -> tuple[TensorView, Any]:
 
     CPU → WebGPU uploads; WebGPU → CPU reads back through JSPI (raises a clear
     error naming ``runPythonAsync`` / ``to_cpu_async`` where that cannot block).
+
+    Parameters
+    ----------
+    view : TensorView
+        What to copy.
+    target : Device
+        Where to (a device other than ``view.device``).
+
+    Returns
+    -------
+    (TensorView, object)
+        The C-contiguous copy (``IS_COPIED`` set) and the owner of its memory.
 
     Raises
     ------
