@@ -25,9 +25,8 @@ def address(value: object, end: int) -> int:
     return int(text, 0)
 
 
-
-
 def c_int(v: int) -> str:
+    """An int64 literal for C (``INT64_MIN`` has no literal of its own)."""
     if v == -(1 << 63):
         return "INT64_MIN"
     return f"INT64_C({v})"
@@ -35,7 +34,8 @@ def c_int(v: int) -> str:
 
 def main() -> None:
     src, out = sys.argv[1], sys.argv[2]
-    table = json.load(open(src, encoding="utf-8"))
+    with open(src, encoding="utf-8") as f:
+        table = json.load(f)
     end = table["memory_size"]
     arrays: list[str] = []
     rows: list[str] = []
