@@ -244,7 +244,7 @@ def _handover(name: str) -> Any:
         if module is None:
             where = "a Pyodide without it" if IS_PYODIDE else HOST_NAME
             raise WebDLPackBufferError(ErrorCode.UNSUPPORTED, "handing tensors to JavaScript needs Pyodide with the "
-                                       f"webdlpack JS bridge; this is {where}",
+                                       f"webdlpack JS bridge; this is {where}", field="webdlpack_js", value=None,
                                        expected="a Pyodide set up with webdlpack's loadWebDLPack(pyodide)")
         fn = _HANDOVER[name] = getattr(module, name)
     return fn

@@ -49,6 +49,7 @@ class TensorBase(NotCopyable):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise WebDLPackTypeError(ErrorCode.INVALID_ARGUMENT, "Tensor cannot be constructed directly",
+                                 field=type(self).__name__, value=args,
                                  expected="webdlpack.empty, zeros, from_buffer or from_dlpack")
 
     @classmethod
@@ -65,7 +66,7 @@ class TensorBase(NotCopyable):
     def _live(self) -> TensorView:
         view = self._view
         if view is None:
-            raise WebDLPackValueError(ErrorCode.DISPOSED, "tensor was disposed", field="tensor",
+            raise WebDLPackValueError(ErrorCode.DISPOSED, "tensor was disposed", field="tensor", value="disposed",
                                       expected="a tensor that was not disposed")
         return view
 
