@@ -14,7 +14,7 @@ from ..core.dtype import DType
 from ..core.errors import ErrorCode, WebDLPackTypeError, WebDLPackValueError
 from ..core.nocopy import NotCopyable
 from ..core.view import TensorView
-from .scope import _OPEN as _OPEN_SCOPES
+from .scope import OPEN_SCOPES
 from .scope import track as track_in_scope
 
 __all__ = ["TensorBase", "TensorFlags"]
@@ -58,7 +58,7 @@ class TensorBase(NotCopyable):
         self._view = view
         self._owner = owner
         self._templates = None
-        if _OPEN_SCOPES.get():
+        if OPEN_SCOPES.get():
             track_in_scope(self)
         return self
 

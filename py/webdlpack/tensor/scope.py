@@ -32,7 +32,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, TypeVar
 
-__all__ = ["Scope", "scope", "keep", "track"]
+__all__ = ["Scope", "scope", "keep", "track", "OPEN_SCOPES"]
 
 T = TypeVar("T")
 
@@ -121,12 +121,13 @@ class Scope:
         self._kept = weakref.WeakSet()
 
 
-_OPEN: ContextVar[tuple[Scope, ...]] = ContextVar("webdlpack_scopes", default=())
+#: The scopes open in this context, innermost last (``Tensor._wrap`` reads it to skip :func:`track` when empty).
+OPEN_SCOPES: ContextVar[tuple[Scope, ...]] = ContextVar("webdlpack_scopes", default=())
 
 
 def track(tensor: Any) -> None:
     """Remember a new tensor in the innermost open scope (no-op without one)."""
-    scopes = _OPEN.get()
+    scopes = OPEN_SCOPES.get()
     if scopes:
         scopes[-1]._remember(weakref.ref(tensor))
 
@@ -149,13 +150,13 @@ def scope() -> Iterator[Scope]:
     >>> tmp.disposed, out.disposed                         # doctest: +SKIP
     (True, False)
     """
-    stack = _OPEN.get()
+    stack = OPEN_SCOPES.get()
     opened = Scope(stack[-1] if stack else None)
-    token = _OPEN.set(stack + (opened,))
+    token = OPEN_SCOPES.set(stack + (opened,))
     try:
         yield opened
     finally:
-        _OPEN.reset(token)
+        OPEN_SCOPES.reset(token)
         opened._close()
 
 
@@ -176,6 +177,6 @@ def keep(x: T) -> T:
     --------
     Scope.keep : keep from one scope only (the tensor moves to the enclosing scope).
     """
-    for opened in _OPEN.get():
+    for opened in OPEN_SCOPES.get():
         opened.keep(x)
     return x
