@@ -91,6 +91,14 @@ cp`) as number;
   expect(r.c.info).toBe(256);
   expect(r.c.freed).toBe("0 STALE_POINTER");
   expect(r.live).toBe(0);
+
+  // The kit's P3 check on this context, whose pointers all have bit 31 set: the check is not vacuous here.
+  const u32 = await page.evaluate(async () => {
+    const { runConformance } = await import("/js/dist/conformance/index.js" as string);
+    const report = await runConformance({ context: (window as unknown as HarnessPage).webdlpack.getContext(), only: ["pointer.u32"], print: false });
+    return report.results.map((x: { check: string; status: string; detail: string }) => `${x.check} ${x.status} ${x.detail}`);
+  });
+  expect(u32).toEqual(["pointer.u32 pass "]);
 });
 
 test("a same-origin iframe is another context on the same thread: page and iframe refuse each other's pointers, saying so", async ({ page }) => {

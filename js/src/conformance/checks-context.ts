@@ -117,7 +117,8 @@ export const contextChecks: readonly Check[] = [
       try {
         for (const p of ptrs) {
           ensure(isU32Pointer(p), `pointer ${show(p)} is not in [1, 2^32)`);
-          if ((p | 0) !== p) ensure(context.gpuPointerToBuffer(p | 0) === context.gpuPointerToBuffer(p), `a pointer read as signed (${p | 0}) must translate`);
+          // Bit 31 set (webdlpack: tags 8..15): the same bits read as a signed int32 are not a pointer (P3, P7).
+          if ((p | 0) !== p) expectSyncCode(() => context.gpuPointerToBuffer(p | 0), "INVALID_POINTER", `pointer ${show(p)} read as signed (${p | 0})`);
         }
       } finally {
         for (const p of ptrs) context.freeWebGPU(p);
