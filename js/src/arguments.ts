@@ -67,3 +67,27 @@ export function checkOptionKeys(options: object, fn: string, known: readonly str
     }
   }
 }
+
+/**
+ * `limits` (undefined, or an object of some of `base`'s keys, each a safe
+ * integer >= 0) merged over a copy of `base`. Throws INVALID_ARGUMENT naming
+ * `field` or `field.<key>` (`what` names one entry in messages, e.g. "cache limit").
+ */
+export function mergeCountLimits<T extends object>(base: Readonly<T>, limits: unknown, field: string, what: string): T {
+  const out = { ...base } as T;
+  if (limits === undefined) return out;
+  const keys = Object.keys(base);
+  requireObject(limits, field, `an object {${keys.map((k) => `${k}?`).join(", ")}}`, `bad ${what}s`);
+  for (const [key, value] of Object.entries(limits)) {
+    if (!keys.includes(key)) {
+      throw new WebDLPackError("INVALID_ARGUMENT", `unknown ${what} "${key}"`, {
+        field: `${field}.${key}`, value: describeValue(value), expected: `one of ${keys.join(", ")}` });
+    }
+    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
+      throw new WebDLPackError("INVALID_ARGUMENT", `bad ${what}`, {
+        field: `${field}.${key}`, value: describeValue(value), expected: "a safe integer >= 0" });
+    }
+    (out as Record<string, number>)[key] = value;
+  }
+  return out;
+}

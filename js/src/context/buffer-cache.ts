@@ -5,6 +5,7 @@
  * cache serves both. No WebGPU calls here: buffers that do not fit are handed
  * back for the caller to release (through the destroy throttle).
  */
+import { mergeCountLimits } from "../arguments.js";
 import { describeValue } from "../describe-value.js";
 import { WebDLPackError } from "../errors.js";
 
@@ -55,24 +56,7 @@ export function checkCacheMode(mode: unknown, field: string): CacheMode {
 
 /** `limits` merged over `base`, each a safe integer >= 0. Throws INVALID_ARGUMENT naming the field. */
 export function mergeCacheLimits(base: Readonly<CacheLimits>, limits: unknown, field: string): CacheLimits {
-  if (limits === undefined) return { ...base };
-  if (limits === null || typeof limits !== "object") {
-    throw new WebDLPackError("INVALID_ARGUMENT", "bad cache limits", {
-      field, value: describeValue(limits), expected: "an object {maxBuffersPerClass?, maxBytesPerClass?, maxCachedBytes?}" });
-  }
-  const out = { ...base };
-  for (const [key, value] of Object.entries(limits)) {
-    if (!(key in base)) {
-      throw new WebDLPackError("INVALID_ARGUMENT", `unknown cache limit "${key}"`, {
-        field: `${field}.${key}`, value: describeValue(value), expected: "maxBuffersPerClass, maxBytesPerClass or maxCachedBytes" });
-    }
-    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
-      throw new WebDLPackError("INVALID_ARGUMENT", "bad cache limit", {
-        field: `${field}.${key}`, value: describeValue(value), expected: "a safe integer >= 0" });
-    }
-    out[key as keyof CacheLimits] = value;
-  }
-  return out;
+  return mergeCountLimits(base, limits, field, "cache limit");
 }
 
 /** Free buffers of one device, by usage then size; most recently freed is reused first. */

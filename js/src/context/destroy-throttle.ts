@@ -18,8 +18,7 @@
  * work submitted before they were freed. Above `maxPendingBytes` pending,
  * async allocation awaits {@link DestroyThrottle.relieve} before creating more.
  */
-import { describeValue } from "../describe-value.js";
-import { WebDLPackError } from "../errors.js";
+import { mergeCountLimits } from "../arguments.js";
 
 /** Budgets of one device's throttle. */
 export interface ThrottleLimits {
@@ -232,25 +231,7 @@ export class DestroyThrottle {
   }
 }
 
-/** Throttle limits merged over `base`. Throws INVALID_ARGUMENT naming the field. */
+/** Throttle limits merged over `base` (`options.throttleLimits`). Throws INVALID_ARGUMENT naming the field. */
 export function mergeThrottleLimits(base: Readonly<ThrottleLimits>, limits: unknown): ThrottleLimits {
-  const out = { ...base };
-  if (limits === undefined) return out;
-  const field = "options.throttleLimits";
-  if (limits === null || typeof limits !== "object") {
-    throw new WebDLPackError("INVALID_ARGUMENT", "bad throttle limits", {
-      field, value: describeValue(limits), expected: "an object {maxPendingBytes?, markerBytes?}" });
-  }
-  for (const [key, value] of Object.entries(limits)) {
-    if (key !== "maxPendingBytes" && key !== "markerBytes") {
-      throw new WebDLPackError("INVALID_ARGUMENT", `unknown throttle limit "${key}"`, {
-        field: `${field}.${key}`, value: describeValue(value), expected: "maxPendingBytes or markerBytes" });
-    }
-    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
-      throw new WebDLPackError("INVALID_ARGUMENT", "bad throttle limit", {
-        field: `${field}.${key}`, value: describeValue(value), expected: "a safe integer >= 0" });
-    }
-    out[key] = value;
-  }
-  return out;
+  return mergeCountLimits(base, limits, "options.throttleLimits", "throttle limit");
 }
