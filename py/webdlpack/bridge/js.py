@@ -309,10 +309,10 @@ def deleter_caller() -> Callable[[int, int], None] | None:
     if fn is None:
         return None
 
-    def call(deleter: int, address: int) -> None:
+    def call_deleter(deleter: int, address: int) -> None:  # not the module's call(): no device, hand-over errors
         try:
             fn(deleter, address)
         except _JsException as exc:
             raise translate(exc, gpu=False) from None
 
-    return call
+    return call_deleter
