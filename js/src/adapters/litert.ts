@@ -30,7 +30,6 @@ import { copyGPUTensor, locateGPUTensor } from "./gpu-buffer.js";
 import { recordHandoff } from "./handoff.js";
 import { inPlaceCopyReason } from "./in-place.js";
 import type { LiteRtEnvironmentLike, LiteRtLike, LiteRtTensorLike } from "./litert-types.js";
-import { retainTensor } from "./producer.js";
 import { tensorToTypedArray } from "./typed-array.js";
 
 /** Owner name of LiteRT.js: its device guard, its adopted buffers and tensors in the ledger. */
@@ -194,7 +193,7 @@ export async function tensorToLiteRt(litert: LiteRtLike, tensor: Tensor, options
   const loc = locateGPUTensor(tensor, ctx);
   const reason = copy === "always" ? "copy: 'always'" : inPlaceCopyReason(tensor, loc, "new litert.Tensor(gpuBuffer, …)");
   if (reason === null) {
-    const out = litertTensorOver(litert, loc.buffer, tensor, dtype, env, retainTensor(tensor));
+    const out = litertTensorOver(litert, loc.buffer, tensor, dtype, env, tensor.retain());
     recordHandoff(out, null);
     return out;
   }

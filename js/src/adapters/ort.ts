@@ -26,7 +26,7 @@ import { GPUOutputAdoptions } from "./adopt.js";
 import { copyGPUTensor, locateGPUTensor } from "./gpu-buffer.js";
 import { recordHandoff } from "./handoff.js";
 import { inPlaceCopyReason } from "./in-place.js";
-import { ORT_OWNER, retainTensor } from "./producer.js";
+import { ORT_OWNER } from "./producer.js";
 import { tensorToTypedArray } from "./typed-array.js";
 
 /** Options shared by the ORT adapter functions. */
@@ -260,7 +260,7 @@ export async function tensorToOrt(ort: OrtLike, tensor: Tensor, options: TensorT
   const loc = locateGPUTensor(tensor, ctx);
   const reason = copy === "always" ? "copy: 'always'" : inPlaceCopyReason(tensor, loc, "ort.Tensor.fromGpuBuffer");
   if (reason === null) {
-    const release = retainTensor(tensor);
+    const release = tensor.retain();
     const out = ort.Tensor.fromGpuBuffer(loc.buffer, { dataType, dims, dispose: release });
     recordHandoff(out, null);
     return out;

@@ -9,8 +9,7 @@
  * READ_ONLY / IS_COPIED flags the adapter sets. Each such tensor is a "tensor"
  * entry of the context's lifetime ledger under its framework's name.
  */
-import type { DType } from "../dlpack/dtype.js";
-import { Tensor } from "../tensor/index.js";
+import { Tensor, type WebGPUTensorInput } from "../tensor/index.js";
 
 /** Owner name of ONNX Runtime Web: its device guard, its adopted buffers and tensors in the ledger. */
 export const ORT_OWNER = "onnxruntime-web";
@@ -19,22 +18,11 @@ export const TFJS_OWNER = "tfjs";
 /** Owner name of buffers and tensors the adapters make themselves (GPU copies, uploads). */
 export const ADAPTERS_OWNER = "webdlpack.adapters";
 
-/** What {@link produceGPUTensor} needs. */
-export interface ProducedGPUTensor {
-  /** GPU pointer (from the context's table) naming the buffer. */
-  pointer: number;
-  /** webdlpack device id of the buffer. */
-  deviceId: number;
-  dtype: DType | string;
-  shape: readonly number[];
-  /** Strides in elements, or null/undefined for C-contiguous. */
-  strides?: readonly number[] | null;
-  /** Bytes from the buffer start to the first element (default 0). */
-  byteOffset?: number;
-  /** Consumers must not write (a buffer another framework still reads). */
-  readOnly?: boolean;
-  /** The adapter made this copy for the consumer. */
-  isCopied?: boolean;
+/**
+ * What {@link produceGPUTensor} needs: a `Tensor.webgpu` input whose release
+ * is required (`release` instead of `onRelease`) and whose ledger owner is the framework's name.
+ */
+export interface ProducedGPUTensor extends Omit<WebGPUTensorInput, "onRelease" | "owner"> {
   /** Runs exactly once when the Tensor and every export of it are released. */
   release: () => void;
   /** The framework the tensor comes from (its owner in the context's lifetime ledger), e.g. "onnxruntime-web". */
@@ -55,35 +43,11 @@ export function liveProducedTensors(): number {
  * runs before the error is thrown (ownership was passed in).
  */
 export function produceGPUTensor(input: ProducedGPUTensor): Tensor {
-  const release = input.release;
+  const { release, ...layout } = input;
   live++;
   const onRelease = (): void => {
     live--;
     release();
   };
-  return Tensor.webgpu({
-    pointer: input.pointer >>> 0,
-    deviceId: input.deviceId,
-    dtype: input.dtype,
-    shape: input.shape,
-    strides: input.strides ?? null,
-    byteOffset: input.byteOffset ?? 0,
-    readOnly: input.readOnly ?? false,
-    isCopied: input.isCopied ?? false,
-    onRelease,
-    owner: input.owner,
-  });
-}
-
-/**
- * Keep `tensor`'s bytes alive for one more holder (a framework tensor made from
- * it without a copy); returns that holder's release (idempotent).
- *
- * The producer (an ORT output, a TF.js tensor, Python) then keeps its buffer
- * until the webdlpack Tensor is disposed AND every holder released. A tensor
- * without an owner (`Tensor.webgpu(...)` without `onRelease`: the caller
- * manages its buffer) is only kept alive by the caller's own care.
- */
-export function retainTensor(tensor: Tensor): () => void {
-  return tensor.retain();
+  return Tensor.webgpu({ ...layout, pointer: input.pointer >>> 0, onRelease });
 }

@@ -27,7 +27,7 @@ import { copyGPUTensor, locateGPUTensor } from "./gpu-buffer.js";
 import { elementCount, runGpuCopy } from "./gpu-copy.js";
 import { recordHandoff } from "./handoff.js";
 import { BufferLease } from "./leases.js";
-import { ADAPTERS_OWNER, produceGPUTensor, retainTensor, TFJS_OWNER } from "./producer.js";
+import { ADAPTERS_OWNER, produceGPUTensor, TFJS_OWNER } from "./producer.js";
 import { tensorToTypedArray } from "./typed-array.js";
 import { activeBackendOn, watchRelease } from "./tfjs-backend.js";
 
@@ -88,7 +88,7 @@ export async function tensorToTfjs(tf: TfjsLike, tensor: Tensor, options: Tensor
   const count = elementCount(shape);
   const reason = copy === "always" ? "copy: 'always'" : tfjsCopyReason(loc.buffer, loc.byteOffset, loc.contiguous, count, mapping.convert, dtypeName(tensor.dtype));
   if (reason === null) {
-    const release = retainTensor(tensor);
+    const release = tensor.retain();
     let out: TfjsTensorLike;
     try {
       out = tf.tensor({ buffer: loc.buffer, zeroCopy: true }, shape, mapping.tfjs);
