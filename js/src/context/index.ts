@@ -25,6 +25,7 @@
  *   ledger-entry.ts      one ledger entry (exactly-once release) and the report shapes
  *   pointer-table.ts     GPU pointers: context tag + generation + slot, O(1) translation
  *   pointer-tags.ts      which tag a context's pointers carry (unique per live context through Web Locks)
+ *   register-check.ts    registerGPUBuffer's asynchronous check that a buffer is live and the device's
  *   types.ts             the public interface and option types
  *   track-tensor.ts      owning WebGPU tensors in the ledger
  *   python-handoff.ts    the page-wide list of Python bridges (tensor.toPython())

@@ -4,6 +4,7 @@
  *   tensor.ts         the Tensor class: description, storage, lifetime, the factories and exports
  *   types.ts          storage kinds, DLPack flags, the factories' inputs
  *   create.ts         the factories' checks and decoding (managed struct, TypedArray, wasm view, GPU pointer)
+ *   array-input.ts    TypedArray inputs: detached buffers, element types a dtype may be stored as
  *   cpu-view.ts       views and contiguous copies of bytes in wasm memory or an ArrayBuffer
  *   gpu-pointer.ts    GPU pointer → GPUBuffer (the page context, or a resolver a test sets)
  *   dlpack-export.ts  toManaged: a managed DLPack struct in a wasm host's memory
