@@ -500,3 +500,20 @@ e13 = webdlpack.empty((3, 5), "int16", device="webgpu:0")
   expect(r.owner).toBe("python");
   expect(r.after).toBe("STALE_POINTER");
 });
+
+test("a packed sub-byte webdlpack.empty on webgpu:0 allocates its packed size (12 fp4 elements: 6 bytes), not a byte per element", async ({ shared }) => {
+  const r = await inGpuPage(shared, async () => {
+    const { w, ctx } = (window as unknown as W).gpuTest.env();
+    const out = (w.pyodide.runPython(`
+import webdlpack
+e4 = webdlpack.empty((12,), "float4_e2m1fn", device="webgpu:0")
+[e4.data_ptr, e4.nbytes, e4._owner.nbytes]
+`) as { toJs(): [number, number, number] }).toJs();
+    const info = ctx.gpuPointerInfo(out[0]);
+    w.pyodide.runPython("e4.dispose(); del e4");
+    return { nbytes: out[1], bytes: out[2], size: info.size };
+  });
+  expect(r.nbytes).toBe(6);
+  expect(r.bytes).toBe(6); // the allocation Python asked for (the pointer's buffer may be a larger bucket)
+  expect(r.size).toBeGreaterThanOrEqual(6);
+});

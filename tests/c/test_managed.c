@@ -131,7 +131,7 @@ static void alloc_cpu_owned_zeroed_aligned(void) {
   DLManagedTensorVersioned *t = wdl_managed_tensor_alloc_cpu(k_f32, 3, shape);
   CHECK(t != NULL);
   CHECK(t->dl_tensor.data != NULL);
-  CHECK_EQ_INT((uintptr_t)t->dl_tensor.data % 64, 0);
+  CHECK_EQ_INT((uintptr_t)t->dl_tensor.data % WDL_CPU_ALIGNMENT, 0);
   CHECK_EQ_INT(t->dl_tensor.device.device_type, kDLCPU);
   float *f = (float *)t->dl_tensor.data;
   for (int i = 0; i < 30; i++) CHECK(f[i] == 0.0f);

@@ -120,15 +120,15 @@ WDL_EXPORT DLManagedTensorVersioned *wdl_managed_tensor_alloc_cpu(DLDataType dty
   view.shape = (int64_t *)shape;
   uint64_t nbytes = 0;
   if (wdl_tensor_nbytes(&view, &nbytes) != 0) return NULL;
-  if (nbytes > (uint64_t)(SIZE_MAX - 64)) {
+  if (nbytes > (uint64_t)(SIZE_MAX - WDL_CPU_ALIGNMENT)) {
     wdl__fail(WDL_OUT_OF_MEMORY, "tensor larger than the address space", "shape", "a byte size that fits size_t",
               "%" PRIu64 " bytes", nbytes);
     return NULL;
   }
-  size_t alloc = ((size_t)nbytes + 63u) & ~(size_t)63u;
+  size_t alloc = ((size_t)nbytes + (WDL_CPU_ALIGNMENT - 1u)) & ~(size_t)(WDL_CPU_ALIGNMENT - 1u);
   void *data = NULL;
   if (alloc > 0) {
-    data = aligned_alloc(64, alloc);
+    data = aligned_alloc(WDL_CPU_ALIGNMENT, alloc);
     if (data == NULL) {
       wdl__fail(WDL_OUT_OF_MEMORY, "allocation of tensor data failed", "shape", "memory for the data",
                 "%" PRIu64 " bytes", nbytes);

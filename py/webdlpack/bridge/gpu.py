@@ -105,7 +105,7 @@ def _flags(view: TensorView) -> int:
 
 def gpu_empty(shape: tuple[int, ...], dtype: DType, device: Device, *, zero: bool) -> tuple[TensorView, GPUAllocation]:
     """A new C-contiguous GPU view and its allocation (zeroed on the GPU when ``zero``)."""
-    nbytes = numel(shape) * dtype.itemsize
+    nbytes = dtype.storage_bytes(numel(shape))
     owner = GPUAllocation(nbytes, device)
     if zero:
         try:
@@ -144,16 +144,9 @@ def upload(view: TensorView, device: Device) -> tuple[TensorView, GPUAllocation]
     return TensorView(owner.pointer, 0, view.shape, None, view.dtype, device, _flags(view)), owner
 
 
-def _readback_plan(view: TensorView) -> tuple[int, int]:
-    """Byte span ``(lo, hi)`` around the first element that holds every element."""
-    if view.contiguous:
-        return 0, view.nbytes
-    return view.byte_span()
-
-
 def _start_readback(view: TensorView) -> tuple[Any, HostBlock, int]:
     """Start copying the GPU bytes of ``view`` into a new host block; returns (promise, block, lo)."""
-    lo, hi = _readback_plan(view)
+    lo, hi = view.byte_span()
     if view.byte_offset + lo < 0:
         raise WebDLPackDeviceError(ErrorCode.OUT_OF_BOUNDS, "the elements start before the GPU buffer",
                                    field="byte_offset", value=view.byte_offset, expected=f">= {-lo} for these strides")

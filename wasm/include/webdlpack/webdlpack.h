@@ -64,6 +64,9 @@ extern "C" {
 /** Largest ndim a DLTensor may have (the JS codec uses the same limit). */
 #define WDL_MAX_NDIM 32
 
+/** Alignment in bytes of CPU data the library allocates (DLPack recommends 256; JAX needs 64 for zero-copy). */
+#define WDL_CPU_ALIGNMENT 256u
+
 /**
  * Error codes. The numbers equal `ErrorCode` in js/src/errors.ts and the
  * Python package's codes; never renumber, only append.
@@ -288,8 +291,8 @@ WDL_EXPORT DLManagedTensorVersioned *wdl_managed_tensor_create_from_view(const D
                                                                         wdl_release_fn data_release, void *ctx);
 
 /**
- * Make a C-contiguous CPU tensor whose data the library allocates (64-byte
- * aligned, zero-filled) and owns: the deleter frees it. Returns NULL on
+ * Make a C-contiguous CPU tensor whose data the library allocates
+ * (WDL_CPU_ALIGNMENT-byte aligned, zero-filled) and owns: the deleter frees it. Returns NULL on
  * failure (validation error or WDL_OUT_OF_MEMORY).
  */
 WDL_EXPORT DLManagedTensorVersioned *wdl_managed_tensor_alloc_cpu(DLDataType dtype, int32_t ndim, const int64_t *shape);
