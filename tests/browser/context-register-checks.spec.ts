@@ -42,3 +42,74 @@ test("registerGPUBuffer refuses a destroyed buffer and another GPUDevice's buffe
     live: 0,
   });
 });
+
+test("the register check runs once per GPUBuffer and device: a verified buffer costs no GPU call, a refused one stays refused", async ({ jsPage }) => {
+  const r = await jsPage.evaluate(async () => {
+    const { setup } = (window as unknown as HarnessWindow).testkit;
+    const { ctx, device } = await setup({});
+    const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
+    const other = await (await navigator.gpu.requestAdapter())!.requestDevice();
+    const good = device.createBuffer({ size: 64, usage, label: "good" });
+    const foreign = other.createBuffer({ size: 64, usage, label: "foreign" });
+    let checks = 0;                                          // zero-byte writeBuffers: the check's GPU call
+    const write = GPUQueue.prototype.writeBuffer;
+    GPUQueue.prototype.writeBuffer = function (this: GPUQueue, ...args: Parameters<GPUQueue["writeBuffer"]>) {
+      if ((args[2] as ArrayBufferView).byteLength === 0) checks += 1;
+      return write.apply(this, args);
+    } as GPUQueue["writeBuffer"];
+    const settle = async (): Promise<void> => {
+      await device.queue.onSubmittedWorkDone();
+      await new Promise((res) => setTimeout(res, 50));
+    };
+    const use = (p: number): string => {
+      try {
+        return ctx.gpuPointerToBuffer(p) ? "usable" : "nothing";
+      } catch (err) {
+        return (err as { code?: string }).code ?? "untyped";
+      }
+    };
+    const seen: string[] = [];
+    try {
+      for (let round = 0; round < 3; round++) {               // the same buffers registered again and again
+        const pGood = ctx.registerGPUBuffer(good);
+        const pForeign = ctx.registerGPUBuffer(foreign);
+        const pPending = round === 0 ? ctx.registerGPUBuffer(device.createBuffer({ size: 64, usage })) : null;
+        await settle();
+        seen.push(`${use(pGood)}/${use(pForeign)}`);
+        ctx.freeWebGPU(pGood);
+        ctx.freeWebGPU(pForeign);
+        if (pPending !== null) ctx.freeWebGPU(pPending);
+      }
+      // Registered twice before the first verdict: the second shares the first check.
+      const twice = device.createBuffer({ size: 64, usage });
+      const before = checks;
+      const p1 = ctx.registerGPUBuffer(twice);
+      ctx.freeWebGPU(p1);
+      const p2 = ctx.registerGPUBuffer(twice);
+      await settle();
+      seen.push(`${use(p2)} ${checks - before}`);
+      ctx.freeWebGPU(p2);
+      twice.destroy();
+      // A buffer webdlpack destroyed itself (owned) is checked again when registered again.
+      const owned = device.createBuffer({ size: 64, usage });
+      const pOwned = ctx.registerGPUBuffer(owned, { owned: true });
+      await settle();
+      ctx.freeWebGPU(pOwned);                                  // unpooled and owned: given back for destroy
+      const afterOwned = checks;
+      const again = ctx.registerGPUBuffer(owned);
+      seen.push(`owned re-registered: ${checks - afterOwned} check`);
+      ctx.freeWebGPU(again);
+    } finally {
+      GPUQueue.prototype.writeBuffer = write;
+    }
+    good.destroy();
+    foreign.destroy();
+    other.destroy();
+    return { seen, checks, live: ctx.stats().livePointers };
+  });
+  expect(r).toEqual({
+    seen: ["usable/INVALID_ARGUMENT", "usable/INVALID_ARGUMENT", "usable/INVALID_ARGUMENT", "usable 1", "owned re-registered: 1 check"],
+    checks: 6, // round 0: good, foreign, the pending one; then `twice` once; `owned` twice (before and after webdlpack destroyed it)
+    live: 0,
+  });
+});

@@ -12,6 +12,7 @@ import { MARK_RELEASED, type LedgerEntry } from "./ledger-entry.js";
 import type { Ledger } from "./ledger.js";
 import { claimPointerTag } from "./pointer-tags.js";
 import { formatPointer, GPU_POINTER_SLOT_BITS, PointerTable, type GPUPointer, type PointerTableOptions } from "./pointer-table.js";
+import { forgetVerifiedBuffer } from "./register-check.js";
 import type { GPUPointerInfo } from "./types.js";
 
 /** What the pointer table holds for each pointer. */
@@ -235,6 +236,7 @@ export class BufferTable {
     if (entry.released) return;
     entry.released = true;
     if (entry.owned) {
+      forgetVerifiedBuffer(entry.buffer); // webdlpack may destroy it: registering it again must check again
       const allocator = this.#allocators.existing(entry.device);
       if (allocator === undefined || entry.device.lost) entry.buffer.destroy();
       else if (entry.pooled && entry.asyncError === undefined) allocator.recycle(entry.buffer);

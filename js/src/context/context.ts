@@ -317,7 +317,8 @@ export class PageContext implements WebDLPackContext {
       ownerLabel: ownerLabel(opts.owner), onRelease: opts.onRelease, pooled: false, ledger: undefined, released: false, asyncError: undefined,
     });
     // Destroyed, or another GPUDevice's: WebGPU says so asynchronously; the pointer then refuses every use.
-    void checkRegisteredBuffer(record.device, buffer, ptr, record.id).then((refusal) => {
+    // A buffer already verified on this device (frameworks reuse theirs) costs no GPU call (register-check.ts).
+    void checkRegisteredBuffer(record.device, buffer, ptr, record.id)?.then((refusal) => {
       if (refusal !== null && this.#table.pointerOf(buffer) === ptr) this.#table.poison(ptr, refusal);
     });
     return ptr;
