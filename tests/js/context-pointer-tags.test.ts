@@ -9,6 +9,8 @@ import assert from "node:assert/strict";
 import { WebDLPackError } from "../../js/src/errors.js";
 import { PointerTable, describeGPUPointer, randomPointerTag, GPU_POINTER_TAG_BITS } from "../../js/src/context/pointer-table.js";
 import { claimPointerTag, POINTER_TAG_LOCK_PREFIX, type LockManagerLike } from "../../js/src/context/pointer-tags.js";
+import { PageContext } from "../../js/src/context/context.js";
+import { CONTEXT_PROTOCOL } from "../../js/src/context/get-context.js";
 
 /** The error `fn` throws. */
 function caught(fn: () => unknown): WebDLPackError {
@@ -131,4 +133,21 @@ test("claimPointerTag: live contexts of one origin get different tags; a release
   assert.equal(await claimPointerTag(4, undefined), null);
   const refusing: LockManagerLike = { query: async () => { throw new Error("SecurityError"); }, request: async () => undefined };
   assert.equal(await claimPointerTag(4, refusing), null);
+});
+
+test("setup() claims a tag through Web Locks, but never replaces a tag given in the table options", async () => {
+  const had = Object.getOwnPropertyDescriptor(globalThis, "navigator");
+  Object.defineProperty(globalThis, "navigator", { value: { locks: fakeLocks() }, configurable: true, writable: true });
+  try {
+    const given = new PageContext(CONTEXT_PROTOCOL, { table: { tag: 9 } });
+    const claimed = new PageContext(CONTEXT_PROTOCOL);
+    for (const ctx of [given, claimed]) {
+      await assert.rejects(ctx.setup(), (err: unknown) => err instanceof WebDLPackError && err.code === "NO_WEBGPU");
+    }
+    assert.equal(given.stats().pointerTag, 9);
+    assert.equal(claimed.stats().pointerTag, 1); // the first tag the fake lock manager had free
+  } finally {
+    if (had === undefined) delete (globalThis as { navigator?: unknown }).navigator;
+    else Object.defineProperty(globalThis, "navigator", had);
+  }
 });

@@ -76,7 +76,7 @@ export class BufferTable {
    * (Measured: bench/allocator.mjs.)
    */
   #fast: unknown[] = emptyFastPath(64);
-  /** The one claimUniqueTag run. */
+  /** The one claimUniqueTag run (settled from the start when the options gave the tag). */
   #tagClaim: Promise<void> | undefined;
 
   /** An empty table whose entries are tracked in `ledger`. */
@@ -84,6 +84,7 @@ export class BufferTable {
     this.#ledger = ledger;
     this.#allocators = allocators;
     this.#table = new PointerTable<BufferEntry>(options);
+    if (options?.tag !== undefined) this.#tagClaim = Promise.resolve(); // a tag the caller chose is kept
   }
 
   /** The tag of this context's pointers (pointer-table.ts). */
@@ -94,7 +95,8 @@ export class BufferTable {
   /**
    * Once, before the first pointer: take a tag no other live context of the
    * origin holds (pointer-tags.ts); the random tag stays when that is not
-   * possible or a pointer was issued meanwhile.
+   * possible or a pointer was issued meanwhile, and a tag given in the
+   * table options is never replaced.
    */
   claimUniqueTag(): Promise<void> {
     if (this.#tagClaim === undefined) {
