@@ -27,8 +27,8 @@ export interface FrameworkGPUOutput {
   buffer(): GPUBuffer | null | undefined;
   dtype: DType;
   shape: readonly number[];
-  /** For messages, e.g. "LiteRT output 4x8 float32". */
-  label: string;
+  /** For messages, e.g. "LiteRT output 4x8 float32" (may be a getter: it is read only when a message or the lease's label needs it). */
+  readonly label: string;
   /** Where the buffer comes from, for messages, e.g. "litertTensor.toGpuBuffer()". */
   field: string;
   /** Give the buffer back to the framework (runs once, after the last holder released). */
@@ -92,7 +92,7 @@ export class GPUOutputAdoptions<K extends object> {
     }
     ctx.getWebGPUDevice(deviceId);
     const pointer = ctx.registerGPUBuffer(buffer, { deviceId, owned: false, owner: this.owner, onRelease: () => output.release() });
-    const lease = new BufferLease(output.label, () => {
+    const lease = new BufferLease(() => output.label, () => {
       this.#entries.delete(key);
       ctx.freeWebGPU(pointer);
     });

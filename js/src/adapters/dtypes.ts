@@ -9,6 +9,7 @@
  * both sides. Bytes are never reinterpreted silently.
  */
 import { WebDLPackError } from "../errors.js";
+import { DataTypeCode } from "../dlpack/constants.js";
 import { formatDType, parseDType, type DType } from "../dlpack/dtype.js";
 
 /** ORT's name for each webdlpack dtype name it has with identical bytes. */
@@ -81,6 +82,10 @@ export interface TfjsTypeMapping {
   readonly convert: boolean;
 }
 
+const TFJS_FLOAT32: TfjsTypeMapping = Object.freeze({ tfjs: "float32", convert: false });
+const TFJS_INT32: TfjsTypeMapping = Object.freeze({ tfjs: "int32", convert: false });
+const TFJS_BOOL: TfjsTypeMapping = Object.freeze({ tfjs: "bool", convert: true });
+
 /**
  * The TF.js dtype for a webdlpack dtype: float32 and int32 cross as they are,
  * bool (1 byte) becomes TF.js bool (one int32 per element) through a GPU
@@ -88,9 +93,15 @@ export interface TfjsTypeMapping {
  * "TF.js has no float16 (webdlpack dtype float16 → tfjs ?)".
  */
 export function tfjsTypeOf(dtype: DType): TfjsTypeMapping {
+  // The hand-off's own types by their fields, without formatting a name (every tensorToTfjs asks).
+  if (dtype.lanes === 1 && dtype.bits === 32) {
+    if (dtype.code === DataTypeCode.kDLFloat) return TFJS_FLOAT32;
+    if (dtype.code === DataTypeCode.kDLInt) return TFJS_INT32;
+  }
   const name = dtypeName(dtype);
-  if (name === "float32" || name === "int32") return { tfjs: name, convert: false };
-  if (name === "bool") return { tfjs: "bool", convert: true };
+  if (name === "float32") return TFJS_FLOAT32;
+  if (name === "int32") return TFJS_INT32;
+  if (name === "bool") return TFJS_BOOL;
   throw new WebDLPackError("UNSUPPORTED", `TF.js has no ${name} (webdlpack dtype ${name} → tfjs ?)`, {
     field: "dtype",
     value: name,

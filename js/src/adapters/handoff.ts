@@ -15,10 +15,12 @@ export interface HandoffInfo {
 }
 
 const records = new WeakMap<object, HandoffInfo>();
+/** Every zero-copy hand-off's record (frozen, so one object serves them all). */
+const ZERO_COPY: HandoffInfo = Object.freeze({ zeroCopy: true, isCopied: false, reason: null });
 
 /** Remember how `frameworkTensor` was made. */
 export function recordHandoff(frameworkTensor: object, reason: string | null): void {
-  records.set(frameworkTensor, Object.freeze({ zeroCopy: reason === null, isCopied: reason !== null, reason }));
+  records.set(frameworkTensor, reason === null ? ZERO_COPY : Object.freeze({ zeroCopy: false, isCopied: true, reason }));
 }
 
 /**

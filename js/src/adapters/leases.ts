@@ -18,13 +18,21 @@ export class BufferLease {
   #holders = 0;
   #finalized = false;
   readonly #finalize: () => void;
-  /** What the lease is for, for messages (e.g. "ORT output Y"). */
-  readonly label: string;
+  #label: string | (() => string);
 
-  /** Make a lease with no holders yet; `finalize` runs when the last holder releases. */
-  constructor(label: string, finalize: () => void) {
-    this.label = label;
+  /**
+   * Make a lease with no holders yet; `finalize` runs when the last holder releases. `label` may be a
+   * function, called only when a message needs it (hand-offs make a lease each; most never show it).
+   */
+  constructor(label: string | (() => string), finalize: () => void) {
+    this.#label = label;
     this.#finalize = finalize;
+  }
+
+  /** What the lease is for, for messages (e.g. "ORT output Y"). */
+  get label(): string {
+    if (typeof this.#label === "function") this.#label = this.#label();
+    return this.#label;
   }
 
   /** Holders right now. */

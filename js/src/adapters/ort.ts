@@ -49,6 +49,12 @@ function deviceLabel(id: number): string {
 export function checkOrtDevice(ort: OrtLike, ctx: WebDLPackContext = getContext(), deviceId = 0): GPUDevice {
   // ORT gets the device guard: its destroy() (ORT destroys devices it releases) drops only ORT's reference.
   const device = ctx.getWebGPUDevice(deviceId, { owner: ORT_OWNER });
+  checkOrtEnvDevice(ort, device, deviceId);
+  return device;
+}
+
+/** Throw unless `ort.env.webgpu.device` is unset or `device` (guards compared by the device they stand for). */
+function checkOrtEnvDevice(ort: OrtLike, device: GPUDevice, deviceId: number): void {
   const webgpuEnv = ort?.env?.webgpu;
   if (webgpuEnv === undefined || webgpuEnv === null) {
     throw new WebDLPackError("INVALID_ARGUMENT", "this does not look like the onnxruntime-web namespace (no ort.env.webgpu)", {
@@ -71,7 +77,6 @@ export function checkOrtDevice(ort: OrtLike, ctx: WebDLPackContext = getContext(
       },
     );
   }
-  return device;
 }
 
 /** ORT bound to one webdlpack device: session options and tensor conversions for it. */
@@ -108,6 +113,7 @@ export function bindOrtToContext(ort: OrtLike, ctx: WebDLPackContext = getContex
       // A read-only property equal to `device` passed the check; anything else threw above.
     }
   }
+  const fromOrtOptions: OrtAdapterOptions = { ctx, deviceId };
   return {
     ort,
     ctx,
@@ -115,8 +121,9 @@ export function bindOrtToContext(ort: OrtLike, ctx: WebDLPackContext = getContex
     device,
     sessionOptions: (extra?: OrtSessionOptions) => ortSessionOptions(ctx, extra, { deviceId }),
     tensorFromOrt: (ortTensor: OrtTensorLike) => {
-      checkOrtDevice(ort, ctx, deviceId);
-      return tensorFromOrt(ortTensor, { ctx, deviceId });
+      // Per hand-off: the device is still live and ORT still bound to it (ORT's guard was taken above, once).
+      checkOrtEnvDevice(ort, ctx.getWebGPUDevice(deviceId), deviceId);
+      return tensorFromOrt(ortTensor, fromOrtOptions);
     },
     tensorToOrt: (tensor: Tensor, opts?: Omit<TensorToOrtOptions, "ctx">) => tensorToOrt(ort, tensor, { ...opts, ctx }),
   };
@@ -198,7 +205,9 @@ export function tensorFromOrt(ortTensor: OrtTensorLike, options: OrtAdapterOptio
   return adoptions.tensor(ortTensor, {
     buffer: () => ortTensor.gpuBuffer,
     dtype, shape,
-    label: `ORT output ${shape.join("x")} ${ortTensor.type}`,
+    get label() {
+      return `ORT output ${shape.join("x")} ${ortTensor.type}`; // formatted only for a message
+    },
     field: "ortTensor.gpuBuffer",
     release: () => ortTensor.dispose(),
   }, ctx, deviceId);

@@ -42,8 +42,8 @@ export interface TensorToTfjsOptions {
   copy?: "auto" | "never" | "always";
 }
 
-function tfjsCopyReason(buffer: GPUBuffer, byteOffset: number, contiguous: boolean, count: number, convert: boolean, dtype: string): string | null {
-  if (convert) return `${dtype} is 1 byte per element in DLPack, 4 in TF.js`;
+function tfjsCopyReason(buffer: GPUBuffer, byteOffset: number, contiguous: boolean, count: number, convert: boolean, dtype: DType): string | null {
+  if (convert) return `${dtypeName(dtype)} is 1 byte per element in DLPack, 4 in TF.js`;
   if (byteOffset !== 0) return `byte_offset ${byteOffset} != 0 (TF.js takes no offset)`;
   if (!contiguous) return "strides are not C-contiguous";
   const needed = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC;
@@ -86,7 +86,7 @@ export async function tensorToTfjs(tf: TfjsLike, tensor: Tensor, options: Tensor
   const loc = locateGPUTensor(tensor, ctx);
   const backend = activeBackendOn(tf, loc.device, deviceId);
   const count = elementCount(shape);
-  const reason = copy === "always" ? "copy: 'always'" : tfjsCopyReason(loc.buffer, loc.byteOffset, loc.contiguous, count, mapping.convert, dtypeName(tensor.dtype));
+  const reason = copy === "always" ? "copy: 'always'" : tfjsCopyReason(loc.buffer, loc.byteOffset, loc.contiguous, count, mapping.convert, tensor.dtype);
   if (reason === null) {
     const release = tensor.retain();
     let out: TfjsTensorLike;

@@ -206,6 +206,8 @@ export function createBufferUnchecked(device: GPUDevice, request: BufferRequest)
 /** Whether `value` looks like a GPUBuffer (size, usage, destroy). */
 export function isGPUBuffer(value: unknown): value is GPUBuffer {
   if (value === null || typeof value !== "object") return false;
+  // A real one (browsers): no reads through the bindings. Others (dawn.node, test doubles): by their members.
+  if (typeof GPUBuffer === "function" && value instanceof GPUBuffer) return true;
   const b = value as Record<string, unknown>;
   return typeof b["size"] === "number" && typeof b["usage"] === "number" && typeof b["destroy"] === "function";
 }

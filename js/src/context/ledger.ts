@@ -18,7 +18,7 @@
 import { describeValue } from "../describe-value.js";
 import { WebDLPackError } from "../errors.js";
 import {
-  LedgerEntry, now, ownerLabel, RELEASE,
+  ageSince, LedgerEntry, now, ownerLabel, RELEASE,
   type LeakReport, type LedgerDebug, type LedgerEntryInfo, type TrackOptions,
 } from "./ledger-entry.js";
 import "../dispose-symbol.js"; // Symbol.dispose in the published .d.ts without lib esnext.disposable
@@ -33,8 +33,8 @@ export class Ledger {
   /** Debug switches (`ctx.debug` is this object). */
   readonly debug: LedgerDebug = { captureStacks: false };
   readonly #live = new Map<number, LedgerEntry>();
-  /** Live entries by GPU pointer (a buffer and the tensors made on it). */
-  readonly #byPointer = new Map<number, Set<LedgerEntry>>();
+  /** Live entries by GPU pointer (a buffer and the tensors made on it: a short array, cheaper to make than a Set per pointer). */
+  readonly #byPointer = new Map<number, LedgerEntry[]>();
   readonly #byObject = new WeakMap<object, LedgerEntry>();
   readonly #scopeOf = new Map<LedgerEntry, Scope>();
   readonly #scopes: Scope[] = [];
@@ -64,12 +64,12 @@ export class Ledger {
     if (entry.pointer !== null) {
       let held = this.#byPointer.get(entry.pointer);
       if (held === undefined) {
-        held = new Set();
+        held = [];
         this.#byPointer.set(entry.pointer, held);
       } else if (entry.kind === "tensor") {
         for (const other of held) if (other.kind === "gpu-buffer") this.#unscope(other); // the tensor now owns the buffer
       }
-      held.add(entry);
+      held.push(entry); // new entries only: an entry is never in the list twice
     }
     const scope = o.scoped === false ? undefined : this.#scopes[this.#scopes.length - 1];
     if (scope !== undefined) {
@@ -103,7 +103,7 @@ export class Ledger {
     const t = now();
     return [...this.#live.values()].map((e) => ({
       id: e.id, kind: e.kind, owner: e.owner, deviceId: e.deviceId, bytes: e.bytes, pointer: e.pointer,
-      ageMs: t - e.createdAt, stack: e.stack, scoped: this.#scopeOf.has(e),
+      ageMs: ageSince(e.createdAt, t), stack: e.stack, scoped: this.#scopeOf.has(e),
     }));
   }
 
@@ -274,8 +274,9 @@ export class Ledger {
     this.#live.delete(entry.id);
     if (entry.pointer !== null) {
       const held = this.#byPointer.get(entry.pointer);
-      held?.delete(entry);
-      if (held?.size === 0) this.#byPointer.delete(entry.pointer);
+      const at = held === undefined ? -1 : held.indexOf(entry);
+      if (at >= 0) held!.splice(at, 1);
+      if (held?.length === 0) this.#byPointer.delete(entry.pointer);
     }
     this.#unscope(entry);
     this.#registry?.unregister(entry);
@@ -285,7 +286,7 @@ export class Ledger {
     if (entry.released) return;
     const leak: LeakReport = {
       id: entry.id, kind: entry.kind, owner: entry.owner, deviceId: entry.deviceId, bytes: entry.bytes,
-      pointer: entry.pointer, where: entry.stack ?? NO_STACK, ageMs: now() - entry.createdAt,
+      pointer: entry.pointer, where: entry.stack ?? NO_STACK, ageMs: ageSince(entry.createdAt),
     };
     if (this.#leaks.length >= MAX_LEAKS) this.#leaks.shift();
     this.#leaks.push(leak);
