@@ -41,6 +41,8 @@ export class Ledger {
   readonly #leaks: LeakReport[] = [];
   readonly #registry: FinalizationRegistry<LedgerEntry> | null;
   #nextId = 1;
+  /** Every entry's on-released callback (one function for all, not a closure per entry). */
+  readonly #forgetEntry = (entry: LedgerEntry): void => this.#forget(entry);
 
   /** An empty ledger. */
   constructor() {
@@ -59,7 +61,7 @@ export class Ledger {
     const entry = new LedgerEntry(this.#nextId++, {
       kind: o.kind, owner: ownerLabel(o.owner), deviceId: o.deviceId ?? null, bytes: o.bytes ?? 0,
       pointer: o.pointer ?? null, release: o.release, stack,
-    }, (e) => this.#forget(e));
+    }, this.#forgetEntry);
     this.#live.set(entry.id, entry);
     if (entry.pointer !== null) {
       let held = this.#byPointer.get(entry.pointer);
