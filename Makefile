@@ -72,23 +72,26 @@ typecheck: $(STAMPS)/npm $(JS_EMBEDDED)
 # ---- Python wheel (pure Python: standard tooling, works offline) -------
 PY_SRC := $(shell find py -name '*.py' -o -name 'py.typed' 2>/dev/null)
 
-# The C destructor of exported capsules (py/native/capsule_destructor.c): a Pyodide side module the wheel
-# ships, and a native build that CPython loads from this checkout (py/webdlpack/_native/, git-ignored).
+# The package's native libraries (py/native/*.c): Pyodide side modules the wheel ships, and native builds
+# that CPython loads from this checkout (py/webdlpack/_native/, git-ignored). capsule_destructor: the C
+# destructor of exported capsules (loaded with ctypes); exchange: the export/deleter hot path (an
+# extension module). Both declare the Python C API they use themselves (py/native/python_abi.h).
 PY_NATIVE := py/webdlpack/_native
 PY_HOST := $(shell python3 -c 'import sys, platform; print(f"{sys.platform}-{platform.machine()}")')
-PY_DTOR_WASM := $(PY_NATIVE)/capsule_destructor.emscripten-wasm32.so
-PY_DTOR_NATIVE := $(PY_NATIVE)/capsule_destructor.$(PY_HOST).so
-PY_DTOR_FLAGS := -std=c11 -Wall -Wextra -Werror -Iwasm/include -O2 -fPIC
-$(PY_DTOR_WASM): py/native/capsule_destructor.c wasm/include/webdlpack/dlpack.h
+PY_NATIVE_LIBS := capsule_destructor exchange
+PY_NATIVE_WASM := $(PY_NATIVE_LIBS:%=$(PY_NATIVE)/%.emscripten-wasm32.so)
+PY_NATIVE_HOST := $(PY_NATIVE_LIBS:%=$(PY_NATIVE)/%.$(PY_HOST).so)
+PY_NATIVE_FLAGS := -std=c11 -Wall -Wextra -Werror -Iwasm/include -O2 -fPIC
+$(PY_NATIVE)/%.emscripten-wasm32.so: py/native/%.c py/native/python_abi.h wasm/include/webdlpack/dlpack.h
 	@mkdir -p $(@D)
-	$(EMCC) $(PY_DTOR_FLAGS) -sSIDE_MODULE=1 $< -o $@
-$(PY_DTOR_NATIVE): py/native/capsule_destructor.c wasm/include/webdlpack/dlpack.h
+	$(EMCC) $(PY_NATIVE_FLAGS) -sSIDE_MODULE=1 $< -o $@
+$(PY_NATIVE)/%.$(PY_HOST).so: py/native/%.c py/native/python_abi.h wasm/include/webdlpack/dlpack.h
 	@mkdir -p $(@D)
-	$(CC_NATIVE) $(PY_DTOR_FLAGS) -shared $< -o $@
+	$(CC_NATIVE) $(PY_NATIVE_FLAGS) -shared $< -o $@
 
 wheel: $(BUILD)/wheel/.built
 
-$(BUILD)/wheel/.built: $(PY_SRC) $(PY_DTOR_WASM) pyproject.toml $(STAMPS)/venv
+$(BUILD)/wheel/.built: $(PY_SRC) $(PY_NATIVE_WASM) pyproject.toml $(STAMPS)/venv
 	rm -rf $(BUILD)/wheel $(BUILD)/lib/webdlpack && mkdir -p $(BUILD)/wheel  # build/lib: setuptools keeps moved modules there
 	$(PY) -m pip wheel -q --no-deps --no-build-isolation . -w $(BUILD)/wheel
 	@touch $@
@@ -104,7 +107,7 @@ js/dist/python/$(WHEEL_FILE): $(BUILD)/wheel/.built
 js/dist/wasm/libwebdlpack.so: wasm/build/libwebdlpack.so
 	@mkdir -p js/dist/wasm && cp $< $@
 
-build: setup js wheel $(PY_DTOR_NATIVE) $(WASM_TARGETS) js/dist/python/$(WHEEL_FILE) js/dist/wasm/libwebdlpack.so $(BUILD)/web/tfjs-webgpu.js
+build: setup js wheel $(PY_NATIVE_HOST) $(WASM_TARGETS) js/dist/python/$(WHEEL_FILE) js/dist/wasm/libwebdlpack.so $(BUILD)/web/tfjs-webgpu.js
 
 # ---- Tests ---------------------------------------------------------------
 test: build

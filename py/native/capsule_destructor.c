@@ -15,13 +15,8 @@
  */
 #include <stddef.h>
 
+#include "python_abi.h"
 #include "webdlpack/dlpack.h"
-
-typedef struct _object PyObject;
-extern void PyErr_Fetch(PyObject **type, PyObject **value, PyObject **traceback);
-extern void PyErr_Restore(PyObject *type, PyObject *value, PyObject *traceback);
-extern int PyCapsule_IsValid(PyObject *capsule, const char *name);
-extern void *PyCapsule_GetPointer(PyObject *capsule, const char *name);
 
 __attribute__((visibility("default"))) void wdl_py_capsule_destructor(PyObject *capsule);
 

@@ -11,13 +11,14 @@ const { loadPyodide } = await import(pathToFileURL(join(root, "node_modules/pyod
 
 try {
   const pyodide = await loadPyodide({ indexURL: join(root, "node_modules/pyodide/") });
-  // Copy the package tree (its layer subpackages included) into Pyodide's FS.
+  // Copy the package tree (its layer subpackages included) into Pyodide's FS, with what the wheel ships
+  // besides the sources: the native libraries built for wasm32 (py/webdlpack/_native/*.emscripten-wasm32.so).
   const copyTree = (from, to) => {
     pyodide.FS.mkdirTree(to);
     for (const entry of readdirSync(from, { withFileTypes: true })) {
       if (entry.isDirectory() && entry.name !== "__pycache__") {
         copyTree(join(from, entry.name), `${to}/${entry.name}`);
-      } else if (entry.name.endsWith(".py") || entry.name === "py.typed") {
+      } else if (entry.name.endsWith(".py") || entry.name === "py.typed" || entry.name.endsWith(".emscripten-wasm32.so")) {
         pyodide.FS.writeFile(`${to}/${entry.name}`, readFileSync(join(from, entry.name)));
       }
     }

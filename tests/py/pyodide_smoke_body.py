@@ -99,6 +99,12 @@ except w.WebDLPackTypeError as err:
 # the address seam the JS bridge uses
 addr = _exchange.export_managed(t)
 assert 0 < addr < 2**32
+# the wheel's native exchange module (py/native/exchange.c, built for wasm32) made it and gave it its C deleter
+import ctypes
+from webdlpack.core.abi import DLManagedTensorVersioned
+from webdlpack.exchange.native import NATIVE
+assert NATIVE is not None and NATIVE.__file__.endswith("exchange.emscripten-wasm32.so"), NATIVE
+assert ctypes.c_void_p.from_address(addr + DLManagedTensorVersioned.deleter.offset).value == NATIVE.deleter()
 back = _exchange.import_managed(addr)
 assert back.tolist() == t.tolist()
 from webdlpack.api.js_tensors import from_js, to_js
@@ -115,4 +121,4 @@ stats = _debug.export_stats()
 assert stats["live"] == 0 and stats["unknown_deletes"] == 0, stats
 assert _debug.live_imports() == 0, _debug.import_stats()
 
-json.dumps({"python": sys.version.split()[0], "layout": lay, "exports": stats})
+json.dumps({"python": sys.version.split()[0], "layout": lay, "exports": stats, "native": NATIVE.__file__})

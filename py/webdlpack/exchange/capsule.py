@@ -18,13 +18,10 @@ from __future__ import annotations
 
 import ctypes
 import os
-import platform
-import sys
-from pathlib import Path
 from typing import Any, Callable
 
 from ..core.errors import ErrorCode, WebDLPackBufferError, WebDLPackTypeError
-from ..core.host import IS_PYODIDE
+from ..core.host import native_library
 
 __all__ = [
     "NAME_VERSIONED",
@@ -70,13 +67,12 @@ def _cname(name: str) -> int:
 def _load_destructor() -> int | None:
     """Address of ``wdl_py_capsule_destructor`` from ``webdlpack/_native/``, or None where it is not built.
 
-    ``WEBDLPACK_CAPSULE_DESTRUCTOR=0`` turns it off (the tests run both ways).
+    ``WEBDLPACK_CAPSULE_DESTRUCTOR=0`` (or ``WEBDLPACK_NATIVE=0``) turns it off (the tests run both ways).
     """
     if os.environ.get("WEBDLPACK_CAPSULE_DESTRUCTOR") == "0":
         return None
-    host = "emscripten-wasm32" if IS_PYODIDE else f"{sys.platform}-{platform.machine()}"
-    path = Path(__file__).resolve().parent.parent / "_native" / f"capsule_destructor.{host}.so"
-    if not path.is_file():
+    path = native_library("capsule_destructor")
+    if path is None:
         return None
     try:
         fn = ctypes.CDLL(str(path)).wdl_py_capsule_destructor

@@ -9,9 +9,15 @@ into the block itself.
 
 The blocks live in a module-level registry keyed by the struct's address,
 together with the *owner* of the tensor's memory; that registry entry is what
-keeps the memory alive while a consumer holds the struct. The one deleter
-callback (:data:`DELETER_CALLBACK`) drops the entry, and with it the
-reference to the owner.
+keeps the memory alive while a consumer holds the struct. The deleter drops
+the entry, and with it the reference to the owner.
+
+Where webdlpack's native module is loaded (:mod:`webdlpack.exchange.native`:
+always in Pyodide, whose wheel ships it; in a CPython source checkout after
+``make build``) the copy-and-register is one C call and exports carry its C
+deleter, which pops this same registry: in Pyodide that turns a dozen
+interpreter steps and a ctypes callback (each free) into two direct calls.
+Elsewhere the same is done here in Python with :data:`DELETER_CALLBACK`.
 
 Capsules carry a C destructor (:data:`~webdlpack.exchange.capsule.CAPSULE_DESTRUCTOR`)
 that runs the deleter the moment a capsule is dropped unconsumed. It must be C:
@@ -62,6 +68,7 @@ from ..core.abi import (
 from .capsule import CAPSULE_DESTRUCTOR, NAME_LEGACY, NAME_VERSIONED, capsule_name, new_capsule
 from ..core.raw import int64_array
 from ..core.view import TensorView
+from .native import NATIVE
 
 __all__ = [
     "DELETER_CALLBACK",
@@ -92,8 +99,15 @@ def _on_delete(address: int | None) -> None:
         next(_UNKNOWN_DELETES)
 
 
-#: The one deleter every webdlpack export carries (``void (*)(void *self)``).
+#: The deleter of exports made in Python (``void (*)(void *self)``).
 DELETER_CALLBACK = DELETER(_on_delete)
+
+# With the native module, exports are made in C and carry its C deleter, which pops the same registry.
+if NATIVE is not None:
+    NATIVE.bind(_REGISTRY)
+_native_export = NATIVE.export if NATIVE is not None else None
+#: The deleter every export carries: the native module's where it is loaded, else DELETER_CALLBACK.
+EXPORT_DELETER: Any = DELETER(NATIVE.deleter()) if NATIVE is not None else DELETER_CALLBACK
 
 
 def release_export(address: int) -> bool:
@@ -116,10 +130,11 @@ def stats() -> dict[str, int]:
     """
     collect_capsules()
     live = len(_REGISTRY)
-    created = _count_of(_CREATED)
+    native_created, native_unknown = NATIVE.counters() if NATIVE is not None else (0, 0)
+    created = _count_of(_CREATED) + native_created
     # While another thread is exporting, "deleted" may be off by its exports in flight.
-    return {"created": created, "deleted": created - live, "unknown_deletes": _count_of(_UNKNOWN_DELETES),
-            "live": live}
+    return {"created": created, "deleted": created - live,
+            "unknown_deletes": _count_of(_UNKNOWN_DELETES) + native_unknown, "live": live}
 
 
 # -- templates -----------------------------------------------------------------
@@ -152,9 +167,12 @@ class ExportTemplate:
         Index in :attr:`words` of the shape pointer (the strides pointer is the next item).
     array_bytes : int
         Bytes of one of the two arrays.
+    native : tuple or None
+        ``(bytes of words, struct_size, byte offset of the shape pointer, array_bytes)``: what the native
+        module's ``export`` takes; None without the native module.
     """
 
-    __slots__ = ("words", "struct_size", "pointer_word", "array_bytes")
+    __slots__ = ("words", "struct_size", "pointer_word", "array_bytes", "native")
 
     def __init__(self, view: TensorView, versioned: bool) -> None:
         ndim = view.ndim
@@ -175,7 +193,7 @@ class ExportTemplate:
         t.dtype = DLDataType(view.dtype.code, view.dtype.bits, view.dtype.lanes)
         t.byte_offset = view.byte_offset
         struct.manager_ctx = None
-        struct.deleter = DELETER_CALLBACK
+        struct.deleter = EXPORT_DELETER
         entries = max(ndim, 1)
         shape = view.shape if ndim else (0,)
         strides = view.full_strides if ndim else (0,)
@@ -184,6 +202,8 @@ class ExportTemplate:
         self.struct_size = ctypes.sizeof(struct)
         self.pointer_word = (tensor_at + DLTensor.shape.offset) // _POINTER_SIZE  # a pointer field is pointer-aligned
         self.array_bytes = entries * _WORD
+        self.native = None if NATIVE is None else (
+            self.words.tobytes(), self.struct_size, self.pointer_word * _POINTER_SIZE, self.array_bytes)
 
 
 def export_template(template: ExportTemplate, owner: Any) -> int:
@@ -196,6 +216,10 @@ def export_template(template: ExportTemplate, owner: Any) -> int:
     """
     if _CAPSULES:
         collect_capsules(_EXPORT_BUDGET)
+    native = template.native
+    if native is not None:
+        address: int = _native_export(native, owner)  # type: ignore[misc]  # set whenever templates carry .native
+        return address
     block = template.words.__copy__()
     address = block.buffer_info()[0]
     shape_at = address + template.struct_size

@@ -1,0 +1,107 @@
+"""The native exchange module (py/native/exchange.c): an export made in C is byte for byte the struct the
+Python path writes, its C deleter frees it exactly once through the same registry, a consumer's pending
+error survives it, and bad calls get typed errors. Without the module (WEBDLPACK_NATIVE=0, as in a CPython
+wheel install) the Python path does the same: the lifetime tests run again in a subprocess that way.
+Pyodide: tests/browser/python-*.spec.ts and `make bench` run the wasm32 build (the wheel ships it)."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import webdlpack as w
+from webdlpack.api import debug as _debug
+from webdlpack.api.managed import export_managed
+from webdlpack.core import abi as _abi
+from webdlpack.exchange import export as _export
+from webdlpack.exchange.native import NATIVE
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.skipif(os.environ.get("WEBDLPACK_NATIVE") == "0", reason="native module turned off")
+
+
+def deleter_of(address: int) -> int:
+    return ctypes.c_void_p.from_address(address + _abi.DLManagedTensorVersioned.deleter.offset).value or 0
+
+
+def test_the_module_is_built_in_this_checkout_and_exports_carry_its_deleter():
+    assert NATIVE is not None, "make build compiles py/native/exchange.c into py/webdlpack/_native/"
+    t = w.zeros((2, 3), "float32")
+    address = export_managed(t)
+    try:
+        assert deleter_of(address) == NATIVE.deleter()
+    finally:
+        _export.release_export(address)
+
+
+@pytest.mark.parametrize("shape, dtype", [((2, 3), "float32"), ((), "int64"), ((5,), "uint8"), ((1, 4, 2), "bfloat16")])
+def test_a_native_export_is_the_struct_the_python_path_writes(shape, dtype):
+    t = w.zeros(shape, dtype)
+    address = export_managed(t)
+    template = t._templates[2]
+    try:
+        size = len(template.native[0])
+        made = ctypes.string_at(address, size)
+        # the python path: the template's words with the shape/strides pointers patched to this block
+        words = template.words.__copy__()
+        words[template.pointer_word] = address + template.struct_size
+        words[template.pointer_word + 1] = address + template.struct_size + template.array_bytes
+        assert made == words.tobytes()
+        if dtype != "bfloat16":  # NumPy has no bfloat16
+            assert np.from_dlpack(w.from_dlpack(t)).shape == shape  # and consumers read it
+    finally:
+        _export.release_export(address)
+
+
+@pytest.mark.double_frees(1)
+def test_the_c_deleter_frees_once_and_counts_a_second_call():
+    t = w.zeros(3)
+    before = _debug.export_stats()
+    address = export_managed(t)
+    owner_refs = sys.getrefcount(t._owner)
+    deleter = _abi.DELETER(deleter_of(address))
+    deleter(address)
+    released_refs = sys.getrefcount(t._owner)  # a plain int: pytest's assert rewriting would hold the owner
+    assert released_refs == owner_refs - 1  # the registry let go of the owner
+    after = _debug.export_stats()
+    assert after["live"] == before["live"] and after["created"] == before["created"] + 1
+    deleter(address)  # a buggy consumer calls it again: nothing is freed, it is counted
+    assert _debug.export_stats()["unknown_deletes"] == before["unknown_deletes"] + 1
+
+
+def test_the_c_deleter_keeps_a_pending_exception():
+    t = w.zeros((4,), "bfloat16")  # NumPy refuses bfloat16 and drops the capsule with its error set
+    with pytest.raises(RuntimeError, match="Unsupported dtype") as err:
+        np.from_dlpack(t)
+    assert not isinstance(err.value, SystemError)
+
+
+def test_bad_calls_get_typed_errors_and_register_nothing():
+    live = len(_export._REGISTRY)
+    with pytest.raises(TypeError, match="takes 2 arguments"):
+        NATIVE.export(b"")
+    with pytest.raises(TypeError):
+        NATIVE.export((b"", 1), None)
+    with pytest.raises(ValueError, match="do not add up"):
+        NATIVE.export((b"\0" * 16, 8, 0, 8), None)  # 8 + 2*8 != 16
+    with pytest.raises(TypeError):
+        NATIVE.export(("not bytes", 0, 0, 0), None)
+    with pytest.raises(TypeError):
+        NATIVE.bind(None, None)
+    assert len(_export._REGISTRY) == live
+
+
+def test_without_the_module_the_python_path_passes_the_lifetime_tests():
+    env = {**os.environ, "WEBDLPACK_NATIVE": "0"}
+    files = ["tests/py/test_lifetime.py", "tests/py/test_threads.py"]
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-o", "addopts=", "-p", "no:cacheprovider", *files],
+                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    assert " passed" in proc.stdout and " failed" not in proc.stdout
