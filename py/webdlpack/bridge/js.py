@@ -264,7 +264,7 @@ def import_versioned(address: int) -> Any:
     JS calls the deleter of a struct it refuses (unless it could not read it);
     its error comes back typed (see :func:`translate`).
     """
-    fn = _handover("importVersioned")
+    fn = _HANDOVER.get("importVersioned") or _handover("importVersioned")  # the lookup inline: a hot path
     try:
         return fn(address)
     except _JsException as exc:
@@ -290,7 +290,7 @@ def export_managed(value: Any, versioned: bool, copy: bool | None) -> int:
     int
         The struct's address (unsigned) in the wasm memory.
     """
-    fn = _handover("exportManaged")
+    fn = _HANDOVER.get("exportManaged") or _handover("exportManaged")  # the lookup inline: a hot path
     try:
         return int(fn(value, versioned, copy)) & 0xFFFFFFFF
     except _JsException as exc:

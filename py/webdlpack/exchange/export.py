@@ -53,7 +53,8 @@ import gc
 import itertools
 import sys
 from collections import deque
-from typing import Any
+from functools import partial
+from typing import Any, Callable
 
 from ..core.abi import (
     DELETER,
@@ -170,9 +171,13 @@ class ExportTemplate:
     native : tuple or None
         ``(bytes of words, struct_size, byte offset of the shape pointer, array_bytes)``: what the native
         module's ``export`` takes; None without the native module.
+    export : callable
+        ``export(owner) -> address``: :func:`export_template` of this template. With the native module and
+        the capsule destructor loaded (no dropped capsule ever waits in a queue), the native export itself,
+        bound to :attr:`native` (``functools.partial``: no Python frame on the hot path).
     """
 
-    __slots__ = ("words", "struct_size", "pointer_word", "array_bytes", "native")
+    __slots__ = ("words", "struct_size", "pointer_word", "array_bytes", "native", "export")
 
     def __init__(self, view: TensorView, versioned: bool) -> None:
         ndim = view.ndim
@@ -204,6 +209,9 @@ class ExportTemplate:
         self.array_bytes = entries * _WORD
         self.native = None if NATIVE is None else (
             self.words.tobytes(), self.struct_size, self.pointer_word * _POINTER_SIZE, self.array_bytes)
+        self.export: Callable[[Any], int] = (
+            partial(NATIVE.export, self.native) if NATIVE is not None and CAPSULE_DESTRUCTOR is not None
+            else partial(export_template, self))
 
 
 def export_template(template: ExportTemplate, owner: Any) -> int:

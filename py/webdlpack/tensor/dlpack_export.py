@@ -12,7 +12,7 @@ from ..core.abi import DLPACK_MAJOR_VERSION, DLDeviceType
 from ..core.device import Device, device as parse_device
 from ..core.errors import ErrorCode, WebDLPackBufferError, WebDLPackValueError
 from ..core.view import TensorView
-from ..exchange.export import ExportTemplate, export_template, make_capsule
+from ..exchange.export import ExportTemplate, make_capsule
 from .base import TensorBase
 from .moves import check_copy, check_stream, copy_view_on_device, move_view, refuse_copy
 
@@ -69,10 +69,11 @@ class DLPackExport(TensorBase):
         cache = self._templates
         if view is not None and cache is not None and cache[0] is view:
             template = cache[1 + versioned]
-            if template is not None:  # the common case: one lookup, no further calls
-                return export_template(template, self._owner)
+            if template is not None:  # the common case: one lookup, then the template's own export
+                address: int = template.export(self._owner)
+                return address
         view = self._live()
-        return export_template(self._template(view, versioned), self._owner)
+        return self._template(view, versioned).export(self._owner)
 
     def __dlpack_device__(self) -> tuple[DLDeviceType, int]:
         """``(device_type, device_id)`` of the data, e.g. ``(DLDeviceType.kDLCPU, 0)``."""
