@@ -55,7 +55,8 @@ def to_js(x: Any) -> Any:
     WebDLPackError
         JS refused the tensor (typed, with the JS error's code).
     """
-    address = x._export(True) if type(x) is Tensor else export_managed(x, versioned=True)
+    exporter = x._exporter if type(x) is Tensor else None  # bound after a first export (see export_managed)
+    address = exporter() if exporter is not None else export_managed(x, versioned=True)
     try:
         return js.import_versioned(address)
     except WebDLPackError:

@@ -40,8 +40,9 @@ def export_managed(x: Any, versioned: bool = True) -> int:
     BufferError
         A read-only tensor with ``versioned=False`` (legacy structs cannot say read-only).
     """
-    if versioned and type(x) is Tensor:
-        return x._export(True)  # the exchange's common case; _export refuses a disposed tensor itself
+    if versioned and type(x) is Tensor:  # the exchange's common case
+        exporter = x._exporter  # bound once the tensor has exported (no Python frame); None when disposed
+        return exporter() if exporter is not None else x._export(True)  # _export refuses a disposed tensor
     tensor = x if isinstance(x, Tensor) else from_dlpack(x)
     view = tensor._live()
     if not versioned and view.read_only:

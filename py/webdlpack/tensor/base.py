@@ -7,7 +7,7 @@ and :mod:`webdlpack.tensor.tensor` puts the public class together.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Self
+from typing import Any, Callable, NamedTuple, Self
 
 from ..core.device import Device
 from ..core.dtype import DType
@@ -41,11 +41,15 @@ class TensorBase(NotCopyable):
     Not made directly: :meth:`_wrap` builds one around a view and its owner.
     """
 
-    __slots__ = ("_view", "_owner", "_templates", "__weakref__")
+    __slots__ = ("_view", "_owner", "_templates", "_exporter", "__weakref__")
 
     _view: TensorView | None
     _owner: Any
     _templates: list[Any] | None
+    #: ``() -> address``: a new versioned export of this tensor, bound to its template and owner once the
+    #: template exists (see ``DLPackExport._template``); None before that and after :meth:`dispose`. The
+    #: address-level hot paths (``export_managed``, ``to_js``) call it without a Python frame of their own.
+    _exporter: Callable[[], int] | None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise WebDLPackTypeError(ErrorCode.INVALID_ARGUMENT, "Tensor cannot be constructed directly",
@@ -58,6 +62,7 @@ class TensorBase(NotCopyable):
         self._view = view
         self._owner = owner
         self._templates = None
+        self._exporter = None
         if OPEN_SCOPES.get():
             track_in_scope(self)
         return self
@@ -85,6 +90,7 @@ class TensorBase(NotCopyable):
         self._view = None
         self._owner = None
         self._templates = None
+        self._exporter = None
 
     def __enter__(self) -> Self:
         return self

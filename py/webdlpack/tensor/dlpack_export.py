@@ -6,6 +6,7 @@ cross-device exports copy through :mod:`webdlpack.tensor.moves`.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from ..core.abi import DLPACK_MAJOR_VERSION, DLDeviceType
@@ -58,6 +59,8 @@ class DLPackExport(TensorBase):
         template: ExportTemplate | None = cache[1 + versioned]
         if template is None:
             template = cache[1 + versioned] = ExportTemplate(view, versioned)
+            if versioned:
+                self._exporter = partial(template.export, self._owner)
         return template
 
     def _export(self, versioned: bool = True) -> int:
