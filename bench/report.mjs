@@ -27,8 +27,9 @@ const MISS_NOTES = {
       "tensorFromOrt in the registration (half of it the ledger) and about 35 % in Tensor.webgpu (description validation, " +
       "ledger). The bench runs a few hand-offs right after ORT runs, so much of it is cold-cache time: the same calls in a " +
       "warm loop cost about 2.3 µs (register + free 0.9 µs, Tensor.webgpu + dispose 1.4 µs)."
-    : `${t.us.toFixed(2)} µs: the Python side runs the export (Python code) and, for to_js, Pyodide wraps the returned ` +
-      "JS Tensor in a JsProxy before JS gets it; see the CPU exchange rows for the same path without the GPU.",
+    : `${t.us.toFixed(2)} µs: the Python side runs one JS → Python call and the export (made in C by the native ` +
+      "exchange module) and, for to_js, Pyodide wraps the returned JS Tensor in a JsProxy (0.8-0.9 µs) before JS gets it; " +
+      "see the CPU exchange rows for the same path without the GPU.",
   steady: (t) => t.explain(),
   gpu: () => "the hand-off does no GPU work, so a miss means host-side bookkeeping (pointer registration, lease, TF.js tensor) " +
     "grew; profile tensorFromOrt / tensorToTfjs / to_js.",
