@@ -18,7 +18,7 @@ import { summarize, withBenchPage, writeOut } from "./lib.mjs";
 export const SIZES = [1024, 16 * 2 ** 20];
 
 /** Runs in the page (tests/browser/adapters.html?pyodide=1): per-hand-off milliseconds of each sample. */
-async function measureInPage({ nbytes, runs, batch }) {
+export async function measureInPage({ nbytes, runs, batch }) {
   const { webdlpack, adapters, ort, tf, WebGPUBackend, pyodide } = window;
   const ctx = webdlpack.getContext();
   await ctx.setup();

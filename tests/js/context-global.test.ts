@@ -65,3 +65,19 @@ test("getContext() returns one context at Symbol.for('webdlpack.context') with t
   slot[CONTEXT_GLOBAL_KEY] = saved;
   assert.equal(getContext(), a);
 });
+
+test("getContext() answers from the record it claimed only while the global still holds that record", () => {
+  const a = getContext();
+  const saved = slot[CONTEXT_GLOBAL_KEY];
+  // Another compatible copy's record put in its place: its context, not the remembered one.
+  const other = { name: "other copy's context" };
+  slot[CONTEXT_GLOBAL_KEY] = Object.freeze({ protocol: { ...CONTEXT_PROTOCOL }, context: other });
+  assert.equal(getContext() as unknown, other);
+  // The record removed: a new context is made and stored, never the remembered one.
+  delete slot[CONTEXT_GLOBAL_KEY];
+  const fresh = getContext();
+  assert.notEqual(fresh, a);
+  assert.equal((slot[CONTEXT_GLOBAL_KEY] as { context: unknown }).context, fresh);
+  Object.defineProperty(globalThis, CONTEXT_GLOBAL_KEY, { value: saved, writable: true, configurable: true, enumerable: false });
+  assert.equal(getContext(), a);
+});

@@ -90,7 +90,6 @@ export class GPUOutputAdoptions<K extends object> {
         field: `${output.field}.size`, value: buffer.size, expected: `>= ${needed} (${output.shape.join("x")} × ${dtypeName(output.dtype)})`,
       });
     }
-    ctx.getWebGPUDevice(deviceId);
     const pointer = ctx.registerGPUBuffer(buffer, { deviceId, owned: false, owner: this.owner, onRelease: () => output.release() });
     const lease = new BufferLease(() => output.label, () => {
       this.#entries.delete(key);

@@ -365,8 +365,16 @@ export class PageContext implements WebDLPackContext {
 /** `options` after checking it is an object (and, given `known`, has no other keys); INVALID_ARGUMENT otherwise. */
 function checkOptions<T extends object>(options: T, fn: string, known?: readonly string[]): T {
   requireObject(options, "options", "an object or undefined", `bad ${fn} options`);
-  if (known !== undefined) checkOptionKeys(options, fn, known);
+  if (known !== undefined && !hasOnlyKnownKeys(options, known)) checkOptionKeys(options, fn, known);
   return options;
+}
+
+/** True when every own key of `options` is in `known` (the hot path: no key array allocated; checkOptionKeys reports). */
+function hasOnlyKnownKeys(options: object, known: readonly string[]): boolean {
+  for (const key in options) {
+    if (!known.includes(key) && Object.hasOwn(options, key)) return false;
+  }
+  return true;
 }
 
 /** The option keys allocWebGPU / allocWebGPUChecked know (AllocOptions); any other is INVALID_ARGUMENT. */

@@ -22,6 +22,20 @@ export const CONTEXT_PROTOCOL: ContextProtocol = Object.freeze({ major: 1, minor
  * whose context lacks members this copy needs (docs/spec.md G3, G4).
  */
 export function getContext(): WebDLPackContext {
-  return claimSharedContext<WebDLPackContext>(CONTEXT_PROTOCOL, () => new PageContext(CONTEXT_PROTOCOL), CONTEXT_GLOBAL_KEY,
-    missingContextMembers);
+  // Hand-offs call this several times each: while the global still holds the record this copy claimed (records are
+  // frozen, so its context cannot change), answer from it without re-checking the protocol.
+  const record = (globalThis as unknown as Record<symbol, unknown>)[CONTEXT_GLOBAL_KEY];
+  if (record === claimedRecord && record !== undefined) return claimedContext!;
+  const context = claimSharedContext<WebDLPackContext>(CONTEXT_PROTOCOL, createContext, CONTEXT_GLOBAL_KEY, missingContextMembers);
+  claimedRecord = (globalThis as unknown as Record<symbol, unknown>)[CONTEXT_GLOBAL_KEY];
+  claimedContext = context;
+  return context;
+}
+
+/** The global record this copy last claimed (checked), and its context. */
+let claimedRecord: unknown;
+let claimedContext: WebDLPackContext | undefined;
+
+function createContext(): WebDLPackContext {
+  return new PageContext(CONTEXT_PROTOCOL);
 }
