@@ -73,6 +73,8 @@ extern PyObject *PyLong_FromSize_t(size_t v);
 extern void *PyLong_AsVoidPtr(PyObject *o);
 extern Py_ssize_t PyLong_AsSsize_t(PyObject *o);
 extern int PyObject_IsTrue(PyObject *o);
+extern int PyCallable_Check(PyObject *o);
+extern PyObject *PyObject_CallNoArgs(PyObject *callable);
 extern PyObject *PyByteArray_FromStringAndSize(const char *s, Py_ssize_t n);
 extern char *PyByteArray_AsString(PyObject *o);
 extern int PyBytes_AsStringAndSize(PyObject *o, char **buffer, Py_ssize_t *length);

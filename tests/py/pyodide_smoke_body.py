@@ -102,7 +102,7 @@ assert 0 < addr < 2**32
 # the wheel's native exchange module (py/native/exchange.c, built for wasm32) made it and gave it its C deleter
 import ctypes
 from webdlpack.core.abi import DLManagedTensorVersioned
-from webdlpack.exchange.native import NATIVE
+from webdlpack.core.native import NATIVE
 assert NATIVE is not None and NATIVE.__file__.endswith("exchange.emscripten-wasm32.so"), NATIVE
 assert ctypes.c_void_p.from_address(addr + DLManagedTensorVersioned.deleter.offset).value == NATIVE.deleter()
 back = _exchange.import_managed(addr)

@@ -2,6 +2,8 @@
 Python path writes, its C deleter frees it exactly once through the same registry, a consumer's pending
 error survives it, and bad calls get typed errors. Without the module (WEBDLPACK_NATIVE=0, as in a CPython
 wheel install) the Python path does the same: the lifetime tests run again in a subprocess that way.
+call_deleter (imported structs' deleters) is checked here on its direct path; through JS in
+tests/browser/python-bridge.spec.ts (a JS deleter that throws comes back as a Python error).
 Pyodide: tests/browser/python-*.spec.ts and `make bench` run the wasm32 build (the wheel ships it)."""
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from webdlpack.api import debug as _debug
 from webdlpack.api.managed import export_managed
 from webdlpack.core import abi as _abi
 from webdlpack.exchange import export as _export
-from webdlpack.exchange.native import NATIVE
+from webdlpack.core.native import NATIVE
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -105,3 +107,20 @@ def test_without_the_module_the_python_path_passes_the_lifetime_tests():
                           capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert " passed" in proc.stdout and " failed" not in proc.stdout
+
+
+def test_call_deleter_calls_a_deleter_once_and_refuses_bad_arguments():
+    t = w.zeros(3)
+    before = _debug.export_stats()
+    address = export_managed(t)
+    NATIVE.call_deleter(deleter_of(address), address)  # CPython: no JS caller is set, so a direct call
+    after = _debug.export_stats()
+    assert after["live"] == before["live"] and after["unknown_deletes"] == before["unknown_deletes"]
+    with pytest.raises(ValueError, match="NULL"):
+        NATIVE.call_deleter(0, address)
+    with pytest.raises(TypeError, match="takes 2 arguments"):
+        NATIVE.call_deleter(1)
+    with pytest.raises(ValueError, match="non-zero table index and a callable"):
+        NATIVE.set_js_deleter_caller(0, print)
+    with pytest.raises(ValueError, match="non-zero table index and a callable"):
+        NATIVE.set_js_deleter_caller(1, 5)

@@ -20,7 +20,7 @@ import { registerPythonHandoff } from "../context/python-handoff.js";
 import { Tensor } from "../tensor/index.js";
 import { pythonGPUModule } from "./pyodide-gpu.js";
 import { checkPyodideInstance } from "./pyodide-instance.js";
-import type { PyodideLike, PyProxyLike } from "./pyodide-types.js";
+import type { PyodideLike, PyodideModuleLike, PyProxyLike } from "./pyodide-types.js";
 
 /** Name of the JS module the Python package imports (`import webdlpack_js`). */
 export const PYTHON_JS_MODULE = "webdlpack_js";
@@ -101,8 +101,52 @@ function exportForPython(host: WasmHost, value: unknown, versioned: boolean, cop
   }
 }
 
+/**
+ * The deleter caller Python's native module calls deleters through (`int f(fn, address)` in the wasm table,
+ * made once per module): it calls table entry `fn` with `address` inside try/catch and returns 0, or 1 after
+ * keeping the error for {@link DeleterCaller.take} — a JS exception must not unwind through CPython's frames.
+ */
+interface DeleterCaller {
+  readonly index: number;
+  /** Throw the error the last failed call kept (Python's side turns it into its typed error). */
+  take(): never;
+}
+
+const deleterCallers = new WeakMap<object, DeleterCaller>();
+
+function deleterCaller(module: PyodideModuleLike, host: WasmHost): DeleterCaller {
+  let caller = deleterCallers.get(module);
+  if (caller === undefined) {
+    let failure: unknown = undefined;
+    let failed = false;
+    const index = module.addFunction((fn: number, address: number) => {
+      try {
+        host.callVoidPointer(fn >>> 0, address >>> 0);
+        return 0;
+      } catch (err) {
+        failure = err;
+        failed = true;
+        return 1;
+      }
+    }, "iii") >>> 0;
+    caller = {
+      index,
+      take(): never {
+        const err = failed ? failure : new WebDLPackError("INVALID_ARGUMENT", "no deleter call failed", {
+          field: "deleter", value: null, expected: "a failed deleter call just before",
+        });
+        failure = undefined;
+        failed = false;
+        throw err;
+      },
+    };
+    deleterCallers.set(module, caller);
+  }
+  return caller;
+}
+
 /** The functions Python calls through `import webdlpack_js`. All addresses are unsigned. */
-function pythonFacingModule(host: WasmHost): Record<string, unknown> {
+function pythonFacingModule(host: WasmHost, module: PyodideModuleLike): Record<string, unknown> {
   return {
     /** Python → JS: adopt a managed struct Python exported; the JS Tensor owns it. */
     importManaged: (address: number, versioned: boolean) =>
@@ -117,6 +161,10 @@ function pythonFacingModule(host: WasmHost): Record<string, unknown> {
      * ManagedOwner uses this instead of a ctypes call, which costs about twice as much in Pyodide.
      */
     callDeleter: (index: number, address: number) => host.callVoidPointer(index >>> 0, address >>> 0),
+    /** The table index of the deleter caller for Python's native module (see {@link deleterCaller}). */
+    deleterCallerIndex: () => deleterCaller(module, host).index,
+    /** Throw the error of the deleter call that just failed through that caller. */
+    takeDeleterError: () => deleterCaller(module, host).take(),
     /** True when `value` is a JS webdlpack Tensor. */
     isTensor: (value: unknown) => value instanceof Tensor,
     /** The page-wide context (for GPU tensors). */
@@ -162,7 +210,7 @@ async function install(pyodide: PyodideLike, options: LoadWebDLPackOptions): Pro
 
 async function load(pyodide: PyodideLike, options: LoadWebDLPackOptions): Promise<WebDLPackPython> {
   const host = emscriptenHost(pyodide._module);
-  pyodide.registerJsModule(PYTHON_JS_MODULE, pythonFacingModule(host));
+  pyodide.registerJsModule(PYTHON_JS_MODULE, pythonFacingModule(host, pyodide._module));
   let wheelSource: string;
   try {
     wheelSource = await install(pyodide, options);

@@ -26,10 +26,10 @@ from typing import Any
 from ..bridge import js
 from ..bridge.js import is_js_tensor
 from ..core.errors import WebDLPackError
+from ..exchange.adopt import adopt_view
 from ..exchange.export import release_export
 from ..tensor.moves import check_copy
 from ..tensor.tensor import Tensor
-from .from_dlpack import adopt
 from .managed import export_managed
 
 __all__ = ["to_js", "from_js", "is_js_tensor"]
@@ -91,4 +91,5 @@ def from_js(js_tensor: Any, *, copy: bool | None = None) -> Tensor:
         not None, True or False (``INVALID_ARGUMENT``, field ``copy``, as
         ``from_dlpack``), checked before JS is called.
     """
-    return adopt(js.export_managed(js_tensor, True, check_copy(copy)), True)
+    view, owner = adopt_view(js.export_managed(js_tensor, True, check_copy(copy)), True)  # adopt() inline
+    return Tensor._wrap(view, owner)

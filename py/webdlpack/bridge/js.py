@@ -30,6 +30,7 @@ from ..core.errors import (
     WebDLPackValueError,
 )
 from ..core.host import HOST_NAME, IS_PYODIDE
+from ..core.native import NATIVE
 
 __all__ = [
     "bridge_loaded", "js_module", "translate", "call", "can_wait", "require_wait", "wait", "wait_async",
@@ -298,16 +299,32 @@ def export_managed(value: Any, versioned: bool, copy: bool | None) -> int:
 
 
 def deleter_caller() -> Callable[[int, int], None] | None:
-    """A function calling a managed struct's deleter from JS (``webdlpack_js.callDeleter``), or None without the bridge.
+    """A function calling a managed struct's deleter from JS, or None without the bridge.
 
-    In Pyodide a ctypes call goes through libffi's JS trampolines; asking JS to call the function-table entry
-    costs about half as much (measured by ``make bench``). A JS error (e.g. an entry that is no function)
-    comes back typed (see :func:`translate`).
+    With webdlpack's native module (Pyodide's wheel ships it) that is its C ``call_deleter``, bound once
+    to JS's deleter caller (``webdlpack_js.deleterCallerIndex``: a table entry that calls the deleter
+    inside try/catch): one C -> JS call per release and no Python frame. Otherwise
+    ``webdlpack_js.callDeleter`` (a Python -> JS call: in Pyodide a ctypes call goes through libffi's JS
+    trampolines and costs about twice as much). Either way a JS error (e.g. an entry that is no
+    function, or a deleter that threw) comes back typed (see :func:`translate`).
     """
     module = _load()
     fn = getattr(module, "callDeleter", None) if module is not None else None
     if fn is None:
         return None
+    index = getattr(module, "deleterCallerIndex", None)
+    if NATIVE is not None and index is not None:
+        take = module.takeDeleterError
+
+        def raise_deleter_error() -> None:  # the native call_deleter calls this when JS caught an error
+            try:
+                take()
+            except _JsException as exc:
+                raise translate(exc, gpu=False) from None
+
+        NATIVE.set_js_deleter_caller(int(index()), raise_deleter_error)
+        native_call: Callable[[int, int], None] = NATIVE.call_deleter
+        return native_call
 
     def call_deleter(deleter: int, address: int) -> None:  # not the module's call(): no device, hand-over errors
         try:

@@ -12,7 +12,7 @@ together with the *owner* of the tensor's memory; that registry entry is what
 keeps the memory alive while a consumer holds the struct. The deleter drops
 the entry, and with it the reference to the owner.
 
-Where webdlpack's native module is loaded (:mod:`webdlpack.exchange.native`:
+Where webdlpack's native module is loaded (:mod:`webdlpack.core.native`:
 always in Pyodide, whose wheel ships it; in a CPython source checkout after
 ``make build``) the copy-and-register is one C call and exports carry its C
 deleter, which pops this same registry: in Pyodide that turns a dozen
@@ -69,7 +69,7 @@ from ..core.abi import (
 from .capsule import CAPSULE_DESTRUCTOR, NAME_LEGACY, NAME_VERSIONED, capsule_name, new_capsule
 from ..core.raw import int64_array
 from ..core.view import TensorView
-from .native import NATIVE
+from ..core.native import NATIVE
 
 __all__ = [
     "DELETER_CALLBACK",

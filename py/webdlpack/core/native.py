@@ -1,6 +1,7 @@
-"""webdlpack's native exchange module (``py/native/exchange.c``), where it is built.
+"""webdlpack's native exchange module (``py/native/exchange.c``), where it is built (a host-level fact, so floor 0).
 
-It does an export's copy-and-register in one C call and gives exported structs a C deleter, so
+It does an export's copy-and-register in one C call, gives exported structs a C deleter, and calls the
+deleters of imported structs (through JS's try/catch caller in Pyodide), so
 a consumer frees an export without running Python code through a ctypes callback. In Pyodide
 the wheel ships it as an extension module built for wasm32; in a source checkout ``make build``
 builds it for the CPython that runs the tests. Where it is absent (a CPython wheel install) or
@@ -13,7 +14,7 @@ import importlib.machinery
 import importlib.util
 from typing import Any
 
-from ..core.host import native_library
+from .host import native_library
 
 __all__ = ["NATIVE"]
 
@@ -36,5 +37,6 @@ def _load() -> Any | None:
     return module
 
 
-#: The loaded module (functions ``bind``, ``export``, ``deleter``, ``counters``), or None.
+#: The loaded module (``bind``, ``export``, ``deleter``, ``counters``, ``set_js_deleter_caller``, ``call_deleter``),
+#: or None.
 NATIVE: Any | None = _load()
