@@ -187,6 +187,22 @@ static PyObject *call_deleter(PyObject *self, PyObject *const *args, Py_ssize_t 
   return none();
 }
 
+/* same_bytes(address: int, expected: bytes) -> bool: whether memory at `address` holds `expected`. For
+ * adopt's fast path, which compares a struct with the bytes of one checked before (the caller knows the
+ * range is readable: it was inside memory then, and wasm memory never shrinks). */
+static PyObject *same_bytes(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+  (void)self;
+  if (expect_args(nargs, 2, "same_bytes(address, expected) takes 2 arguments") != 0) return NULL;
+  void *address = PyLong_AsVoidPtr(args[0]);
+  if (PyErr_Occurred()) return NULL;
+  char *expected;
+  Py_ssize_t length;
+  if (PyBytes_AsStringAndSize(args[1], &expected, &length) != 0) return NULL;
+  PyObject *answer = address != NULL && memcmp(address, expected, (size_t)length) == 0 ? &_Py_TrueStruct : &_Py_FalseStruct;
+  Py_IncRef(answer);
+  return answer;
+}
+
 /* deleter() -> int: the address of the deleter export() structs carry (templates store it). */
 static PyObject *deleter(PyObject *self, PyObject *unused) {
   (void)self, (void)unused;
@@ -211,6 +227,8 @@ static PyMethodDef methods[] = {
     {"counters", counters, METH_NOARGS, "counters() -> (created, unknown_deletes)."},
     {"set_js_deleter_caller", (PyCFunction)(void (*)(void))set_js_deleter_caller, METH_FASTCALL,
      "set_js_deleter_caller(index, on_failure): the JS function (table index) call_deleter goes through."},
+    {"same_bytes", (PyCFunction)(void (*)(void))same_bytes, METH_FASTCALL,
+     "same_bytes(address, expected) -> whether memory at address holds expected (adopt's fast path)."},
     {"call_deleter", (PyCFunction)(void (*)(void))call_deleter, METH_FASTCALL,
      "call_deleter(fn, address): call a managed struct's deleter."},
     {NULL, NULL, 0, NULL},

@@ -124,3 +124,14 @@ def test_call_deleter_calls_a_deleter_once_and_refuses_bad_arguments():
         NATIVE.set_js_deleter_caller(0, print)
     with pytest.raises(ValueError, match="non-zero table index and a callable"):
         NATIVE.set_js_deleter_caller(1, 5)
+
+
+def test_same_bytes_compares_memory_with_expected_bytes():
+    block = ctypes.create_string_buffer(b"webdlpack-struct", 16)
+    address = ctypes.addressof(block)
+    assert NATIVE.same_bytes(address, b"webdlpack-struct") is True
+    assert NATIVE.same_bytes(address, b"webdlpack-strucX") is False
+    assert NATIVE.same_bytes(address, b"") is True
+    assert NATIVE.same_bytes(0, b"x") is False  # NULL is never the same
+    with pytest.raises(TypeError):
+        NATIVE.same_bytes(address, "not bytes")
