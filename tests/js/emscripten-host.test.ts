@@ -10,7 +10,7 @@ import { dirname } from "node:path";
 import { test } from "node:test";
 import { loadPyodide } from "pyodide";
 import { DeviceType, emscriptenHost, readManagedTensorVersioned, type EmscriptenModuleLike } from "../../js/src/dlpack/index.js";
-import { Tensor } from "../../js/src/tensor/index.js";
+import { Tensor, liveExportCount } from "../../js/src/tensor/index.js";
 import { expectError, produce } from "./helpers.js";
 
 test("codec and Tensor on Pyodide's Emscripten heap", { timeout: 120_000 }, async () => {
@@ -29,32 +29,42 @@ test("codec and Tensor on Pyodide's Emscripten heap", { timeout: 120_000 }, asyn
   const a = t.toManaged(host);
   const e = readManagedTensorVersioned(host, a);
   assert.equal(e.data, prod.data);
+  const exportsLive = liveExportCount();
   host.callVoidPointer(e.deleter, a);
-  expectError(() => host.callVoidPointer(e.deleter, a), "INVALID_POINTER", "function index");
-  expectError(() => host.removeFunction(e.deleter), "INVALID_POINTER", "function index");
+  assert.equal(liveExportCount(), exportsLive - 1);
+  host.callVoidPointer(e.deleter, a); // a second call does nothing: no double free
+  assert.equal(liveExportCount(), exportsLive - 1);
 
-  // Table entries are pooled: a freed one is reused, live ones are distinct,
-  // and each export's deleter still runs once.
+  // One deleter entry per host, shared by its exports; each export's deleter still runs once.
   const a1 = t.toManaged(host);
   const d1 = readManagedTensorVersioned(host, a1).deleter;
-  assert.equal(d1, e.deleter, "the freed entry is reused");
+  assert.equal(d1, e.deleter, "the host's shared deleter");
   const a2 = t.toManaged(host);
   const d2 = readManagedTensorVersioned(host, a2).deleter;
-  assert.notEqual(d2, d1, "two live exports, two entries");
+  assert.equal(d2, d1, "two live exports, one entry");
+  assert.notEqual(a2, a1);
+  assert.equal(liveExportCount(), exportsLive + 1);
   host.callVoidPointer(d2, a2);
   host.callVoidPointer(d1, a1);
-  expectError(() => host.callVoidPointer(d1, a1), "INVALID_POINTER", "function index");
+  host.callVoidPointer(d1, a1);
+  assert.equal(liveExportCount(), exportsLive - 1);
   const tableSize = module.wasmTable!.length;
   for (let i = 0; i < 50; i++) {
     const x = t.toManaged(host);
     host.callVoidPointer(readManagedTensorVersioned(host, x).deleter, x);
   }
   assert.equal(module.wasmTable!.length, tableSize, "no table growth for sequential exports");
-  // A second host over the same module shares the pool.
-  const again = emscriptenHost(module);
-  const f = again.addFunction(() => undefined);
-  assert.ok([d1, d2].includes(f));
-  again.removeFunction(f);
+  // One host per module; its pooled entries are reused once removed, and a removed one is refused.
+  assert.equal(emscriptenHost(module), host);
+  const f = host.addFunction(() => undefined);
+  const withF = module.wasmTable!.length;
+  host.removeFunction(f);
+  expectError(() => host.callVoidPointer(f, 0), "INVALID_POINTER", "function index");
+  expectError(() => host.removeFunction(f), "INVALID_POINTER", "function index");
+  const g = host.addFunction(() => undefined);
+  assert.equal(g, f, "the freed entry is reused");
+  host.removeFunction(g);
+  assert.equal(module.wasmTable!.length, withF);
 
   // Grow the heap: the old view detaches, tensor.view follows.
   const before = t.view;

@@ -197,7 +197,7 @@ test("fromManaged decode failure: the deleter is still called once and the error
   expectError(() => Tensor.fromManaged(host, host.buffer.byteLength - 8), "OUT_OF_BOUNDS", "DLManagedTensorVersioned");
 });
 
-test("toManaged of a wasm tensor: zero-copy; the deleter frees the block and its table entry once", () => {
+test("toManaged of a wasm tensor: zero-copy; the host's one shared deleter frees the block once", () => {
   const host = createTestHost();
   const p = host.malloc(24);
   new Float32Array(host.buffer, p, 6).set([1, 2, 3, 4, 5, 6]);
@@ -212,19 +212,27 @@ test("toManaged of a wasm tensor: zero-copy; the deleter frees the block and its
   assert.deepEqual(d.strides && [...d.strides], [1, 3]);
   assert.equal(d.flags, DLPackFlag.READ_ONLY);
   assert.equal(host.liveAllocations, allocs + 1, "one block: struct + shape + strides");
-  assert.equal(host.liveFunctions, fns + 1);
+  assert.equal(host.liveFunctions, fns + 1, "the host's deleter entry, made on its first export");
   assert.equal(liveExportCount(), exportsBefore + 1);
   host.callVoidPointer(d.deleter, a);
   assert.equal(host.liveAllocations, allocs);
-  assert.equal(host.liveFunctions, fns);
   assert.equal(liveExportCount(), exportsBefore);
-  expectError(() => host.callVoidPointer(d.deleter, a), "INVALID_POINTER", "index");
-  // Legacy export.
+  host.callVoidPointer(d.deleter, a); // a second call does nothing (the strict host would throw on a double free)
+  assert.equal(host.liveAllocations, allocs);
+  assert.equal(liveExportCount(), exportsBefore);
+  // Legacy export, and two live exports: one shared entry, each released once.
   const l = t.toManaged(host, { versioned: false });
   const dl = readManagedTensor(host, l);
   assert.equal(dl.data, p);
+  const b = t.toManaged(host);
+  assert.equal(readManagedTensorVersioned(host, b).deleter, dl.deleter);
+  assert.equal(dl.deleter, d.deleter);
+  assert.equal(host.liveFunctions, fns + 1, "no entry per export");
+  assert.equal(liveExportCount(), exportsBefore + 2);
   host.callVoidPointer(dl.deleter, l);
+  host.callVoidPointer(dl.deleter, b);
   assert.equal(host.liveAllocations, allocs);
+  assert.equal(liveExportCount(), exportsBefore);
 });
 
 test("toManaged of a js tensor copies into the heap (IS_COPIED) unless copy:false", () => {
@@ -243,7 +251,7 @@ test("toManaged of a js tensor copies into the heap (IS_COPIED) unless copy:fals
   assert.deepEqual([...(back.view as Int32Array)], [10, 20, 30, 40, 50, 60]);
   back.dispose(); // runs our own deleter through the table
   assert.equal(host.liveAllocations, 0);
-  assert.equal(host.liveFunctions, 0);
+  assert.equal(host.liveFunctions, 1, "only the host's shared deleter entry");
   // A tensor in another wasm memory is copied too.
   const other = createTestHost();
   const q = other.malloc(8);
@@ -276,7 +284,7 @@ test("re-export of an owned tensor keeps the producer alive until both are relea
     assert.equal(prod.calls(), 1, order);
   }
   assert.equal(host.liveAllocations, 0);
-  assert.equal(host.liveFunctions, 2, "only the two producers' own deleters remain; ours removed themselves");
+  assert.equal(host.liveFunctions, 3, "the two producers' own deleters and the host's one shared export deleter");
 });
 
 test("toManaged failure paths leak nothing", () => {
@@ -285,15 +293,24 @@ test("toManaged failure paths leak nothing", () => {
   host.failMalloc(true);
   expectError(() => t.toManaged(host), "OUT_OF_MEMORY", "malloc");
   host.failMalloc(false);
+  const exportsBefore = liveExportCount();
   assert.equal(host.liveAllocations, 0);
-  assert.equal(host.liveFunctions, 0);
+  assert.equal(host.liveFunctions, 1, "only the host's shared deleter entry (kept for its later exports)");
   // Data copy succeeds, struct malloc fails.
   let n = 0;
   const flaky = Object.create(host) as typeof host;
   flaky.malloc = (size: number) => (++n === 2 ? 0 : host.malloc(size));
   expectError(() => t.toManaged(flaky), "OUT_OF_MEMORY", "malloc");
   assert.equal(host.liveAllocations, 0);
-  assert.equal(host.liveFunctions, 0);
+  assert.equal(host.liveFunctions, 2, "flaky is another host object: its own shared entry");
+  assert.equal(liveExportCount(), exportsBefore);
+  // Both hosts still export and release.
+  for (const h of [host, flaky]) {
+    const a = t.toManaged(h);
+    h.callVoidPointer(readManagedTensorVersioned(h, a).deleter, a);
+  }
+  assert.equal(host.liveAllocations, 0);
+  assert.equal(liveExportCount(), exportsBefore);
 });
 
 test("webgpu tensors: lazy GPUBuffer via the resolver; no CPU view", () => {

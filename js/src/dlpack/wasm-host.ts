@@ -89,8 +89,9 @@ export interface EmscriptenModuleLike {
  * Table entries for short-lived `void f(i32)` JS functions, reused.
  *
  * Emscripten's `addFunction` compiles a small wasm module for every JS
- * function it puts in the table (about 10 µs), and a managed struct exported
- * from JS needs one per export for its deleter. Instead, each pooled entry is
+ * function it puts in the table (about 10 µs), and a producer that makes one
+ * deleter per struct (a test producer, the conformance probe) would pay that
+ * per struct (`Tensor.toManaged` shares one entry per host). Instead, each pooled entry is
  * a trampoline made once that calls whatever JS function its slot holds now;
  * `add` fills a free slot, `remove` empties it and returns the index to the
  * pool. Calling an emptied entry does nothing (as calling a removed
@@ -147,21 +148,27 @@ class TrampolinePool {
   }
 }
 
-const pools = new WeakMap<object, TrampolinePool>();
+const hostsOfModules = new WeakMap<object, WasmHost>();
 
 /**
- * A {@link WasmHost} over an Emscripten module (for example `pyodide._module`).
+ * The {@link WasmHost} over an Emscripten module (for example `pyodide._module`):
+ * one per module, so what webdlpack keeps per host (the deleter entry its
+ * exports share) is made once per module however often this is called.
  * The buffer is re-read from `HEAPU8` on every access, so it follows growth.
  * Table entries are made with signature `"vi"` (`void f(i32)`) and reused
- * after `removeFunction` (one pool per module).
+ * after `removeFunction`.
  */
 export function emscriptenHost(module: EmscriptenModuleLike): WasmHost {
-  let pool = pools.get(module);
-  if (pool === undefined) {
-    pool = new TrampolinePool(module);
-    pools.set(module, pool);
+  let host = hostsOfModules.get(module);
+  if (host === undefined) {
+    host = makeEmscriptenHost(module);
+    hostsOfModules.set(module, host);
   }
-  const trampolines = pool;
+  return host;
+}
+
+function makeEmscriptenHost(module: EmscriptenModuleLike): WasmHost {
+  const trampolines = new TrampolinePool(module);
   const entry = (index: number): ((...args: number[]) => unknown) => {
     const fn = module.getWasmTableEntry ? module.getWasmTableEntry(index >>> 0) : module.wasmTable?.get(index >>> 0);
     if (typeof fn !== "function" || trampolines.isEmptied(index)) {

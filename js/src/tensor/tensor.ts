@@ -28,7 +28,7 @@ import { trackGPUTensor } from "../context/track-tensor.js";
 import type { DLDeviceDesc, DLTensorDesc, DType, TensorExtent, TypedArray, WasmHost } from "../dlpack/index.js";
 import { copyOf, storageBuffer, viewOf } from "./cpu-view.js";
 import { managedInit, typedArrayInit, wasmViewInit, webgpuInit } from "./create.js";
-import { exportManaged } from "./dlpack-export.js";
+import { DEFAULT_TO_MANAGED, exportManaged } from "./dlpack-export.js";
 import { resolveGPUPointer } from "./gpu-pointer.js";
 import { unwatchOwner, watchOwner, type Ownership, type Watch } from "./ownership.js";
 import type {
@@ -263,10 +263,11 @@ export class Tensor {
   /**
    * Export this tensor as a managed DLPack struct in `host` memory and
    * return its address. The struct and its shape/strides are one malloc
-   * block; its deleter (a `host.addFunction` entry) frees that block (and a
-   * copy, if one was made), removes itself from the table and releases the
-   * reference that kept this Tensor (and its producer's bytes) alive —
-   * exactly once; later calls do nothing.
+   * block; its deleter (one `host.addFunction` entry per host, made on the
+   * host's first export and shared by all its exports) frees that block (and
+   * a copy, if one was made) and releases the reference that kept this Tensor
+   * (and its producer's bytes) alive — exactly once; later calls with the
+   * same address do nothing.
    *
    * Bytes already in `host` memory, and GPU tensors, are shared (zero-copy).
    * Others (a `"js"` tensor, or a wasm tensor of another memory) are copied
@@ -275,11 +276,9 @@ export class Tensor {
    * that is a COPY_REQUIRED error instead. INVALID_ARGUMENT (field `host`)
    * unless `host` is a WasmHost with buffer, malloc, free, addFunction and removeFunction.
    */
-  toManaged(host: WasmHost, options: ToManagedOptions = {}): number {
+  toManaged(host: WasmHost, options: ToManagedOptions = DEFAULT_TO_MANAGED): number {
     this.#alive();
-    return exportManaged({
-      tensor: this, desc: this.#desc, storage: this.#storage, flags: this.#flags, owner: this.#owner, copy: () => this.toArray(),
-    }, host, options);
+    return exportManaged(this, this.#desc, this.#storage, this.#flags, this.#owner, host, options);
   }
 
   /**
