@@ -15,13 +15,8 @@
  * deleter pops that entry exactly as export.py's Python deleter does. So stats, release_export and the
  * capsule collection see one registry whichever path made an export.
  *
- * The same module calls the deleters of structs Python imported (call_deleter). In Pyodide a deleter is a
- * wasm-table entry, often a JS function that may throw; a JS exception must never unwind through CPython's
- * C frames, so the call goes through a JS function JS hands over once (set_js_deleter_caller): it calls the
- * entry inside try/catch and returns 0 or 1, and on 1 this module calls back into Python (the bridge's
- * failure handler), which raises the JS error typed. That is one C -> JS call instead of a Python -> JS call
- * with two converted arguments (about 0.5 µs in Pyodide). Without a JS caller (CPython) the deleter is called
- * directly, as ctypes would.
+ * The same module calls the deleters of structs Python imported: deleters.c (through JS's try/catch caller
+ * in Pyodide) and owner.c (ManagedOwner's base type, which calls the deleter once).
  *
  * Built as a Pyodide extension module (emcc -sSIDE_MODULE=1, shipped in the wheel) and natively for
  * the CPython that runs the tests; python_abi.h declares the stable-ABI pieces used.
@@ -29,26 +24,18 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "python_abi.h"
-#include "webdlpack/dlpack.h"
-
-#define EXPORT __attribute__((visibility("default")))
+#include "native_module.h"
 
 static PyObject *registry;      /* export.py's dict: struct address -> (block, owner); set by bind() */
 static size_t created;          /* exports made here */
 static size_t unknown_deletes;  /* deleter calls for an address that is not a live export */
 
-/* Calls deleter `fn` with `address` inside JS try/catch: 0 when it returned, 1 when it threw. */
-typedef int (*js_deleter_caller)(void *fn, void *address);
-static js_deleter_caller js_caller;  /* set by set_js_deleter_caller (Pyodide); NULL: call directly */
-static PyObject *js_failure;         /* called (no arguments) when js_caller returns 1: raises the JS error */
-
-static PyObject *none(void) {
+PyObject *wdl_py_none(void) {
   Py_IncRef(&_Py_NoneStruct);
   return &_Py_NoneStruct;
 }
 
-static int expect_args(Py_ssize_t nargs, Py_ssize_t want, const char *message) {
+int wdl_py_expect_args(Py_ssize_t nargs, Py_ssize_t want, const char *message) {
   if (nargs == want) return 0;
   PyErr_SetString(PyExc_TypeError, message);
   return -1;
@@ -83,12 +70,12 @@ static void export_deleter(void *self) {
 /* bind(registry: dict) -> None: the dict export() and the deleter use. */
 static PyObject *bind(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
   (void)self;
-  if (expect_args(nargs, 1, "bind(registry) takes one dict") != 0) return NULL;
+  if (wdl_py_expect_args(nargs, 1, "bind(registry) takes one dict") != 0) return NULL;
   if (PyDict_Size(args[0]) < 0) return NULL;
   Py_IncRef(args[0]);
   Py_DecRef(registry);
   registry = args[0];
-  return none();
+  return wdl_py_none();
 }
 
 /* export(template: tuple, owner) -> int
@@ -100,7 +87,7 @@ static PyObject *bind(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
  * returns that address. */
 static PyObject *export_struct(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
   (void)self;
-  if (expect_args(nargs, 2, "export(template, owner) takes 2 arguments") != 0) return NULL;
+  if (wdl_py_expect_args(nargs, 2, "export(template, owner) takes 2 arguments") != 0) return NULL;
   if (registry == NULL) {
     PyErr_SetString(PyExc_ValueError, "webdlpack native exchange: bind(registry) was not called");
     return NULL;
@@ -146,53 +133,12 @@ static PyObject *export_struct(PyObject *self, PyObject *const *args, Py_ssize_t
   return key;
 }
 
-/* set_js_deleter_caller(index: int, on_failure: callable) -> None: the JS caller call_deleter uses. */
-static PyObject *set_js_deleter_caller(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-  (void)self;
-  if (expect_args(nargs, 2, "set_js_deleter_caller(index, on_failure) takes 2 arguments") != 0) return NULL;
-  void *index = PyLong_AsVoidPtr(args[0]);
-  if (PyErr_Occurred()) return NULL;
-  if (index == NULL || PyCallable_Check(args[1]) != 1) {
-    PyErr_SetString(PyExc_ValueError, "set_js_deleter_caller: a non-zero table index and a callable are needed");
-    return NULL;
-  }
-  Py_IncRef(args[1]);
-  Py_DecRef(js_failure);
-  js_failure = args[1];
-  js_caller = (js_deleter_caller)index;
-  return none();
-}
-
-/* call_deleter(fn: int, address: int) -> None: call deleter `fn` with `address` (through the JS caller
- * where one is set). A deleter that threw in JS raises here, through the failure handler. */
-static PyObject *call_deleter(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-  (void)self;
-  if (expect_args(nargs, 2, "call_deleter(fn, address) takes 2 arguments") != 0) return NULL;
-  void *fn = PyLong_AsVoidPtr(args[0]);
-  void *address = PyLong_AsVoidPtr(args[1]);
-  if (PyErr_Occurred()) return NULL;
-  if (fn == NULL) {
-    PyErr_SetString(PyExc_ValueError, "call_deleter: the deleter is NULL");
-    return NULL;
-  }
-  if (js_caller != NULL) {
-    if (js_caller(fn, address) != 0) {
-      PyObject *r = PyObject_CallNoArgs(js_failure); /* raises the JS error; returns NULL */
-      if (r == NULL) return NULL;
-      Py_DecRef(r);
-    }
-  } else {
-    ((void (*)(void *))fn)(address);
-  }
-  return none();
-}
-
 /* same_bytes(address: int, expected: bytes) -> bool: whether memory at `address` holds `expected`. For
  * adopt's fast path, which compares a struct with the bytes of one checked before (the caller knows the
  * range is readable: it was inside memory then, and wasm memory never shrinks). */
 static PyObject *same_bytes(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
   (void)self;
-  if (expect_args(nargs, 2, "same_bytes(address, expected) takes 2 arguments") != 0) return NULL;
+  if (wdl_py_expect_args(nargs, 2, "same_bytes(address, expected) takes 2 arguments") != 0) return NULL;
   void *address = PyLong_AsVoidPtr(args[0]);
   if (PyErr_Occurred()) return NULL;
   char *expected;
@@ -225,12 +171,14 @@ static PyMethodDef methods[] = {
      "export(template, owner) -> address of a new managed struct."},
     {"deleter", deleter, METH_NOARGS, "deleter() -> address of the deleter of exported structs."},
     {"counters", counters, METH_NOARGS, "counters() -> (created, unknown_deletes)."},
-    {"set_js_deleter_caller", (PyCFunction)(void (*)(void))set_js_deleter_caller, METH_FASTCALL,
+    {"set_js_deleter_caller", (PyCFunction)(void (*)(void))wdl_py_set_js_deleter_caller, METH_FASTCALL,
      "set_js_deleter_caller(index, on_failure): the JS function (table index) call_deleter goes through."},
     {"same_bytes", (PyCFunction)(void (*)(void))same_bytes, METH_FASTCALL,
      "same_bytes(address, expected) -> whether memory at address holds expected (adopt's fast path)."},
-    {"call_deleter", (PyCFunction)(void (*)(void))call_deleter, METH_FASTCALL,
+    {"call_deleter", (PyCFunction)(void (*)(void))wdl_py_call_deleter, METH_FASTCALL,
      "call_deleter(fn, address): call a managed struct's deleter."},
+    {"owner_type", wdl_py_owner_type, METH_NOARGS, "owner_type() -> the C base type of ManagedOwner (made once)."},
+    {"owner_counters", wdl_py_owner_counters, METH_NOARGS, "owner_counters() -> (adopted, released)."},
     {NULL, NULL, 0, NULL},
 };
 

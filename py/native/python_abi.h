@@ -64,6 +64,64 @@ typedef struct PyModuleDef {
 
 
 
+/* A heap type made from a spec (PyType_FromSpec): name, instance size, flags, and its slots (Py_tp_*). */
+typedef struct PyType_Slot {
+  int slot;
+  void *pfunc;
+} PyType_Slot;
+
+typedef struct PyType_Spec {
+  const char *name;
+  int basicsize;
+  int itemsize;
+  unsigned int flags;
+  PyType_Slot *slots;
+} PyType_Spec;
+
+#define Py_TPFLAGS_BASETYPE (1UL << 10)
+#define Py_TPFLAGS_DEFAULT (1UL << 18) /* Py_TPFLAGS_HAVE_VERSION_TAG */
+#define Py_tp_dealloc 52
+#define Py_tp_doc 56
+#define Py_tp_init 60
+#define Py_tp_methods 64
+#define Py_tp_new 65
+#define Py_tp_members 72
+#define Py_tp_getset 73
+#define Py_tp_free 74
+
+/* A read-only attribute stored in the instance (T_* type code, byte offset). */
+typedef struct PyMemberDef {
+  const char *name;
+  int type;
+  Py_ssize_t offset;
+  int flags;
+  const char *doc;
+} PyMemberDef;
+
+#define T_ULONG 12
+#define T_BOOL 14
+#define READONLY 1
+
+/* A computed attribute. */
+typedef PyObject *(*getter)(PyObject *self, void *closure);
+typedef struct PyGetSetDef {
+  const char *name;
+  getter get;
+  void *set;
+  const char *doc;
+  void *closure;
+} PyGetSetDef;
+
+typedef void (*freefunc)(void *);
+typedef struct _ts PyThreadState;
+
+extern PyObject *PyType_FromSpec(PyType_Spec *spec);
+extern void *PyType_GetSlot(void *type, int slot);
+extern PyObject *PyType_GenericNew(void *type, PyObject *args, PyObject *kwds);
+extern PyThreadState *PyEval_SaveThread(void);
+extern void PyEval_RestoreThread(PyThreadState *state);
+extern void PyErr_WriteUnraisable(PyObject *obj);
+
 typedef void (*PyCapsule_Destructor)(PyObject *);
 typedef int PyGILState_STATE;
 

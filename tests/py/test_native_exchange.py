@@ -135,3 +135,44 @@ def test_same_bytes_compares_memory_with_expected_bytes():
     assert NATIVE.same_bytes(0, b"x") is False  # NULL is never the same
     with pytest.raises(TypeError):
         NATIVE.same_bytes(address, "not bytes")
+
+
+def test_managed_owner_is_the_c_type_and_calls_its_deleter_exactly_once():
+    from webdlpack.exchange.owner import ManagedOwner
+
+    assert ManagedOwner.__mro__[1] is NATIVE.owner_type()
+    calls: list[int] = []
+    deleter = _abi.DELETER(lambda address: calls.append(address))
+    address = ctypes.cast(deleter, ctypes.c_void_p).value
+    before = _debug.import_stats()
+    o = ManagedOwner(0x1000, True, address)
+    assert (o.address, o.versioned, o.alive) == (0x1000, True, True)
+    assert repr(o) == "<ManagedOwner 0x1000 live>"
+    o.release()
+    o.release()  # the second release does nothing
+    assert calls == [0x1000] and not o.alive and repr(o) == "<ManagedOwner 0x1000 released>"
+    p = ManagedOwner(0x2000, False, address)
+    del p  # deallocation releases
+    assert calls == [0x1000, 0x2000]
+    ManagedOwner(0x3000, True, None).release()  # no deleter: nothing to call, still counted
+    after = _debug.import_stats()
+    assert after["adopted"] - before["adopted"] == 3 and after["released"] - before["released"] == 3
+    assert after["live"] == before["live"]
+
+
+def test_managed_owner_refuses_bad_arguments_and_a_second_init():
+    from webdlpack.exchange.owner import ManagedOwner
+
+    before = _debug.import_stats()
+    with pytest.raises(TypeError, match="3 positional arguments"):
+        ManagedOwner(0x1000, True)
+    with pytest.raises(TypeError, match="3 positional arguments"):
+        ManagedOwner(0x1000, True, 0, deleter=1)
+    with pytest.raises(TypeError):
+        ManagedOwner("x", True, 0)
+    o = ManagedOwner(0x1000, True, 0)
+    with pytest.raises(TypeError, match="already initialised"):
+        o.__init__(0x2000, True, 0)
+    assert o.address == 0x1000
+    o.release()
+    assert _debug.import_stats()["live"] == before["live"]

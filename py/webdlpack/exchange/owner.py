@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 from ..bridge.js import deleter_caller
 from ..core.abi import DELETER
+from ..core.native import NATIVE
 from ..core.nocopy import NotCopyable
 from ..core.raw import MANAGED_LEGACY, MANAGED_VERSIONED, unpack_at
 
@@ -26,7 +27,10 @@ _FUNCTIONS: dict[int, Any] = {}
 
 def stats() -> dict[str, int]:
     """Import counters: ``adopted``, ``released`` and ``live`` managed structs."""
-    return {**_STATS, "live": _STATS["adopted"] - _STATS["released"]}
+    adopted, released = NATIVE.owner_counters() if NATIVE is not None else (0, 0)
+    adopted += _STATS["adopted"]
+    released += _STATS["released"]
+    return {"adopted": adopted, "released": released, "live": adopted - released}
 
 
 def _deleter_address(address: int, versioned: bool) -> int:
@@ -74,34 +78,15 @@ def call_deleter(address: int, versioned: bool) -> None:
         _call(fn, address)
 
 
-class ManagedOwner(NotCopyable):
-    """Owns one managed DLPack struct and calls its deleter exactly once.
-
-    Parameters
-    ----------
-    address : int
-        Address of a ``DLManagedTensorVersioned`` (``versioned=True``) or
-        ``DLManagedTensor``. Ownership passes to this object.
-    versioned : bool
-        Which struct is at ``address``.
-    deleter : int, optional
-        The struct's deleter pointer when the caller already read it (0 for
-        none); read from the struct otherwise.
-
-    Notes
-    -----
-    The deleter pointer is read once, here; the struct is not read again on
-    release. The deleter runs on :meth:`release` or when this object is
-    deallocated (reference counting makes that prompt). Not copyable or
-    picklable: two owners of one struct would call its deleter twice.
-    """
+class _PythonOwner:
+    """The owner's state and release in Python: the base of :class:`ManagedOwner` without the native module."""
 
     __slots__ = ("address", "versioned", "_deleter", "__weakref__")
 
-    def __init__(self, address: int, versioned: bool, deleter: int | None = None) -> None:
+    def __init__(self, address: int, versioned: bool, deleter: int | None) -> None:
         self.address = address
         self.versioned = versioned
-        self._deleter: int | None = _deleter_address(address, versioned) if deleter is None else int(deleter or 0)
+        self._deleter: int | None = int(deleter or 0)
         _STATS["adopted"] += 1
 
     @property
@@ -125,6 +110,43 @@ class ManagedOwner(NotCopyable):
 
     # Deallocation releases: the same function (no extra frame).
     __del__ = release
+
+
+#: ManagedOwner's base: the native module's C type where it is loaded (owner.c: making, releasing and
+#: dropping an owner then runs no Python frame), else :class:`_PythonOwner`. Same attributes either way.
+_OwnerBase: Any = NATIVE.owner_type() if NATIVE is not None else _PythonOwner
+
+
+class ManagedOwner(_OwnerBase, NotCopyable):  # type: ignore[misc]  # a base chosen at import time
+    """Owns one managed DLPack struct and calls its deleter exactly once.
+
+    Parameters
+    ----------
+    address : int
+        Address of a ``DLManagedTensorVersioned`` (``versioned=True``) or
+        ``DLManagedTensor``. Ownership passes to this object.
+    versioned : bool
+        Which struct is at ``address``.
+    deleter : int or None
+        The struct's deleter pointer, as the caller read it (0 or None: none to call).
+
+    Attributes
+    ----------
+    address : int
+    versioned : bool
+    alive : bool
+        False once the deleter has run.
+
+    Notes
+    -----
+    The struct is not read again on release. The deleter runs on
+    :meth:`release` or when this object is deallocated (reference counting
+    makes that prompt); an error it raises then is reported as unraisable.
+    Not copyable or picklable: two owners of one struct would call its
+    deleter twice.
+    """
+
+    __slots__ = ()
 
     def __repr__(self) -> str:
         state = "live" if self.alive else "released"

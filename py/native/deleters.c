@@ -1,0 +1,63 @@
+/*
+ * deleters.c — calling the deleter of a managed struct Python imported (webdlpack's native module).
+ *
+ * In Pyodide a deleter is a wasm-table entry, often a JS function that may throw; a JS exception must never
+ * unwind through CPython's C frames. So the call goes through a JS function JS hands over once
+ * (set_js_deleter_caller): it calls the entry inside try/catch and returns 0 or 1, and on 1 this module calls
+ * back into Python (the bridge's failure handler), which raises the JS error typed. That is one C -> JS call
+ * instead of a Python -> JS call with two converted arguments (about 0.5 µs in Pyodide). Without a JS caller
+ * (CPython) the deleter is called directly with the GIL released, as ctypes does.
+ */
+#include "native_module.h"
+
+/* Calls deleter `fn` with `address` inside JS try/catch: 0 when it returned, 1 when it threw. */
+typedef int (*js_deleter_caller)(void *fn, void *address);
+static js_deleter_caller js_caller;  /* set by set_js_deleter_caller (Pyodide); NULL: call directly */
+static PyObject *js_failure;         /* called (no arguments) when js_caller returns 1: raises the JS error */
+
+int wdl_py_invoke_deleter(void *fn, void *address) {
+  if (js_caller != NULL) {
+    if (js_caller(fn, address) == 0) return 0;
+    PyObject *r = PyObject_CallNoArgs(js_failure); /* raises the JS error; returns NULL */
+    if (r == NULL) return -1;
+    Py_DecRef(r);
+    return 0;
+  }
+  PyThreadState *state = PyEval_SaveThread();
+  ((void (*)(void *))fn)(address);
+  PyEval_RestoreThread(state);
+  return 0;
+}
+
+/* set_js_deleter_caller(index: int, on_failure: callable) -> None: the JS caller call_deleter uses. */
+PyObject *wdl_py_set_js_deleter_caller(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+  (void)self;
+  if (wdl_py_expect_args(nargs, 2, "set_js_deleter_caller(index, on_failure) takes 2 arguments") != 0) return NULL;
+  void *index = PyLong_AsVoidPtr(args[0]);
+  if (PyErr_Occurred()) return NULL;
+  if (index == NULL || PyCallable_Check(args[1]) != 1) {
+    PyErr_SetString(PyExc_ValueError, "set_js_deleter_caller: a non-zero table index and a callable are needed");
+    return NULL;
+  }
+  Py_IncRef(args[1]);
+  Py_DecRef(js_failure);
+  js_failure = args[1];
+  js_caller = (js_deleter_caller)index;
+  return wdl_py_none();
+}
+
+/* call_deleter(fn: int, address: int) -> None: call deleter `fn` with `address` (through the JS caller
+ * where one is set). A deleter that threw in JS raises here, through the failure handler. */
+PyObject *wdl_py_call_deleter(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+  (void)self;
+  if (wdl_py_expect_args(nargs, 2, "call_deleter(fn, address) takes 2 arguments") != 0) return NULL;
+  void *fn = PyLong_AsVoidPtr(args[0]);
+  void *address = PyLong_AsVoidPtr(args[1]);
+  if (PyErr_Occurred()) return NULL;
+  if (fn == NULL) {
+    PyErr_SetString(PyExc_ValueError, "call_deleter: the deleter is NULL");
+    return NULL;
+  }
+  return wdl_py_invoke_deleter(fn, address) == 0 ? wdl_py_none() : NULL;
+}
+

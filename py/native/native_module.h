@@ -1,0 +1,32 @@
+/*
+ * native_module.h — what the C files of webdlpack's native module (exchange.c, deleters.c, owner.c) share.
+ * Internal: nothing here is exported from the library but PyInit_exchange.
+ */
+#ifndef WEBDLPACK_NATIVE_MODULE_H
+#define WEBDLPACK_NATIVE_MODULE_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "python_abi.h"
+#include "webdlpack/dlpack.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define INTERNAL __attribute__((visibility("hidden")))
+
+/* A new reference to None. */
+INTERNAL PyObject *wdl_py_none(void);
+/* 0 when nargs == want, else a TypeError with `message` and -1. */
+INTERNAL int wdl_py_expect_args(Py_ssize_t nargs, Py_ssize_t want, const char *message);
+
+/* Call deleter `fn` with `address` (deleters.c): 0, or -1 with the deleter's error raised. */
+INTERNAL int wdl_py_invoke_deleter(void *fn, void *address);
+/* set_js_deleter_caller(index, on_failure) and call_deleter(fn, address) (deleters.c). */
+INTERNAL PyObject *wdl_py_set_js_deleter_caller(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+INTERNAL PyObject *wdl_py_call_deleter(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+
+/* owner_type() and owner_counters() (owner.c). */
+INTERNAL PyObject *wdl_py_owner_type(PyObject *self, PyObject *unused);
+INTERNAL PyObject *wdl_py_owner_counters(PyObject *self, PyObject *unused);
+
+#endif
