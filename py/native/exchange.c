@@ -35,6 +35,14 @@ PyObject *wdl_py_none(void) {
   return &_Py_NoneStruct;
 }
 
+PyObject *wdl_py_counter_pair(size_t a, size_t b) {
+  PyObject *x = PyLong_FromSize_t(a), *y = PyLong_FromSize_t(b);
+  PyObject *pair = x != NULL && y != NULL ? PyTuple_Pack(2, x, y) : NULL;
+  Py_DecRef(x);
+  Py_DecRef(y);
+  return pair;
+}
+
 int wdl_py_expect_args(Py_ssize_t nargs, Py_ssize_t want, const char *message) {
   if (nargs == want) return 0;
   PyErr_SetString(PyExc_TypeError, message);
@@ -158,11 +166,7 @@ static PyObject *deleter(PyObject *self, PyObject *unused) {
 /* counters() -> (created, unknown_deletes): exports made here and deleter calls on non-live addresses. */
 static PyObject *counters(PyObject *self, PyObject *unused) {
   (void)self, (void)unused;
-  PyObject *a = PyLong_FromSize_t(created), *b = PyLong_FromSize_t(unknown_deletes);
-  PyObject *pair = a != NULL && b != NULL ? PyTuple_Pack(2, a, b) : NULL;
-  Py_DecRef(a);
-  Py_DecRef(b);
-  return pair;
+  return wdl_py_counter_pair(created, unknown_deletes);
 }
 
 static PyMethodDef methods[] = {

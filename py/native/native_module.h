@@ -16,6 +16,8 @@
 
 /* A new reference to None. */
 INTERNAL PyObject *wdl_py_none(void);
+/* A new (a, b) tuple of two counters. */
+INTERNAL PyObject *wdl_py_counter_pair(size_t a, size_t b);
 /* 0 when nargs == want, else a TypeError with `message` and -1. */
 INTERNAL int wdl_py_expect_args(Py_ssize_t nargs, Py_ssize_t want, const char *message);
 

@@ -129,9 +129,5 @@ PyObject *wdl_py_owner_type(PyObject *self, PyObject *unused) {
 
 PyObject *wdl_py_owner_counters(PyObject *self, PyObject *unused) {
   (void)self, (void)unused;
-  PyObject *a = PyLong_FromSize_t(adopted), *b = PyLong_FromSize_t(released);
-  PyObject *pair = a != NULL && b != NULL ? PyTuple_Pack(2, a, b) : NULL;
-  Py_DecRef(a);
-  Py_DecRef(b);
-  return pair;
+  return wdl_py_counter_pair(adopted, released);
 }
