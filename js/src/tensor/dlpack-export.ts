@@ -6,7 +6,7 @@
  * Every struct exported into one host carries the same deleter: one
  * function-table entry made on the host's first export and kept with the
  * host. It finds the export by the struct's address (`self`) in the host's
- * table of live exports, so an export makes no closure and no table entry —
+ * table of live exports (address-table.ts), so an export makes no closure and no table entry —
  * only one small record, reused after its deleter ran. A deleter call for an
  * address that is not a live export (a second call) does nothing.
  */
@@ -21,6 +21,7 @@ import {
   type WasmHost,
   type WasmHostMember,
 } from "../dlpack/index.js";
+import { AddressTable } from "./address-table.js";
 import type { Ownership } from "./ownership.js";
 import { bitsOf, type Storage, type TensorFlags, type ToManagedOptions } from "./types.js";
 
@@ -54,7 +55,7 @@ export function liveExportCount(): number {
 
 /** One host's exports: its shared deleter's table index and its live exports by struct address. */
 class HostExports {
-  readonly live = new Map<number, LiveExport>();
+  readonly live = new AddressTable<LiveExport>();
   readonly deleter: number;
 
   constructor(private readonly host: WasmHost) {
@@ -64,9 +65,8 @@ class HostExports {
   /** The deleter of every struct exported into this host: frees the export at `self` once. */
   release(self: number): void {
     const address = self >>> 0;
-    const record = this.live.get(address);
+    const record = this.live.delete(address);
     if (record === undefined) return; // not a live export: its deleter ran already
-    this.live.delete(address);
     liveExports--;
     const { copyAddr, owner } = record;
     record.tensor = null;

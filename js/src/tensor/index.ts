@@ -8,6 +8,7 @@
  *   cpu-view.ts       views and contiguous copies of bytes in wasm memory or an ArrayBuffer
  *   gpu-pointer.ts    GPU pointer → GPUBuffer (the page context, or a resolver a test sets)
  *   dlpack-export.ts  toManaged: a managed DLPack struct in a wasm host's memory
+ *   address-table.ts  values by wasm address with no allocation per add/remove (the live exports)
  *   ownership.ts      exactly-once release of a producer's bytes; the finalizer safety net
  */
 export { Tensor } from "./tensor.js";
