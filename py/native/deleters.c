@@ -5,8 +5,11 @@
  * unwind through CPython's C frames. So the call goes through a JS function JS hands over once
  * (set_js_deleter_caller): it calls the entry inside try/catch and returns 0 or 1, and on 1 this module calls
  * back into Python (the bridge's failure handler), which raises the JS error typed. That is one C -> JS call
- * instead of a Python -> JS call with two converted arguments (about 0.5 µs in Pyodide). Without a JS caller
- * (CPython) the deleter is called directly with the GIL released, as ctypes does.
+ * instead of a Python -> JS call with two converted arguments (about 0.5 µs in Pyodide). Until JS's caller is
+ * set (the bridge registers after the package may be imported) calls go through Python's fallback caller
+ * (set_deleter_fallback: owner.py's _call, which looks the bridge up, sets JS's caller here, or uses ctypes
+ * where there is no bridge, as on CPython). With neither, CPython calls the deleter directly with the GIL
+ * released; Pyodide refuses (a JS deleter must never be called without a try/catch around it).
  */
 #include "native_module.h"
 
@@ -14,6 +17,8 @@
 typedef int (*js_deleter_caller)(void *fn, void *address);
 static js_deleter_caller js_caller;  /* set by set_js_deleter_caller (Pyodide); NULL: call directly */
 static PyObject *js_failure;         /* called (no arguments) when js_caller returns 1: raises the JS error */
+
+static PyObject *py_fallback; /* Python's caller (owner.py's _call), used until JS's caller is set */
 
 int wdl_py_invoke_deleter(void *fn, void *address) {
   if (js_caller != NULL) {
@@ -23,10 +28,41 @@ int wdl_py_invoke_deleter(void *fn, void *address) {
     Py_DecRef(r);
     return 0;
   }
+  if (py_fallback != NULL) { /* finds JS's caller (and sets it here) or uses ctypes */
+    PyObject *f = PyLong_FromVoidPtr(fn), *a = PyLong_FromVoidPtr(address);
+    PyObject *args = f != NULL && a != NULL ? PyTuple_Pack(2, f, a) : NULL;
+    PyObject *r = args != NULL ? PyObject_Call(py_fallback, args, NULL) : NULL;
+    Py_DecRef(f);
+    Py_DecRef(a);
+    Py_DecRef(args);
+    if (r == NULL) return -1;
+    Py_DecRef(r);
+    return 0;
+  }
+#ifdef __EMSCRIPTEN__
+  /* In Pyodide a deleter may be a JS function that throws: never call one without a try/catch around it. */
+  PyErr_SetString(PyExc_ValueError, "webdlpack native exchange: no deleter caller is set (set_deleter_fallback)");
+  return -1;
+#else
   PyThreadState *state = PyEval_SaveThread();
   ((void (*)(void *))fn)(address);
   PyEval_RestoreThread(state);
   return 0;
+#endif
+}
+
+/* set_deleter_fallback(caller: callable) -> None: caller(fn, address) calls a deleter until JS's caller is set. */
+PyObject *wdl_py_set_deleter_fallback(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+  (void)self;
+  if (wdl_py_expect_args(nargs, 1, "set_deleter_fallback(caller) takes 1 argument") != 0) return NULL;
+  if (PyCallable_Check(args[0]) != 1) {
+    PyErr_SetString(PyExc_TypeError, "set_deleter_fallback: caller must be callable");
+    return NULL;
+  }
+  Py_IncRef(args[0]);
+  Py_DecRef(py_fallback);
+  py_fallback = args[0];
+  return wdl_py_none();
 }
 
 /* set_js_deleter_caller(index: int, on_failure: callable) -> None: the JS caller call_deleter uses. */

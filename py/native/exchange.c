@@ -179,6 +179,8 @@ static PyMethodDef methods[] = {
      "set_js_deleter_caller(index, on_failure): the JS function (table index) call_deleter goes through."},
     {"same_bytes", (PyCFunction)(void (*)(void))same_bytes, METH_FASTCALL,
      "same_bytes(address, expected) -> whether memory at address holds expected (adopt's fast path)."},
+    {"set_deleter_fallback", (PyCFunction)(void (*)(void))wdl_py_set_deleter_fallback, METH_FASTCALL,
+     "set_deleter_fallback(caller): caller(fn, address) calls deleters until JS's caller is set."},
     {"call_deleter", (PyCFunction)(void (*)(void))wdl_py_call_deleter, METH_FASTCALL,
      "call_deleter(fn, address): call a managed struct's deleter."},
     {"owner_type", wdl_py_owner_type, METH_NOARGS, "owner_type() -> the C base type of ManagedOwner (made once)."},

@@ -23,8 +23,9 @@ INTERNAL int wdl_py_expect_args(Py_ssize_t nargs, Py_ssize_t want, const char *m
 
 /* Call deleter `fn` with `address` (deleters.c): 0, or -1 with the deleter's error raised. */
 INTERNAL int wdl_py_invoke_deleter(void *fn, void *address);
-/* set_js_deleter_caller(index, on_failure) and call_deleter(fn, address) (deleters.c). */
+/* set_js_deleter_caller(index, on_failure), set_deleter_fallback(caller), call_deleter(fn, address) (deleters.c). */
 INTERNAL PyObject *wdl_py_set_js_deleter_caller(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+INTERNAL PyObject *wdl_py_set_deleter_fallback(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 INTERNAL PyObject *wdl_py_call_deleter(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 
 /* owner_type() and owner_counters() (owner.c). */

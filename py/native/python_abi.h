@@ -133,6 +133,7 @@ extern Py_ssize_t PyLong_AsSsize_t(PyObject *o);
 extern int PyObject_IsTrue(PyObject *o);
 extern int PyCallable_Check(PyObject *o);
 extern PyObject *PyObject_CallNoArgs(PyObject *callable);
+extern PyObject *PyObject_Call(PyObject *callable, PyObject *args, PyObject *kwargs);
 extern PyObject *PyByteArray_FromStringAndSize(const char *s, Py_ssize_t n);
 extern char *PyByteArray_AsString(PyObject *o);
 extern int PyBytes_AsStringAndSize(PyObject *o, char **buffer, Py_ssize_t *length);

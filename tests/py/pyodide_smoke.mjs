@@ -33,6 +33,7 @@ try {
     importManaged: (address, versioned) => ({ address: address >>> 0, versioned }),
     importVersioned: (address) => ({ address: address >>> 0, versioned: true }),
     exportManaged: (jsTensor) => jsTensor.address,
+    exportVersioned: (jsTensor) => jsTensor.address,
     // What the real bridge does for Python's ManagedOwner: call a deleter's function-table entry from JS.
     callDeleter: (index, address) => {
       const m = pyodide._module;

@@ -176,3 +176,17 @@ def test_managed_owner_refuses_bad_arguments_and_a_second_init():
     assert o.address == 0x1000
     o.release()
     assert _debug.import_stats()["live"] == before["live"]
+
+
+def test_the_deleter_fallback_is_python_owner_call_and_refuses_a_non_callable():
+    from webdlpack.exchange import owner as _owner
+
+    with pytest.raises(TypeError, match="callable"):
+        NATIVE.set_deleter_fallback(5)
+    with pytest.raises(TypeError, match="takes 1 argument"):
+        NATIVE.set_deleter_fallback()
+    NATIVE.set_deleter_fallback(_owner._call)  # what owner.py set at import (the refusals changed nothing)
+    calls: list[int] = []
+    deleter = _abi.DELETER(lambda address: calls.append(address))
+    NATIVE.call_deleter(ctypes.cast(deleter, ctypes.c_void_p).value, 0x4000)  # through _call: ctypes on CPython
+    assert calls == [0x4000]

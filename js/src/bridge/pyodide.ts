@@ -156,6 +156,8 @@ function pythonFacingModule(host: WasmHost, module: PyodideModuleLike): Record<s
     /** JS → Python: export a JS tensor (or TypedArray) as a managed struct in the heap. */
     exportManaged: (value: unknown, versioned: boolean, copy: boolean | null | undefined) =>
       exportForPython(host, value, versioned !== false, copy === null ? undefined : copy),
+    /** `exportManaged(value, true, undefined)` with two arguments fewer to convert (the `from_js` path). */
+    exportVersioned: (value: unknown) => exportForPython(host, value, true, undefined),
     /**
      * Call a managed struct's deleter (function-table entry `index`) with its address: Python's
      * ManagedOwner uses this instead of a ctypes call, which costs about twice as much in Pyodide.

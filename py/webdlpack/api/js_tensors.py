@@ -91,5 +91,6 @@ def from_js(js_tensor: Any, *, copy: bool | None = None) -> Tensor:
         not None, True or False (``INVALID_ARGUMENT``, field ``copy``, as
         ``from_dlpack``), checked before JS is called.
     """
-    view, owner = adopt_view(js.export_managed(js_tensor, True, check_copy(copy)), True)  # adopt() inline
+    address = js.export_managed(js_tensor, True, None if copy is None else check_copy(copy))
+    view, owner = adopt_view(address, True)  # adopt() inline: one Python frame fewer
     return Tensor._wrap(view, owner)

@@ -291,8 +291,11 @@ def export_managed(value: Any, versioned: bool, copy: bool | None) -> int:
     int
         The struct's address (unsigned) in the wasm memory.
     """
-    fn = _HANDOVER.get("exportManaged") or _handover("exportManaged")  # the lookup inline: a hot path
     try:
+        if versioned and copy is None:  # from_js's common case: one argument to convert, not three
+            fn = _HANDOVER.get("exportVersioned") or _handover("exportVersioned")
+            return int(fn(value)) & 0xFFFFFFFF
+        fn = _HANDOVER.get("exportManaged") or _handover("exportManaged")  # the lookup inline: a hot path
         return int(fn(value, versioned, copy)) & 0xFFFFFFFF
     except _JsException as exc:
         raise translate(exc, gpu=False) from None

@@ -112,6 +112,11 @@ class _PythonOwner:
     __del__ = release
 
 
+if NATIVE is not None:
+    # The native owner and call_deleter call deleters through JS's try/catch caller once the bridge has set
+    # it (deleter_caller() does, on first use); until then through _call, which looks the bridge up.
+    NATIVE.set_deleter_fallback(_call)
+
 #: ManagedOwner's base: the native module's C type where it is loaded (owner.c: making, releasing and
 #: dropping an owner then runs no Python frame), else :class:`_PythonOwner`. Same attributes either way.
 _OwnerBase: Any = NATIVE.owner_type() if NATIVE is not None else _PythonOwner
