@@ -207,3 +207,74 @@ test("ORT CPU tensors ↔ CPU tensors share bytes; a DLPack export keeps an ORT 
   expect(r.live).toBe(0);
   expect(r.produced).toBe(0);
 });
+
+test("an adopted ORT output is one ledger entry: a dropped one is reported and released once; a bad shape is refused before adoption", async ({ page }) => {
+  const r = await page.evaluate(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const { webdlpack, adapters, ort, loadMlp } = window as any;
+    const { ref, model } = await loadMlp();
+    const failure = (fn: () => unknown): [string, string] => {
+      try {
+        fn();
+        return ["no error", ""];
+      } catch (e) {
+        return [(e as { code: string }).code, (e as { field: string }).field];
+      }
+    };
+    const ctx = webdlpack.getContext();
+    await ctx.setup();
+    ctx.ledger.clearLeaks();
+    const binding = adapters.bindOrtToContext(ort, ctx);
+    const session = await ort.InferenceSession.create(model, binding.sessionOptions());
+    const { Y } = await session.run({ X: new ort.Tensor("float32", Float32Array.from(ref.input.flat()), [4, 8]) });
+    const pointersBefore = ctx.stats().livePointers;
+    const entriesBefore = ctx.ledger.size;
+
+    // A shape ORT should never give: refused with the field named, nothing registered, the ORT tensor untouched.
+    let disposed = 0;
+    const fake = (dims: unknown[]) => ({ type: "float32", dims, location: "gpu-buffer", gpuBuffer: Y.gpuBuffer, dispose: () => { disposed++; } });
+    const negative = failure(() => binding.tensorFromOrt(fake([4, -8])));
+    const fraction = failure(() => binding.tensorFromOrt(fake([1.5])));
+    const tooBig = failure(() => binding.tensorFromOrt(fake([4, 800])));
+    const refused = { disposed, pointers: ctx.stats().livePointers - pointersBefore, entries: ctx.ledger.size - entriesBefore };
+
+    // Adopted: one ledger entry (the tensor's), naming the framework, the pointer and the bytes.
+    let ptr = 0;
+    let entries: unknown[] = [];
+    (() => {
+      const t = binding.tensorFromOrt(Y); // never disposed
+      ptr = t.data;
+      entries = ctx.ledger.entries().filter((e: { pointer: number }) => e.pointer === ptr).map((e: { kind: string; owner: string; bytes: number }) => `${e.kind}:${e.owner}:${e.bytes}`);
+    })();
+    const aliveWhileHeld = Y.location === "gpu-buffer";
+    for (let i = 0; i < 30 && ctx.leaks().length === 0; i++) {
+      (window as unknown as { gc(): void }).gc();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const leaks = ctx.leaks().map((l: { kind: string; owner: string; bytes: number; pointer: number }) => ({ kind: l.kind, owner: l.owner, bytes: l.bytes, samePointer: l.pointer === ptr }));
+    let stale = "no error";
+    try {
+      ctx.gpuPointerToBuffer(ptr);
+    } catch (e) {
+      stale = (e as { code: string }).code;
+    }
+    const result = {
+      negative, fraction, tooBig, refused,
+      entries, aliveWhileHeld, leaks, releasedByFinalizer: Y.location === "none", stale,
+      pointersBack: ctx.stats().livePointers === pointersBefore, produced: adapters.liveProducedTensors(),
+    };
+    ctx.ledger.clearLeaks();
+    return result;
+  });
+  expect(r.negative).toEqual(["BAD_SHAPE", "ortTensor.dims[1]"]);
+  expect(r.fraction).toEqual(["BAD_SHAPE", "ortTensor.dims[0]"]);
+  expect(r.tooBig).toEqual(["OUT_OF_BOUNDS", "ortTensor.gpuBuffer.size"]);
+  expect(r.refused).toEqual({ disposed: 0, pointers: 0, entries: 0 });
+  expect(r.entries).toEqual(["tensor:onnxruntime-web:128"]);
+  expect(r.aliveWhileHeld).toBe(true);
+  expect(r.leaks).toEqual([{ kind: "tensor", owner: "onnxruntime-web", bytes: 128, samePointer: true }]);
+  expect(r.releasedByFinalizer).toBe(true);
+  expect(r.stale).toMatch(/STALE_POINTER|INVALID_POINTER/);
+  expect(r.pointersBack).toBe(true);
+  expect(r.produced).toBe(0);
+});

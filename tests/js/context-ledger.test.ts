@@ -63,6 +63,39 @@ test("stacks are captured only when debug.captureStacks is on", () => {
   assert.equal(ledger.track({ kind: "tensor", release: () => {}, stack: "here" }).stack, "here");
 });
 
+test("registerGPUBuffer with tracked: false makes no ledger entry; the holders' tensor entries stand in: scopes, dispose, device loss", async () => {
+  const ctx = await ready();
+  const released: number[] = [];
+  const foreign = new FakeBuffer(64, 0x84, "ort");
+  const p = ctx.registerGPUBuffer(asGPU<GPUBuffer>(foreign), { owner: "ort", onRelease: (_b, ptr) => released.push(ptr), tracked: false });
+  assert.equal(ctx.ledger.size, 0);
+  assert.equal(ctx.ledger.entryForPointer(p), undefined);
+  assert.equal(ctx.gpuPointerToBuffer(p), foreign as unknown as GPUBuffer);
+  // A holder tracked as a "tensor" entry naming the pointer: ctx.dispose(pointer) reaches it, and its release frees the pointer.
+  const holder = ctx.ledger.track({ kind: "tensor", owner: "ort", deviceId: 0, bytes: 64, pointer: p, release: () => ctx.freeWebGPU(p) });
+  assert.equal(ctx.ledger.entryForPointer(p), holder);
+  assert.equal(ctx.dispose(p), true);
+  assert.deepEqual(released, [p]);
+  assert.equal(ctx.ledger.size, 0);
+  assert.throws(() => ctx.gpuPointerToBuffer(p), isCode("STALE_POINTER"));
+  // Device loss still gives an untracked buffer back, once.
+  const q = ctx.registerGPUBuffer(asGPU<GPUBuffer>(new FakeBuffer(64, 0x84, "ort")), { onRelease: (_b, ptr) => released.push(ptr), tracked: false });
+  (ctx.getWebGPUDevice(0) as unknown as { destroy(): void }).destroy();
+  await new Promise((res) => setTimeout(res, 0));
+  assert.deepEqual(released, [p, q]);
+  assert.throws(() => ctx.gpuPointerToBuffer(q), isCode("DEVICE_LOST"));
+  ctx.freeWebGPU(q);
+  assert.deepEqual(released, [p, q], "not again at free");
+});
+
+test("registerGPUBuffer refuses a tracked option that is not a boolean", async () => {
+  const ctx = await ready();
+  const buffer = asGPU<GPUBuffer>(new FakeBuffer(64, 0x84, "x"));
+  assert.throws(() => ctx.registerGPUBuffer(buffer, { tracked: "no" as unknown as boolean }),
+    (e: unknown) => e instanceof WebDLPackError && e.code === "INVALID_ARGUMENT" && e.field === "options.tracked");
+  assert.equal(ctx.stats().livePointers, 0);
+});
+
 test("every allocation is in the ledger; freeing either way releases once", async () => {
   const ctx = await ready();
   const p = await ctx.allocWebGPUChecked(100, { owner: "ort" });

@@ -13,13 +13,15 @@
  * frameworks pad their buffers (ORT rounds up; LiteRT may, see its toGpuBuffer).
  */
 import { WebDLPackError } from "../errors.js";
-import { itemsize, type DType } from "../dlpack/dtype.js";
+import { checkedContiguousExtent, trustedWebGPUDesc } from "../dlpack/desc-trusted.js";
+import type { DLTensorDesc } from "../dlpack/desc.js";
+import type { DType } from "../dlpack/dtype.js";
+import type { TensorExtent } from "../dlpack/extent.js";
 import type { WebDLPackContext } from "../context/index.js";
 import type { Tensor } from "../tensor/index.js";
 import { dtypeName } from "./dtypes.js";
-import { elementCount } from "./gpu-copy.js";
 import { BufferLease } from "./leases.js";
-import { produceGPUTensor } from "./producer.js";
+import { producePrevalidatedGPUTensor } from "./producer.js";
 
 /** What an adapter knows about a framework's GPU output. */
 export interface FrameworkGPUOutput {
@@ -31,14 +33,18 @@ export interface FrameworkGPUOutput {
   readonly label: string;
   /** Where the buffer comes from, for messages, e.g. "litertTensor.toGpuBuffer()". */
   field: string;
+  /** Where the shape comes from, for messages, e.g. "ortTensor.dims". */
+  shapeField: string;
   /** Give the buffer back to the framework (runs once, after the last holder released). */
   release(): void;
 }
 
 interface Adoption {
   lease: BufferLease;
-  pointer: number;
   deviceId: number;
+  /** The description every Tensor over this output shares (checked once, at adoption). */
+  desc: DLTensorDesc;
+  extent: TensorExtent;
 }
 
 /** The adoptions of one framework: framework tensor → its lease and pointer. */
@@ -61,8 +67,13 @@ export class GPUOutputAdoptions<K extends object> {
   /**
    * A webdlpack WebGPU Tensor over `output`'s buffer on device `deviceId`; a
    * second call for the same `key` shares the first adoption's lease.
-   * Throws DISPOSED without a buffer, OUT_OF_BOUNDS when the buffer is smaller
-   * than shape × dtype, BAD_DEVICE when `key` was adopted on another device id.
+   * Throws DISPOSED without a buffer, BAD_SHAPE / BAD_NDIM / SIZE_OVERFLOW for a
+   * bad shape, OUT_OF_BOUNDS when the buffer is smaller than shape × dtype,
+   * BAD_DEVICE when `key` was adopted on another device id.
+   *
+   * One ledger entry per holder: the buffer's pointer is registered untracked
+   * (`tracked: false`), and each Tensor over it is a "tensor" entry naming the
+   * pointer, the framework and the bytes — what a leak report shows.
    */
   tensor(key: K, output: FrameworkGPUOutput, ctx: WebDLPackContext, deviceId: number): Tensor {
     let entry = this.#entries.get(key);
@@ -73,8 +84,7 @@ export class GPUOutputAdoptions<K extends object> {
         field: "options.deviceId", value: deviceId, expected: `${entry.deviceId}`,
       });
     }
-    const release = entry.lease.retain();
-    return produceGPUTensor({ pointer: entry.pointer, deviceId, dtype: output.dtype, shape: output.shape, release, owner: this.owner });
+    return producePrevalidatedGPUTensor(entry.desc, entry.extent, entry.lease.retain(), this.owner);
   }
 
   #adopt(key: K, output: FrameworkGPUOutput, ctx: WebDLPackContext, deviceId: number): Adoption {
@@ -84,18 +94,19 @@ export class GPUOutputAdoptions<K extends object> {
         field: output.field, value: buffer, expected: "a GPUBuffer",
       });
     }
-    const needed = elementCount(output.shape) * itemsize(output.dtype);
-    if (buffer.size < needed) {
+    // The framework's shape is the one foreign part: checked here, before anything is registered.
+    const extent = checkedContiguousExtent(output.dtype, output.shape, output.shapeField);
+    if (buffer.size < extent.nbytes) {
       throw new WebDLPackError("OUT_OF_BOUNDS", `the buffer of ${output.label} is smaller than its shape × dtype`, {
-        field: `${output.field}.size`, value: buffer.size, expected: `>= ${needed} (${output.shape.join("x")} × ${dtypeName(output.dtype)})`,
+        field: `${output.field}.size`, value: buffer.size, expected: `>= ${extent.nbytes} (${output.shape.join("x")} × ${dtypeName(output.dtype)})`,
       });
     }
-    const pointer = ctx.registerGPUBuffer(buffer, { deviceId, owned: false, owner: this.owner, onRelease: () => output.release() });
+    const pointer = ctx.registerGPUBuffer(buffer, { deviceId, owned: false, owner: this.owner, onRelease: () => output.release(), tracked: false });
     const lease = new BufferLease(() => output.label, () => {
       this.#entries.delete(key);
       ctx.freeWebGPU(pointer);
     });
-    const entry = { lease, pointer, deviceId };
+    const entry = { lease, deviceId, desc: trustedWebGPUDesc(pointer, deviceId, output.dtype, output.shape), extent };
     this.#entries.set(key, entry);
     return entry;
   }

@@ -258,7 +258,7 @@ export function tensorFromLiteRt(litertTensor: LiteRtTensorLike, options: Tensor
         });
       }
     },
-    dtype, shape, label, field: "litertTensor.toGpuBuffer()",
+    dtype, shape, label, field: "litertTensor.toGpuBuffer()", shapeField: "litertTensor.type.layout.dimensions",
     release: () => litertTensor.delete(),
   }, ctx, deviceId);
 }

@@ -209,6 +209,7 @@ export function tensorFromOrt(ortTensor: OrtTensorLike, options: OrtAdapterOptio
       return `ORT output ${shape.join("x")} ${ortTensor.type}`; // formatted only for a message
     },
     field: "ortTensor.gpuBuffer",
+    shapeField: "ortTensor.dims",
     release: () => ortTensor.dispose(),
   }, ctx, deviceId);
 }

@@ -9,6 +9,9 @@
  * READ_ONLY / IS_COPIED flags the adapter sets. Each such tensor is a "tensor"
  * entry of the context's lifetime ledger under its framework's name.
  */
+import type { DLTensorDesc } from "../dlpack/desc.js";
+import type { TensorExtent } from "../dlpack/extent.js";
+import { prevalidatedWebGPUInput } from "../tensor/create.js";
 import { Tensor, type WebGPUTensorInput } from "../tensor/index.js";
 
 /** Owner name of ONNX Runtime Web: its device guard, its adopted buffers and tensors in the ledger. */
@@ -50,4 +53,16 @@ export function produceGPUTensor(input: ProducedGPUTensor): Tensor {
     release();
   };
   return Tensor.webgpu({ ...layout, pointer: input.pointer >>> 0, onRelease });
+}
+
+/**
+ * {@link produceGPUTensor} for a description the adapter built and checked itself (desc-trusted.ts: an adopted
+ * framework output's): the Tensor is made without validating it again.
+ */
+export function producePrevalidatedGPUTensor(desc: DLTensorDesc, extent: TensorExtent, release: () => void, owner: string): Tensor {
+  live++;
+  return Tensor.webgpu(prevalidatedWebGPUInput(desc, extent, () => {
+    live--;
+    release();
+  }, owner));
 }

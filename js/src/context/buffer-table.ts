@@ -115,8 +115,8 @@ export class BufferTable {
     return this.#table.retiredSlots;
   }
 
-  /** The single place entries enter the table: the pointer, then its ledger entry. */
-  insert(entry: BufferEntry, scoped = true): GPUPointer {
+  /** The single place entries enter the table: the pointer, then its ledger entry (unless `tracked` is false: see RegisterBufferOptions). */
+  insert(entry: BufferEntry, scoped = true, tracked = true): GPUPointer {
     let ptr: GPUPointer;
     try {
       ptr = this.#table.insert(entry);
@@ -126,6 +126,7 @@ export class BufferTable {
     }
     this.#byBuffer.set(entry.buffer, ptr);
     this.#setFast(ptr, entry.buffer);
+    if (!tracked) return ptr;
     const ledgerEntry = this.#ledger.track({
       kind: "gpu-buffer", owner: entry.ownerLabel, deviceId: entry.device.id, bytes: entry.buffer.size, pointer: ptr, scoped,
       release: () => {

@@ -307,6 +307,10 @@ export class PageContext implements WebDLPackContext {
       throw new WebDLPackError("INVALID_ARGUMENT", "bad registerGPUBuffer option", {
         field: "options.onRelease", value: describeValue(opts.onRelease), expected: "a function (buffer, ptr) => void" });
     }
+    if (opts.tracked !== undefined && typeof opts.tracked !== "boolean") {
+      throw new WebDLPackError("INVALID_ARGUMENT", "bad registerGPUBuffer option", {
+        field: "options.tracked", value: describeValue(opts.tracked), expected: "true or false" });
+    }
     const existing = this.#table.pointerOf(buffer);
     if (existing !== undefined) {
       throw new WebDLPackError("INVALID_ARGUMENT", `this GPUBuffer is already in the pointer table as ${formatPointer(existing)}`, {
@@ -315,7 +319,7 @@ export class PageContext implements WebDLPackContext {
     const ptr = this.#table.insert({
       buffer, device: record, requestedSize: buffer.size, owned: opts.owned ?? false, owner: opts.owner,
       ownerLabel: ownerLabel(opts.owner), onRelease: opts.onRelease, pooled: false, ledger: undefined, released: false, asyncError: undefined,
-    });
+    }, true, opts.tracked ?? true);
     // Destroyed, or another GPUDevice's: WebGPU says so asynchronously; the pointer then refuses every use.
     // A buffer already verified on this device (frameworks reuse theirs) costs no GPU call (register-check.ts).
     void checkRegisteredBuffer(record.device, buffer, ptr, record.id)?.then((refusal) => {
@@ -380,7 +384,7 @@ function hasOnlyKnownKeys(options: object, known: readonly string[]): boolean {
 /** The option keys allocWebGPU / allocWebGPUChecked know (AllocOptions); any other is INVALID_ARGUMENT. */
 const ALLOC_OPTION_KEYS: readonly string[] = ["deviceId", "usage", "label", "owner", "onAsyncError", "scoped"];
 /** The option keys registerGPUBuffer knows (RegisterBufferOptions). */
-const REGISTER_OPTION_KEYS: readonly string[] = ["deviceId", "owned", "owner", "onRelease"];
+const REGISTER_OPTION_KEYS: readonly string[] = ["deviceId", "owned", "owner", "onRelease", "tracked"];
 
 /** INVALID_POINTER unless `ptr` is a number (a BigInt, string... never reaches the table's bit arithmetic). */
 function checkPointerType(ptr: unknown, fn: string): void {

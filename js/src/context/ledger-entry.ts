@@ -75,6 +75,8 @@ export interface LedgerDebug {
 
 /** Internal: release with a reason. Not exported from the package. */
 export const RELEASE = Symbol("webdlpack.ledger.release");
+/** Internal: track options that need no checking (made by webdlpack). Not exported from the package. */
+export const TRACK_CHECKED = Symbol("webdlpack.ledger.trackChecked");
 /** Internal: mark released without calling the release function (the resource was freed another way). */
 export const MARK_RELEASED = Symbol("webdlpack.ledger.markReleased");
 

@@ -18,7 +18,7 @@
 import { describeValue } from "../describe-value.js";
 import { WebDLPackError } from "../errors.js";
 import {
-  ageSince, LedgerEntry, now, ownerLabel, RELEASE,
+  ageSince, LedgerEntry, now, ownerLabel, RELEASE, TRACK_CHECKED,
   type LeakReport, type LedgerDebug, type LedgerEntryInfo, type TrackOptions,
 } from "./ledger-entry.js";
 import "../dispose-symbol.js"; // Symbol.dispose in the published .d.ts without lib esnext.disposable
@@ -56,7 +56,11 @@ export class Ledger {
    * The entry joins the innermost open scope, if any.
    */
   track(options: TrackOptions): LedgerEntry {
-    const o = checkTrack(options);
+    return this[TRACK_CHECKED](checkTrack(options));
+  }
+
+  /** Internal: {@link track} for options webdlpack built and checked itself (a tensor's own hold, track-tensor.ts). */
+  [TRACK_CHECKED](o: TrackOptions): LedgerEntry {
     const stack = o.stack ?? (this.debug.captureStacks ? captureStack() : null);
     const entry = new LedgerEntry(this.#nextId++, {
       kind: o.kind, owner: ownerLabel(o.owner), deviceId: o.deviceId ?? null, bytes: o.bytes ?? 0,

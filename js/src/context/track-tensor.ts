@@ -9,7 +9,7 @@
  * ledger's finalizer and reported by `ctx.leaks()`.
  */
 import { getContext } from "./get-context.js";
-import type { LedgerEntry } from "./ledger-entry.js";
+import { TRACK_CHECKED, type LedgerEntry, type TrackOptions } from "./ledger-entry.js";
 
 /** Owner label of a tensor made in JS without an `owner`. */
 export const JS_TENSOR_OWNER = "js";
@@ -37,14 +37,18 @@ export interface TrackedGPUTensor {
 export function trackGPUTensor(tensor: object, input: TrackedGPUTensor): LedgerEntry | null {
   const ledger = getContext().ledger as (ReturnType<typeof getContext>["ledger"] | undefined);
   if (ledger === undefined || typeof ledger.track !== "function") return null;
-  const entry = ledger.track({
+  const options: TrackOptions = {
     kind: "tensor",
     owner: input.owner ?? JS_TENSOR_OWNER,
     deviceId: input.deviceId,
     bytes: input.bytes,
     pointer: input.pointer >>> 0,
     release: input.release,
-  });
+  };
+  // A tensor's own description was checked when it was made: this copy's ledger skips checking it again
+  // (a ledger of another copy of webdlpack has no such entry point and checks).
+  const checked = (ledger as { [TRACK_CHECKED]?: (o: TrackOptions) => LedgerEntry })[TRACK_CHECKED];
+  const entry = typeof checked === "function" ? checked.call(ledger, options) : ledger.track(options);
   ledger.watch(tensor, entry);
   return entry;
 }

@@ -46,6 +46,13 @@ export interface RegisterBufferOptions {
   owner?: unknown;
   /** Called once when the pointer is freed (after the table forgot it), e.g. to dispose the producer's tensor. */
   onRelease?: (buffer: GPUBuffer, ptr: GPUPointer) => void;
+  /**
+   * false: the pointer gets no "gpu-buffer" entry of its own in the lifetime ledger, because the caller tracks
+   * every holder of it there — each one a "tensor" entry naming this pointer, owner and bytes (the adapters'
+   * adopted framework outputs: the pointer is freed when the last of them is released). Scopes, `ctx.dispose`
+   * and leak reports then work through those entries; device loss still releases the buffer. Default true.
+   */
+  tracked?: boolean;
 }
 
 /** What {@link WebDLPackContext.gpuPointerInfo} reports. */

@@ -166,8 +166,41 @@ export function wasmViewInit(host: WasmHost, input: TensorLayoutInput & { data: 
   };
 }
 
+/**
+ * Internal key of a `Tensor.webgpu` input whose description webdlpack built and checked itself (an adapter's
+ * adopted framework output, see {@link prevalidatedWebGPUInput}): {@link webgpuInit} takes its init as it is.
+ * Not exported from the package.
+ */
+const PREVALIDATED: unique symbol = Symbol("webdlpack.tensor.prevalidated");
+
+/** A prevalidated input: the checked description and the hold's release, marked with {@link PREVALIDATED}. */
+interface PrevalidatedInput {
+  readonly [PREVALIDATED]: true;
+  readonly desc: DLTensorDesc;
+  readonly extent: TensorExtent;
+  readonly release: () => void;
+  readonly ledgerOwner: string;
+}
+
+const WEBGPU_STORAGE = Object.freeze({ kind: "webgpu" as const });
+const NO_FLAGS = flagsOf(0);
+
+/**
+ * A `Tensor.webgpu` input for a description made by webdlpack and already checked (desc-trusted.ts): the
+ * Tensor owns it and runs `release` exactly once (as with `Tensor.webgpu({..., onRelease})`), and is a
+ * "tensor" entry of the ledger under `ledgerOwner`; nothing is validated a second time.
+ */
+export function prevalidatedWebGPUInput(desc: DLTensorDesc, extent: TensorExtent, release: () => void, ledgerOwner: string): WebGPUTensorInput {
+  const input: PrevalidatedInput = { [PREVALIDATED]: true, desc, extent, release, ledgerOwner };
+  return input as unknown as WebGPUTensorInput;
+}
+
 /** A `"webgpu"` tensor naming a GPU pointer (see `Tensor.webgpu`); `onRelease` runs if the input is refused. */
 export function webgpuInit(input: WebGPUTensorInput): TensorInit {
+  if ((input as Partial<PrevalidatedInput> | null | undefined)?.[PREVALIDATED] === true) {
+    const pre = input as unknown as PrevalidatedInput;
+    return { desc: pre.desc, extent: pre.extent, storage: WEBGPU_STORAGE, flags: NO_FLAGS, owner: new Ownership(pre.release), ledgerOwner: pre.ledgerOwner };
+  }
   requireObject(input, "input", "an object {pointer, deviceId, dtype, shape, strides?, byteOffset?, onRelease?, …}", "bad Tensor.webgpu input");
   const onRelease = checkOnRelease(input.onRelease, "onRelease");
   let desc: DLTensorDesc;
