@@ -20,13 +20,18 @@ const MISS_NOTES = {
   gpuSmall: (t) => t.share
     ? `webdlpack's share is ${t.us.toFixed(2)} µs of ${t.share.total.toFixed(2)} µs (the frameworks' own part ${t.share.frameworks.toFixed(2)} µs): ` +
       "no GPU-process call is left on the path (registerGPUBuffer's device/destroyed check runs once per GPUBuffer, and ORT " +
-      "reuses its output buffers). What remains is bookkeeping per output: tensorFromOrt registers ORT's buffer (a pointer-table " +
-      "entry and a gpu-buffer ledger entry) and makes a WebGPU Tensor (description validated, a tensor ledger entry watched " +
-      "by the finalizer), with a lease tying ORT's dispose to the last holder; tensorToTfjs (async, one await) locates the " +
-      "buffer and ties the TF.js tensor's release to that lease. A JS CPU profile of the bench loop puts about 40 % of " +
-      "tensorFromOrt in the registration (half of it the ledger) and about 35 % in Tensor.webgpu (description validation, " +
-      "ledger). The bench runs a few hand-offs right after ORT runs, so much of it is cold-cache time: the same calls in a " +
-      "warm loop cost about 2.3 µs (register + free 0.9 µs, Tensor.webgpu + dispose 1.4 µs)."
+      "reuses its output buffers). Per output, tensorFromOrt checks ORT's dims once and registers the buffer untracked, and " +
+      "the Tensor over it is its one ledger entry (watched by the finalizer; the description is not validated again), with a " +
+      "lease tying ORT's dispose to the last holder; tensorToTfjs (async, one await) locates the buffer and ties the TF.js " +
+      "tensor's release to that lease. The median is set by the first hand-off after the page waited on the GPU: timed alone " +
+      "(bench/out/first-steps.mjs, SwiftShader) it costs 100-300 µs in tensorFromOrt and 45-335 µs in tensorToTfjs's synchronous " +
+      "part, the next ones 10-30 µs, the rest about 9-14 µs; TF.js's own zero-copy constructor costs 45-60 µs when it runs " +
+      "first. It is not the CPU waking up (300 µs of spinning first changes nothing) nor ORT's buffers (one hand-off of a buffer " +
+      "of webdlpack's own first makes the next real one 15-25 µs): every piece of code first run after ORT's inference pays " +
+      "tens of µs (checked Tensor.webgpu alone 75-150 µs, registerGPUBuffer 25-115 µs; bench/out/first-parts.mjs), and the " +
+      "bench's few hundred hand-offs per page leave them in V8's lower tiers. Cutting the second ledger entry and the second " +
+      "validation moved the A/B share within noise (bench/out/ab-ort.mjs); what would move it is far less code per hand-off, " +
+      "e.g. a direct ORT → TF.js hand-off with no webdlpack Tensor in between."
     : `${t.us.toFixed(2)} µs: the Python side runs one JS → Python call and the export (made in C by the native ` +
       "exchange module) and, for to_js, Pyodide wraps the returned JS Tensor in a JsProxy (0.8-0.9 µs) before JS gets it; " +
       "see the CPU exchange rows for the same path without the GPU.",
