@@ -10,11 +10,10 @@
  * pointer table (non-zero, unsigned), the device id from a live device, there
  * are no strides and no byte offset. Only the framework's shape is foreign.
  */
-import { WebDLPackError } from "../errors.js";
-import { DeviceType, MAX_NDIM } from "./constants.js";
+import { DeviceType } from "./constants.js";
 import type { DLDeviceDesc, DLTensorDesc } from "./desc.js";
 import type { DType } from "./dtype.js";
-import { checkShapeDims, computeExtent, type TensorExtent } from "./extent.js";
+import { checkShapeArray, checkShapeDims, computeExtent, type TensorExtent } from "./extent.js";
 
 /**
  * The extent of a C-contiguous tensor of `dtype` (a valid DType, not checked)
@@ -23,12 +22,7 @@ import { checkShapeDims, computeExtent, type TensorExtent } from "./extent.js";
  * size is not exact).
  */
 export function checkedContiguousExtent(dtype: DType, shape: unknown, field: string): TensorExtent {
-  if (!Array.isArray(shape)) {
-    throw new WebDLPackError("BAD_SHAPE", "shape must be an array of integers", { field, value: typeof shape, expected: "an array of integers >= 0" });
-  }
-  if (shape.length > MAX_NDIM) {
-    throw new WebDLPackError("BAD_NDIM", "too many dimensions", { field, value: shape.length, expected: `0 <= ndim <= ${MAX_NDIM}` });
-  }
+  checkShapeArray(shape, field, field);
   checkShapeDims(shape, field);
   return computeExtent(shape as readonly number[], null, dtype, false, field);
 }

@@ -5,9 +5,9 @@
  */
 import { describeValue } from "../describe-value.js";
 import { WebDLPackError } from "../errors.js";
-import { DeviceType, MAX_NDIM, deviceTypeName, isDeviceType } from "./constants.js";
+import { DeviceType, deviceTypeName, isDeviceType } from "./constants.js";
 import { isSubByte, toDType, type DType } from "./dtype.js";
-import { checkShapeDims, computeExtent, type TensorExtent } from "./extent.js";
+import { checkShapeArray, checkShapeDims, computeExtent, type TensorExtent } from "./extent.js";
 
 /** A decoded `DLDevice`. */
 export interface DLDeviceDesc {
@@ -100,18 +100,8 @@ export function validateTensorDesc(
       field: f, value: describeValue(input), expected: "an object {data, device, dtype, shape, strides?, byteOffset?}" });
   }
   const { shape, device } = input;
-  if (!Array.isArray(shape)) {
-    throw new WebDLPackError("BAD_SHAPE", "shape must be an array of integers", {
-      field: `${f}.shape`, value: describeValue(shape), expected: "an array of integers >= 0" });
-  }
+  checkShapeArray(shape, `${f}.shape`, `${f}.ndim`);
   const ndim = shape.length;
-  if (ndim > MAX_NDIM) {
-    throw new WebDLPackError("BAD_NDIM", "too many dimensions", {
-      field: `${f}.ndim`,
-      value: ndim,
-      expected: `0 <= ndim <= ${MAX_NDIM}`,
-    });
-  }
   // Device.
   if (device === null || typeof device !== "object") {
     throw new WebDLPackError("BAD_DEVICE", "device must be {deviceType, deviceId}", {

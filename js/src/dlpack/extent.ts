@@ -5,6 +5,7 @@
  */
 import { describeValue } from "../describe-value.js";
 import { WebDLPackError } from "../errors.js";
+import { MAX_NDIM } from "./constants.js";
 import { elementBits, isSubByte, itemsize, type DType } from "./dtype.js";
 
 /** The size and reach of a tensor. Byte positions are relative to `data + byteOffset`. */
@@ -30,6 +31,22 @@ function safe(value: number, field: string, what: string): number {
     });
   }
   return value;
+}
+
+/**
+ * Throw unless `shape` is an array (BAD_SHAPE naming `shapeField`) of at most
+ * MAX_NDIM entries (BAD_NDIM naming `ndimField`). Its entries are checked by
+ * {@link checkShapeDims}, which callers run when their other fields are checked.
+ */
+export function checkShapeArray(shape: unknown, shapeField: string, ndimField: string): asserts shape is readonly unknown[] {
+  if (!Array.isArray(shape)) {
+    throw new WebDLPackError("BAD_SHAPE", "shape must be an array of integers", {
+      field: shapeField, value: describeValue(shape), expected: "an array of integers >= 0" });
+  }
+  if (shape.length > MAX_NDIM) {
+    throw new WebDLPackError("BAD_NDIM", "too many dimensions", {
+      field: ndimField, value: shape.length, expected: `0 <= ndim <= ${MAX_NDIM}` });
+  }
 }
 
 /**

@@ -26,7 +26,7 @@ import type { Ownership } from "./ownership.js";
 import { bitsOf, type Storage, type TensorFlags, type ToManagedOptions } from "./types.js";
 
 /** WasmHost members `Tensor.toManaged` uses. */
-const TO_MANAGED_HOST: readonly WasmHostMember[] = ["buffer", "malloc", "free", "addFunction", "removeFunction"];
+const TO_MANAGED_HOST: readonly WasmHostMember[] = ["buffer", "malloc", "free", "addFunction"];
 
 /** The options `Tensor.toManaged` gets when none are given (checked once here, not per call). */
 export const DEFAULT_TO_MANAGED: ToManagedOptions = Object.freeze({});

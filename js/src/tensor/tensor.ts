@@ -274,7 +274,7 @@ export class Tensor {
    * C-contiguously into `host`'s heap and the IS_COPIED flag is set (and
    * READ_ONLY cleared: the copy is the consumer's); with `{copy: false}`
    * that is a COPY_REQUIRED error instead. INVALID_ARGUMENT (field `host`)
-   * unless `host` is a WasmHost with buffer, malloc, free, addFunction and removeFunction.
+   * unless `host` is a WasmHost with buffer, malloc, free and addFunction.
    */
   toManaged(host: WasmHost, options: ToManagedOptions = DEFAULT_TO_MANAGED): number {
     this.#alive();
