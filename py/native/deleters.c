@@ -8,14 +8,13 @@
  * instead of a Python -> JS call with two converted arguments (about 0.5 µs in Pyodide). Until JS's caller is
  * set (the bridge registers after the package may be imported) calls go through Python's fallback caller
  * (set_deleter_fallback: owner.py's _call, which looks the bridge up, sets JS's caller here, or uses ctypes
- * where there is no bridge, as on CPython). With neither, CPython calls the deleter directly with the GIL
- * released; Pyodide refuses (a JS deleter must never be called without a try/catch around it).
+ * where there is no bridge, as on CPython). With neither, the call is refused.
  */
 #include "native_module.h"
 
 /* Calls deleter `fn` with `address` inside JS try/catch: 0 when it returned, 1 when it threw. */
 typedef int (*js_deleter_caller)(void *fn, void *address);
-static js_deleter_caller js_caller;  /* set by set_js_deleter_caller (Pyodide); NULL: call directly */
+static js_deleter_caller js_caller;  /* set by set_js_deleter_caller (Pyodide); NULL: use py_fallback */
 static PyObject *js_failure;         /* called (no arguments) when js_caller returns 1: raises the JS error */
 
 static PyObject *py_fallback; /* Python's caller (owner.py's _call), used until JS's caller is set */
@@ -39,16 +38,10 @@ int wdl_py_invoke_deleter(void *fn, void *address) {
     Py_DecRef(r);
     return 0;
   }
-#ifdef __EMSCRIPTEN__
-  /* In Pyodide a deleter may be a JS function that throws: never call one without a try/catch around it. */
+  /* owner.py sets the fallback when it is imported; a deleter is never called bare (in Pyodide it may be a JS
+   * function that throws, and there must be a try/catch around it). */
   PyErr_SetString(PyExc_ValueError, "webdlpack native exchange: no deleter caller is set (set_deleter_fallback)");
   return -1;
-#else
-  PyThreadState *state = PyEval_SaveThread();
-  ((void (*)(void *))fn)(address);
-  PyEval_RestoreThread(state);
-  return 0;
-#endif
 }
 
 /* set_deleter_fallback(caller: callable) -> None: caller(fn, address) calls a deleter until JS's caller is set. */

@@ -113,13 +113,10 @@ typedef struct PyGetSetDef {
 } PyGetSetDef;
 
 typedef void (*freefunc)(void *);
-typedef struct _ts PyThreadState;
 
 extern PyObject *PyType_FromSpec(PyType_Spec *spec);
 extern void *PyType_GetSlot(void *type, int slot);
 extern PyObject *PyType_GenericNew(void *type, PyObject *args, PyObject *kwds);
-extern PyThreadState *PyEval_SaveThread(void);
-extern void PyEval_RestoreThread(PyThreadState *state);
 extern void PyErr_WriteUnraisable(PyObject *obj);
 
 typedef void (*PyCapsule_Destructor)(PyObject *);

@@ -113,7 +113,7 @@ def test_call_deleter_calls_a_deleter_once_and_refuses_bad_arguments():
     t = w.zeros(3)
     before = _debug.export_stats()
     address = export_managed(t)
-    NATIVE.call_deleter(deleter_of(address), address)  # CPython: no JS caller is set, so a direct call
+    NATIVE.call_deleter(deleter_of(address), address)  # CPython: no JS caller, so owner.py's fallback (ctypes)
     after = _debug.export_stats()
     assert after["live"] == before["live"] and after["unknown_deletes"] == before["unknown_deletes"]
     with pytest.raises(ValueError, match="NULL"):

@@ -26,10 +26,10 @@ from typing import Any
 from ..bridge import js
 from ..bridge.js import is_js_tensor
 from ..core.errors import WebDLPackError
-from ..exchange.adopt import adopt_view
 from ..exchange.export import release_export
 from ..tensor.moves import check_copy
 from ..tensor.tensor import Tensor
+from .from_dlpack import adopt
 from .managed import export_managed
 
 __all__ = ["to_js", "from_js", "is_js_tensor"]
@@ -92,5 +92,4 @@ def from_js(js_tensor: Any, *, copy: bool | None = None) -> Tensor:
         ``from_dlpack``), checked before JS is called.
     """
     address = js.export_managed(js_tensor, True, None if copy is None else check_copy(copy))
-    view, owner = adopt_view(address, True)  # adopt() inline: one Python frame fewer
-    return Tensor._wrap(view, owner)
+    return adopt(address, True)

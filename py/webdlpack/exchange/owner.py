@@ -81,7 +81,7 @@ def call_deleter(address: int, versioned: bool) -> None:
 class _PythonOwner:
     """The owner's state and release in Python: the base of :class:`ManagedOwner` without the native module."""
 
-    __slots__ = ("address", "versioned", "_deleter", "__weakref__")
+    __slots__ = ("address", "versioned", "_deleter")  # what the C base holds: no weak references either
 
     def __init__(self, address: int, versioned: bool, deleter: int | None) -> None:
         self.address = address
@@ -102,11 +102,7 @@ class _PythonOwner:
         self._deleter = None
         _STATS["released"] += 1
         if deleter:
-            via = _via_js  # _call's JS branch inline: one Python frame fewer on every release
-            if via is not False and via is not None:
-                via(deleter, self.address)  # type: ignore[operator]
-            else:
-                _call(deleter, self.address)
+            _call(deleter, self.address)
 
     # Deallocation releases: the same function (no extra frame).
     __del__ = release
