@@ -31,9 +31,10 @@ async function measureInPage({ nbytes, modes, runs, ops }) {
   // One block per mode (switching to disabled / lazyRelease empties the cache, so modes are not interleaved).
   for (const mode of ["raw", ...modes]) {
     const n = count(mode);
-    const cycle = mode === "raw"
-      ? async () => device.createBuffer({ size: nbytes, usage }).destroy()
-      : async () => ctx.freeWebGPU(await ctx.allocWebGPUChecked(nbytes, { owner: `bench.${mode}` }));
+    const cycle =
+      mode === "raw"
+        ? async () => device.createBuffer({ size: nbytes, usage }).destroy()
+        : async () => ctx.freeWebGPU(await ctx.allocWebGPUChecked(nbytes, { owner: `bench.${mode}` }));
     if (mode !== "raw") ctx.setCacheMode(mode);
     for (let i = 0; i < 3; i++) await cycle(); // warm the cache and the JIT
     for (let r = 0; r < runs; r++) {
@@ -46,7 +47,8 @@ async function measureInPage({ nbytes, modes, runs, ops }) {
       samples[mode].push((performance.now() - t0) / n);
     }
   }
-  for (const row of ctx.stats().owners) if (row.owner.startsWith("bench.")) stats[row.owner.slice(6)] = { hits: row.hits, misses: row.misses };
+  for (const row of ctx.stats().owners)
+    if (row.owner.startsWith("bench.")) stats[row.owner.slice(6)] = { hits: row.hits, misses: row.misses };
   ctx.setCacheMode("bucket");
   return { samples, cycles: Object.fromEntries(["raw", ...modes].map((m) => [m, count(m)])), stats };
 }
@@ -60,7 +62,13 @@ export async function allocModes({ runs = 9 } = {}) {
       const row = {};
       for (const [name, perCycleMs] of Object.entries(r.samples)) {
         const s = summarize(perCycleMs.map((ms) => ms * 1000));
-        row[name] = { medianUs: s.median, minUs: s.min, runs: s.runs, cyclesPerRun: r.cycles[name], ...(r.stats[name] ?? {}) };
+        row[name] = {
+          medianUs: s.median,
+          minUs: s.min,
+          runs: s.runs,
+          cyclesPerRun: r.cycles[name],
+          ...(r.stats[name] ?? {}),
+        };
       }
       for (const mode of MODES) row[mode].speedupVsRaw = row.raw.medianUs / row[mode].medianUs;
       sizes[nbytes] = row;
@@ -73,6 +81,13 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const result = await allocModes();
   writeOut("alloc-modes", result);
   for (const [n, row] of Object.entries(result.sizes)) {
-    console.log(`${n} B: ` + Object.entries(row).map(([k, v]) => `${k} ${v.medianUs.toFixed(1)} µs${v.speedupVsRaw ? ` (${v.speedupVsRaw.toFixed(1)}×)` : ""}`).join(", "));
+    console.log(
+      `${n} B: ` +
+        Object.entries(row)
+          .map(
+            ([k, v]) => `${k} ${v.medianUs.toFixed(1)} µs${v.speedupVsRaw ? ` (${v.speedupVsRaw.toFixed(1)}×)` : ""}`,
+          )
+          .join(", "),
+    );
   }
 }

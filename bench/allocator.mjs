@@ -42,7 +42,10 @@ try {
     };
     const out = {};
     // The timer is coarse without cross-origin isolation (100 µs here): cached cycles run many per run.
-    for (const [name, nbytes, ops, cachedOps] of [["1 KiB", 1024, 2000, 2000], ["16 MiB", 16 * 2 ** 20, 8, 2000]]) {
+    for (const [name, nbytes, ops, cachedOps] of [
+      ["1 KiB", 1024, 2000, 2000],
+      ["16 MiB", 16 * 2 ** 20, 8, 2000],
+    ]) {
       const raw = [];
       const bucketAsync = [];
       const bucketSync = [];
@@ -69,8 +72,14 @@ try {
       }
       const d = ctx.stats().devices[0];
       out[name] = {
-        nbytes, opsPerRun: ops, cachedOpsPerRun: cachedOps, raw: summary(raw), bucketAsync: summary(bucketAsync), bucketSync: summary(bucketSync),
-        hits: d.hits, misses: d.misses,
+        nbytes,
+        opsPerRun: ops,
+        cachedOpsPerRun: cachedOps,
+        raw: summary(raw),
+        bucketAsync: summary(bucketAsync),
+        bucketSync: summary(bucketSync),
+        hits: d.hits,
+        misses: d.misses,
       };
     }
     return out;
@@ -85,7 +94,9 @@ try {
     // Every variant reads its handle from a Uint32Array, as a consumer reads DLTensor.data from wasm memory.
     const pointers = new Uint32Array(ptrs);
     const handles = new Uint32Array(n).map((_, i) => i);
-    const missing = (h) => { throw new Error(`no buffer at index ${h}`); };
+    const missing = (h) => {
+      throw new Error(`no buffer at index ${h}`);
+    };
     const calls = 2_000_000;
     // One hand-written loop per variant, so each call site stays monomorphic and inlinable.
     const timed = (body) => {
@@ -95,34 +106,38 @@ try {
     };
     const variants = {
       // webdlpack: generation-checked, exact typed error on a bad pointer.
-      gpuPointerToBuffer: () => timed(() => {
-        let same = 0;
-        for (let i = 0; i < calls; i++) if (ctx.gpuPointerToBuffer(pointers[i & (n - 1)]) === array[0]) same += 1;
-        return same;
-      }),
+      gpuPointerToBuffer: () =>
+        timed(() => {
+          let same = 0;
+          for (let i = 0; i < calls; i++) if (ctx.gpuPointerToBuffer(pointers[i & (n - 1)]) === array[0]) same += 1;
+          return same;
+        }),
       // The bare baseline: `array[handle]`, no check at all (a bad handle silently gives undefined).
-      arrayIndex: () => timed(() => {
-        let same = 0;
-        for (let i = 0; i < calls; i++) if (array[handles[i & (n - 1)]] === array[0]) same += 1;
-        return same;
-      }),
+      arrayIndex: () =>
+        timed(() => {
+          let same = 0;
+          for (let i = 0; i < calls; i++) if (array[handles[i & (n - 1)]] === array[0]) same += 1;
+          return same;
+        }),
       // The same lookup with the least error handling a real API needs: a miss throws.
-      arrayIndexChecked: () => timed(() => {
-        let same = 0;
-        for (let i = 0; i < calls; i++) {
-          const h = handles[i & (n - 1)];
-          const b = array[h];
-          if ((b !== undefined ? b : missing(h)) === array[0]) same += 1;
-        }
-        return same;
-      }),
+      arrayIndexChecked: () =>
+        timed(() => {
+          let same = 0;
+          for (let i = 0; i < calls; i++) {
+            const h = handles[i & (n - 1)];
+            const b = array[h];
+            if ((b !== undefined ? b : missing(h)) === array[0]) same += 1;
+          }
+          return same;
+        }),
     };
     const perCall = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
     for (let r = 0; r < 15; r++) {
       let same = -1;
       for (const [name, run] of Object.entries(variants)) {
         const result = run();
-        if (same !== -1 && result.same !== same) throw new Error(`translation variant ${name} disagrees with the others`);
+        if (same !== -1 && result.same !== same)
+          throw new Error(`translation variant ${name} disagrees with the others`);
         same = result.same;
         perCall[name].push((result.ms * 1e6) / calls);
       }
@@ -133,7 +148,8 @@ try {
       return { medianNs: sorted[Math.floor(sorted.length / 2)], minNs: sorted[0], runs: sorted.length };
     };
     return {
-      calls, pointers: n,
+      calls,
+      pointers: n,
       gpuPointerToBuffer: summary(perCall.gpuPointerToBuffer),
       arrayIndex: summary(perCall.arrayIndex),
       arrayIndexChecked: summary(perCall.arrayIndexChecked),
@@ -153,21 +169,37 @@ try {
   const fmt = (x) => (x >= 100 ? x.toFixed(0) : x >= 1 ? x.toFixed(2) : x.toFixed(3));
   console.log(`webdlpack allocator benchmark — Chromium ${result.chromium}, WebGPU on SwiftShader`);
   console.log("");
-  console.log("alloc + free, µs per cycle (median / min)      raw create+destroy   bucket async        bucket sync         speedup (async, sync)");
+  console.log(
+    "alloc + free, µs per cycle (median / min)      raw create+destroy   bucket async        bucket sync         speedup (async, sync)",
+  );
   for (const [name, row] of Object.entries(alloc)) {
-    console.log(`  ${name.padEnd(8)} (${String(row.opsPerRun).padStart(4)} raw / ${row.cachedOpsPerRun} cached per run × ${row.raw.runs}) `.padEnd(47) +
-      `${`${fmt(row.raw.medianUs)} / ${fmt(row.raw.minUs)}`.padEnd(21)}${`${fmt(row.bucketAsync.medianUs)} / ${fmt(row.bucketAsync.minUs)}`.padEnd(20)}` +
-      `${`${fmt(row.bucketSync.medianUs)} / ${fmt(row.bucketSync.minUs)}`.padEnd(20)}${fmt(row.speedupAsync)}×, ${fmt(row.speedupSync)}×`);
+    console.log(
+      `  ${name.padEnd(8)} (${String(row.opsPerRun).padStart(4)} raw / ${row.cachedOpsPerRun} cached per run × ${row.raw.runs}) `.padEnd(
+        47,
+      ) +
+        `${`${fmt(row.raw.medianUs)} / ${fmt(row.raw.minUs)}`.padEnd(21)}${`${fmt(row.bucketAsync.medianUs)} / ${fmt(row.bucketAsync.minUs)}`.padEnd(20)}` +
+        `${`${fmt(row.bucketSync.medianUs)} / ${fmt(row.bucketSync.minUs)}`.padEnd(20)}${fmt(row.speedupAsync)}×, ${fmt(row.speedupSync)}×`,
+    );
   }
   console.log("");
-  console.log(`translation, ns per call (median / min over ${translate.gpuPointerToBuffer.runs} runs of ${translate.calls} calls)`);
-  console.log(`  gpuPointerToBuffer(ptr)  ${fmt(translate.gpuPointerToBuffer.medianNs)} / ${fmt(translate.gpuPointerToBuffer.minNs)}`);
-  console.log(`  array[handle]            ${fmt(translate.arrayIndex.medianNs)} / ${fmt(translate.arrayIndex.minNs)}   ratio ${fmt(translate.ratio)}× (target: within 2×)`);
-  console.log(`  array[handle] + miss     ${fmt(translate.arrayIndexChecked.medianNs)} / ${fmt(translate.arrayIndexChecked.minNs)}   ratio ${fmt(translate.ratioChecked)}× (same lookup, a miss throws)`);
+  console.log(
+    `translation, ns per call (median / min over ${translate.gpuPointerToBuffer.runs} runs of ${translate.calls} calls)`,
+  );
+  console.log(
+    `  gpuPointerToBuffer(ptr)  ${fmt(translate.gpuPointerToBuffer.medianNs)} / ${fmt(translate.gpuPointerToBuffer.minNs)}`,
+  );
+  console.log(
+    `  array[handle]            ${fmt(translate.arrayIndex.medianNs)} / ${fmt(translate.arrayIndex.minNs)}   ratio ${fmt(translate.ratio)}× (target: within 2×)`,
+  );
+  console.log(
+    `  array[handle] + miss     ${fmt(translate.arrayIndexChecked.medianNs)} / ${fmt(translate.arrayIndexChecked.minNs)}   ratio ${fmt(translate.ratioChecked)}× (same lookup, a miss throws)`,
+  );
   const at16 = alloc["16 MiB"];
   console.log("");
-  console.log(`targets: ≥ 10× at 16 MiB → ${at16.speedupAsync >= 10 ? "met" : "NOT met"} (${fmt(at16.speedupAsync)}× async); ` +
-    `translation within 2× → ${translate.ratio <= 2 ? "met" : "NOT met"} (${fmt(translate.ratio)}×)`);
+  console.log(
+    `targets: ≥ 10× at 16 MiB → ${at16.speedupAsync >= 10 ? "met" : "NOT met"} (${fmt(at16.speedupAsync)}× async); ` +
+      `translation within 2× → ${translate.ratio <= 2 ? "met" : "NOT met"} (${fmt(translate.ratio)}×)`,
+  );
   console.log("wrote bench/out/allocator.json");
 } catch (err) {
   console.error(err);

@@ -56,18 +56,43 @@ function timeCases(cases, minMs) {
  * and the JS consumers Python hands its results to. Outside a page (bench/node-exchange.mjs) pass the
  * side module's bytes and the Python file's text instead of fetching them.
  */
-export async function benchEnv(pyodide, bridge, webdlpack, { clibURL = "/js/dist/wasm/libwebdlpack.so", clibBytes, casesSource } = {}) {
-  const clib = await webdlpack.loadWebDLPackC(pyodide, clibBytes !== undefined ? { bytes: clibBytes } : { url: clibURL });
-  const source = casesSource ?? await (await fetch(new URL("./pyodide_cases.py", import.meta.url))).text();
+export async function benchEnv(
+  pyodide,
+  bridge,
+  webdlpack,
+  { clibURL = "/js/dist/wasm/libwebdlpack.so", clibBytes, casesSource } = {},
+) {
+  const clib = await webdlpack.loadWebDLPackC(
+    pyodide,
+    clibBytes !== undefined ? { bytes: clibBytes } : { url: clibURL },
+  );
+  const source = casesSource ?? (await (await fetch(new URL("./pyodide_cases.py", import.meta.url))).text());
   pyodide.FS.writeFile("/home/pyodide/webdlpack_bench.py", source);
   const py = pyodide.pyimport("webdlpack_bench");
   const sinkRef = { sink: 0 };
-  const consumeTensor = (jt) => { const v = jt.view[0]; jt.dispose(); return v; };
+  const consumeTensor = (jt) => {
+    const v = jt.view[0];
+    jt.dispose();
+    return v;
+  };
   const consumeArray = (a) => a[0];
   py.attach(clib.path, consumeTensor, consumeArray);
   const fns = {};
-  for (const name of ["ffi_int", "py_to_js", "py_to_js_copy", "js_to_py", "js_to_py_copy", "js_address_to_py",
-    "c_to_py", "c_to_py_copy", "py_to_c", "py_to_c_copy", "setup", "teardown"]) fns[name] = py[name];
+  for (const name of [
+    "ffi_int",
+    "py_to_js",
+    "py_to_js_copy",
+    "js_to_py",
+    "js_to_py_copy",
+    "js_address_to_py",
+    "c_to_py",
+    "c_to_py_copy",
+    "py_to_c",
+    "py_to_c_copy",
+    "setup",
+    "teardown",
+  ])
+    fns[name] = py[name];
   return { pyodide, bridge, webdlpack, clib, py, fns, sinkRef, host: bridge.host, module: pyodide._module };
 }
 
@@ -91,7 +116,8 @@ export function sizeCases(env, nbytes, samples) {
   new DataView(host.buffer).setBigInt64(shapeAt, BigInt(n), true);
   const dtypeAt = m._malloc(4) >>> 0;
   new DataView(host.buffer).setUint32(dtypeAt, FLOAT32.code | (FLOAT32.bits << 8) | (FLOAT32.lanes << 16), true);
-  const cBase = clib.check(x.wdl_managed_tensor_alloc_cpu_p(dtypeAt, 1, shapeAt), "wdl_managed_tensor_alloc_cpu_p", true) >>> 0;
+  const cBase =
+    clib.check(x.wdl_managed_tensor_alloc_cpu_p(dtypeAt, 1, shapeAt), "wdl_managed_tensor_alloc_cpu_p", true) >>> 0;
   m._free(shapeAt);
   m._free(dtypeAt);
   const cView = cBase + webdlpack.LAYOUT.DLManagedTensorVersioned.dl_tensor;
@@ -106,46 +132,135 @@ export function sizeCases(env, nbytes, samples) {
   const memorySize = BigInt(host.buffer.byteLength); // everything of this size exists: C validates against it
   const big = nbytes >= 1 << 24;
   const copySamples = big ? 3 : samples; // the slow copies at big sizes keep the run short
-  const c = (direction, kind, name, fn, s = samples) => ({ direction, kind, case: `${direction} ${name}`, fn, samples: s });
+  const c = (direction, kind, name, fn, s = samples) => ({
+    direction,
+    kind,
+    case: `${direction} ${name}`,
+    fn,
+    samples: s,
+  });
   const cases = [
-    c("ffi", "baseline", "JS → Python call, one int argument", () => { sinkRef.sink += fns.ffi_int(1); }),
+    c("ffi", "baseline", "JS → Python call, one int argument", () => {
+      sinkRef.sink += fns.ffi_int(1);
+    }),
     // Python → JS: Python hands the tensor to a JS function (Python does the job, one JS → Python call).
-    c("py→js", "webdlpack", "webdlpack.to_js → JS consumer", () => { sinkRef.sink += fns.py_to_js(0); }),
-    c("py→js", "copy", "pyodide.ffi.to_js (copy) → JS consumer", () => { sinkRef.sink += fns.py_to_js_copy(0); }, copySamples),
+    c("py→js", "webdlpack", "webdlpack.to_js → JS consumer", () => {
+      sinkRef.sink += fns.py_to_js(0);
+    }),
+    c(
+      "py→js",
+      "copy",
+      "pyodide.ffi.to_js (copy) → JS consumer",
+      () => {
+        sinkRef.sink += fns.py_to_js_copy(0);
+      },
+      copySamples,
+    ),
     // Python → JS, JS pulls: one JS → Python call returns the tensor.
-    c("py→js pull", "webdlpack", "bridge.fromPython", () => { const jt = bridge.fromPython(pyTensor); sinkRef.sink += jt.view[0]; jt.dispose(); }),
-    c("py→js pull", "copy", "PyProxy.toJs (copy)", () => { const a = pyBuf.toJs(); sinkRef.sink += a[0]; }, copySamples),
-    c("py→js pull", "info", "PyProxy.getBuffer (borrowed view)", () => { const b = pyBuf.getBuffer(); sinkRef.sink += b.data[0]; b.release(); }),
+    c("py→js pull", "webdlpack", "bridge.fromPython", () => {
+      const jt = bridge.fromPython(pyTensor);
+      sinkRef.sink += jt.view[0];
+      jt.dispose();
+    }),
+    c(
+      "py→js pull",
+      "copy",
+      "PyProxy.toJs (copy)",
+      () => {
+        const a = pyBuf.toJs();
+        sinkRef.sink += a[0];
+      },
+      copySamples,
+    ),
+    c("py→js pull", "info", "PyProxy.getBuffer (borrowed view)", () => {
+      const b = pyBuf.getBuffer();
+      sinkRef.sink += b.data[0];
+      b.release();
+    }),
     // JS → Python: Python takes a JS tensor (one JS → Python call with the JS object).
-    c("js→py", "webdlpack", "webdlpack.from_js", () => { sinkRef.sink += fns.js_to_py(heapTensor); }),
-    c("js→py", "copy", "JsProxy.to_py (copy)", () => { sinkRef.sink += fns.js_to_py_copy(plain); }, copySamples),
+    c("js→py", "webdlpack", "webdlpack.from_js", () => {
+      sinkRef.sink += fns.js_to_py(heapTensor);
+    }),
+    c(
+      "js→py",
+      "copy",
+      "JsProxy.to_py (copy)",
+      () => {
+        sinkRef.sink += fns.js_to_py_copy(plain);
+      },
+      copySamples,
+    ),
     // JS → Python, JS pushes: JS writes the struct, one JS → Python call with its address.
-    c("js→py push", "webdlpack", "tensor.toManaged → Python adopts", () => { sinkRef.sink += fns.js_address_to_py(heapTensor.toManaged(host)); }),
-    c("js→py push", "copy", "JsProxy.to_py (copy)", () => { sinkRef.sink += fns.js_to_py_copy(plain); }, copySamples),
+    c("js→py push", "webdlpack", "tensor.toManaged → Python adopts", () => {
+      sinkRef.sink += fns.js_address_to_py(heapTensor.toManaged(host));
+    }),
+    c(
+      "js→py push",
+      "copy",
+      "JsProxy.to_py (copy)",
+      () => {
+        sinkRef.sink += fns.js_to_py_copy(plain);
+      },
+      copySamples,
+    ),
     // C → JS: the side module makes a managed tensor over its buffer; JS takes, touches, disposes it (deleter → C).
     c("c→js", "webdlpack", "wdl_managed_tensor_create_from_view → Tensor.fromManaged", () => {
       const jt = webdlpack.Tensor.fromManaged(host, x.wdl_managed_tensor_create_from_view(cView, 0n, 0, 0) >>> 0);
       sinkRef.sink += jt.view[0];
       jt.dispose();
     }),
-    c("c→js", "copy", "slice of the C buffer (copy)", () => { sinkRef.sink += new Float32Array(host.buffer, cData, n).slice()[0]; }, copySamples),
+    c(
+      "c→js",
+      "copy",
+      "slice of the C buffer (copy)",
+      () => {
+        sinkRef.sink += new Float32Array(host.buffer, cData, n).slice()[0];
+      },
+      copySamples,
+    ),
     // JS → C: JS exports a tensor over C's buffer; C validates it and calls the deleter (→ JS).
     c("js→c", "webdlpack", "tensor.toManaged → C validates + releases", () => {
       const a = cTensor.toManaged(host);
       if (x.wdl_managed_tensor_validate(a, memorySize) !== 0) throw clib.lastError("wdl_managed_tensor_validate");
       x.wdl_managed_tensor_release(a);
     }),
-    c("js→c", "copy", "malloc + set + free (copy into the heap)", () => {
-      const p = m._malloc(nbytes) >>> 0;
-      m.HEAPU8.set(plainBytes, p);
-      sinkRef.sink += m.HEAPU8[p];
-      m._free(p);
-    }, copySamples),
+    c(
+      "js→c",
+      "copy",
+      "malloc + set + free (copy into the heap)",
+      () => {
+        const p = m._malloc(nbytes) >>> 0;
+        m.HEAPU8.set(plainBytes, p);
+        sinkRef.sink += m.HEAPU8[p];
+        m._free(p);
+      },
+      copySamples,
+    ),
     // C ↔ Python through ctypes, each one JS → Python call.
-    c("c→py", "webdlpack", "C makes, Python adopts (import_managed)", () => { sinkRef.sink += fns.c_to_py(0); }),
-    c("c→py", "copy", "ctypes.string_at (copy)", () => { sinkRef.sink += fns.c_to_py_copy(0); }, copySamples),
-    c("py→c", "webdlpack", "export_managed → C validates + releases", () => { sinkRef.sink += fns.py_to_c(0); }),
-    c("py→c", "copy", "malloc + memmove + free (copy)", () => { sinkRef.sink += fns.py_to_c_copy(0); }, copySamples),
+    c("c→py", "webdlpack", "C makes, Python adopts (import_managed)", () => {
+      sinkRef.sink += fns.c_to_py(0);
+    }),
+    c(
+      "c→py",
+      "copy",
+      "ctypes.string_at (copy)",
+      () => {
+        sinkRef.sink += fns.c_to_py_copy(0);
+      },
+      copySamples,
+    ),
+    c("py→c", "webdlpack", "export_managed → C validates + releases", () => {
+      sinkRef.sink += fns.py_to_c(0);
+    }),
+    c(
+      "py→c",
+      "copy",
+      "malloc + memmove + free (copy)",
+      () => {
+        sinkRef.sink += fns.py_to_c_copy(0);
+      },
+      copySamples,
+    ),
   ];
   const release = () => {
     heapTensor.dispose();
@@ -188,8 +303,7 @@ export async function cpuExchange(env, { sizes, samples = 7, minMs = 40 }) {
 /** Every live count the exchange paths keep, and the wasm heap size. */
 function liveCounts(env) {
   const { pyodide, webdlpack, clib, host } = env;
-  const py = JSON.parse(pyodide.runPython(
-    "import json, webdlpack_bench as _wb\njson.dumps(_wb.live_counts())"));
+  const py = JSON.parse(pyodide.runPython("import json, webdlpack_bench as _wb\njson.dumps(_wb.live_counts())"));
   return {
     heapBytes: host.buffer.byteLength,
     jsLiveExports: webdlpack.liveExportCount(),
@@ -219,8 +333,16 @@ export async function exchangeLoop(env, { count = 100000, nbytes = 1024, samples
       const after = liveCounts(env);
       const changed = Object.keys(before).filter((k) => before[k] !== after[k]);
       out.push({
-        case: c.case, direction: c.direction, count, nbytes, total_ms: ms, per_exchange_us: (ms / count) * 1000,
-        single_median_us: single.median_us, before, after, changed,
+        case: c.case,
+        direction: c.direction,
+        count,
+        nbytes,
+        total_ms: ms,
+        per_exchange_us: (ms / count) * 1000,
+        single_median_us: single.median_us,
+        before,
+        after,
+        changed,
       });
     }
   } finally {

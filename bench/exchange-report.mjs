@@ -19,8 +19,10 @@ export const DIRECTIONS = [
 
 const num = (x) => (x >= 1000 ? x.toFixed(0) : x >= 100 ? x.toFixed(1) : x >= 1 ? x.toFixed(2) : x.toFixed(3));
 const ratio = (x) => `${num(x)}×`;
-const table = (head, rows) => `| ${head.join(" | ")} |\n|${head.map((_, i) => (i === 0 ? "---" : "---:")).join("|")}|\n` +
-  rows.map((r) => `| ${r.join(" | ")} |`).join("\n") + "\n";
+const table = (head, rows) =>
+  `| ${head.join(" | ")} |\n|${head.map((_, i) => (i === 0 ? "---" : "---:")).join("|")}|\n` +
+  rows.map((r) => `| ${r.join(" | ")} |`).join("\n") +
+  "\n";
 
 /** The rows of one direction and kind, by size. */
 function rowsOf(out, direction, kind) {
@@ -44,10 +46,16 @@ export function ffiBaseline(out, nbytes = KiB) {
 export function directionSummary(out) {
   const sizes = exchangeSizes(out);
   return DIRECTIONS.filter((d) => rowsOf(out, d.id, "webdlpack").size > 0).map((d) => {
-    const ours = rowsOf(out, d.id, "webdlpack"), copy = rowsOf(out, d.id, "copy");
-    const points = sizes.filter((n) => ours.has(n) && copy.has(n)).map((n) => ({
-      nbytes: n, webdlpack: ours.get(n).median_us, copy: copy.get(n).median_us, ratio: copy.get(n).median_us / ours.get(n).median_us,
-    }));
+    const ours = rowsOf(out, d.id, "webdlpack"),
+      copy = rowsOf(out, d.id, "copy");
+    const points = sizes
+      .filter((n) => ours.has(n) && copy.has(n))
+      .map((n) => ({
+        nbytes: n,
+        webdlpack: ours.get(n).median_us,
+        copy: copy.get(n).median_us,
+        ratio: copy.get(n).median_us / ours.get(n).median_us,
+      }));
     let crossover = null;
     for (let i = points.length - 1; i >= 0 && points[i].ratio >= 1; i--) crossover = points[i].nbytes;
     const first = [...ours.values()][0];
@@ -60,36 +68,46 @@ function missNote(d, out) {
   const ffi = ffiBaseline(out).median_us;
   const p = d.points.find((x) => x.nbytes === KiB);
   const cross = d.crossover === null ? "it never wins in the sizes measured" : `it wins from ${sizeLabel(d.crossover)}`;
-  return `at 1 KiB webdlpack takes ${num(p.webdlpack)} µs against the copy's ${num(p.copy)} µs ` +
-    `(${num(p.webdlpack - p.copy)} µs more; one plain FFI call is ${num(ffi)} µs in this run); ${cross}. ` + (WHY[d.id] ?? "");
+  return (
+    `at 1 KiB webdlpack takes ${num(p.webdlpack)} µs against the copy's ${num(p.copy)} µs ` +
+    `(${num(p.webdlpack - p.copy)} µs more; one plain FFI call is ${num(ffi)} µs in this run); ${cross}. ` +
+    (WHY[d.id] ?? "")
+  );
 }
 
 /** What the remaining per-exchange cost of each direction is made of (measured breakdowns; see docs in bench/). */
 const WHY = {
-  "py→js": "Both rows are one JS → Python call whose Python side hands the result to a JS consumer. The copy " +
+  "py→js":
+    "Both rows are one JS → Python call whose Python side hands the result to a JS consumer. The copy " +
     "(pyodide.ffi.to_js) is C-level conversion plus one JsProxy for the TypedArray; to_js makes the struct in C (the " +
     "native exchange module, py/native/exchange.c: one call, no Python frame between it and to_js), calls into JS to build " +
     "the Tensor (decode cached by struct words), gets it back wrapped in a JsProxy (0.8-0.9 µs: Pyodide computes its type " +
     "flags), and the consumer's dispose calls the C deleter directly. A plain FFI call is the unit.",
-  "js→py": "from_js is one JS → Python call with the JS Tensor (Pyodide makes a JsProxy for it, as for the copy's " +
+  "js→py":
+    "from_js is one JS → Python call with the JS Tensor (Pyodide makes a JsProxy for it, as for the copy's " +
     "TypedArray), then one call back into JS that writes the struct, Python code that adopts it (a byte comparison with " +
     "the block seen last time instead of the full check) and wraps it in a Tensor, and the release: one more call into " +
     "JS for the deleter. Measured in Pyodide under Node: the owner object made and released 0.46 µs, Tensor wrap + dispose " +
     "0.55 µs, the byte comparison 0.19 µs, each Python → JS call 0.3 µs. A JS deleter is called through JS, not from C: " +
     "it may throw (its release callback is the producer's), and an exception must not unwind through CPython's frames. " +
     "JsProxy.to_py is a single C-level copy: at 1 KiB the memcpy is free, the crossings are not.",
-  "py→js pull": "One JS → Python call returning an int (the export, made in C by the native module) and no JsProxy: " +
+  "py→js pull":
+    "One JS → Python call returning an int (the export, made in C by the native module) and no JsProxy: " +
     "the JS side decodes (cached) and disposes, calling the C deleter through the wasm table. PyProxy.toJs is one C-level " +
     "copy into a new TypedArray.",
-  "js→py push": "JS writes the struct without re-validating (a Tensor's own description), then one JS → Python call " +
+  "js→py push":
+    "JS writes the struct without re-validating (a Tensor's own description), then one JS → Python call " +
     "with the address: Python adopts (cached), wraps, and releases through one call back into JS.",
   "c→js": "",
-  "js→c": "The copy of 1 KiB is malloc + memcpy + free inside wasm (tens of ns); the exchange writes a struct from JS, " +
+  "js→c":
+    "The copy of 1 KiB is malloc + memcpy + free inside wasm (tens of ns); the exchange writes a struct from JS, " +
     "makes a deleter entry, and C validates it and calls the deleter back into JS: it cannot get below a few calls " +
     "between JS and wasm.",
-  "c→py": "Python reaches C only through ctypes, which in Pyodide runs libffi over JS trampolines (about 1 µs a call): " +
+  "c→py":
+    "Python reaches C only through ctypes, which in Pyodide runs libffi over JS trampolines (about 1 µs a call): " +
     "the exchange needs the create call, the Python adopt and the deleter (through JS); the copy one string_at.",
-  "py→c": "The exchange needs the export (made in C by the native module) and two ctypes calls into C (validate, " +
+  "py→c":
+    "The exchange needs the export (made in C by the native module) and two ctypes calls into C (validate, " +
     "release), whose release calls the native module's C deleter directly; the copy three ctypes calls (malloc, memmove, free).",
 };
 
@@ -100,19 +118,38 @@ export function exchangeTargets(out) {
   for (const d of directionSummary(out)) {
     const p = d.points.find((x) => x.nbytes === KiB);
     if (!p) continue;
-    rows.push({ id: "exchange", target: `${d.label}: copy ÷ webdlpack at 1 KiB ≥ 1 (wins at every size ≥ 1 KiB)`,
-      ratio: p.ratio, goal: 1, explain: () => missNote(d, out) });
+    rows.push({
+      id: "exchange",
+      target: `${d.label}: copy ÷ webdlpack at 1 KiB ≥ 1 (wins at every size ≥ 1 KiB)`,
+      ratio: p.ratio,
+      goal: 1,
+      explain: () => missNote(d, out),
+    });
     if (ffi !== undefined) {
-      rows.push({ id: "exchange", target: `stretch: ${d.label} ÷ one plain FFI call ≤ 3 at 1 KiB`, ratio: p.webdlpack / ffi,
-        goal: 3, lowerIsBetter: true,
-        explain: () => `webdlpack ${num(p.webdlpack)} µs vs a plain FFI call with one int ${num(ffi)} µs in this run. ` + (WHY[d.id] ?? "") });
+      rows.push({
+        id: "exchange",
+        target: `stretch: ${d.label} ÷ one plain FFI call ≤ 3 at 1 KiB`,
+        ratio: p.webdlpack / ffi,
+        goal: 3,
+        lowerIsBetter: true,
+        explain: () =>
+          `webdlpack ${num(p.webdlpack)} µs vs a plain FFI call with one int ${num(ffi)} µs in this run. ` +
+          (WHY[d.id] ?? ""),
+      });
     }
   }
   for (const l of out.exchangeLoop ?? []) {
     const single = l.single_median_us;
-    rows.push({ id: "steady", target: `steady state ${l.direction}: ${l.count.toLocaleString("en")}-exchange loop per exchange ÷ single-exchange median ≤ 1.1, no live count changed`,
-      ratio: l.per_exchange_us / single, goal: 1.1, lowerIsBetter: true, extraMet: l.changed.length === 0,
-      explain: () => `loop ${num(l.per_exchange_us)} µs vs ${num(single)} µs; changed counts: ${l.changed.join(", ") || "none"}` });
+    rows.push({
+      id: "steady",
+      target: `steady state ${l.direction}: ${l.count.toLocaleString("en")}-exchange loop per exchange ÷ single-exchange median ≤ 1.1, no live count changed`,
+      ratio: l.per_exchange_us / single,
+      goal: 1.1,
+      lowerIsBetter: true,
+      extraMet: l.changed.length === 0,
+      explain: () =>
+        `loop ${num(l.per_exchange_us)} µs vs ${num(single)} µs; changed counts: ${l.changed.join(", ") || "none"}`,
+    });
   }
   return rows;
 }
@@ -123,38 +160,79 @@ export function exchangeSection(out) {
   const cases = [...new Set(out.cpuExchange.map((r) => r.case))];
   const get = (c, n) => out.cpuExchange.find((r) => r.case === c && r.nbytes === n);
   const cell = (r) => (r ? `${num(r.median_us)} (${num(r.min_us)})` : "—");
-  let md = "## CPU exchange, Python ↔ JS ↔ C\n\n" +
+  let md =
+    "## CPU exchange, Python ↔ JS ↔ C\n\n" +
     "µs per exchange (hand over + touch + release), median (min). Rows with Python: JS makes ONE call into Python " +
     "(bench/pyodide_cases.py) that does the whole exchange and returns a number, for webdlpack and copy rows alike; " +
     "the `ffi` row is that call doing nothing (one int argument). Rows between JS and C call the side module directly.\n\n";
-  md += table(["case", ...sizes.map(sizeLabel)], cases.map((c) => [c, ...sizes.map((n) => cell(get(c, n)))]));
+  md += table(
+    ["case", ...sizes.map(sizeLabel)],
+    cases.map((c) => [c, ...sizes.map((n) => cell(get(c, n)))]),
+  );
   const summary = directionSummary(out);
-  md += "\nCopy ÷ webdlpack per direction (> 1: webdlpack is faster), medians of this run, and the crossover " +
+  md +=
+    "\nCopy ÷ webdlpack per direction (> 1: webdlpack is faster), medians of this run, and the crossover " +
     "(smallest size from which webdlpack beats the copy at every measured size).\n\n";
-  md += table(["direction", ...sizes.map(sizeLabel), "crossover"], summary.map((d) =>
-    [d.label, ...sizes.map((n) => { const p = d.points.find((x) => x.nbytes === n); return p ? ratio(p.ratio) : "—"; }),
-      d.crossover === null ? "none measured" : `≤ ${sizeLabel(d.crossover)}`.replace("≤ 1 KiB", "1 KiB (smallest measured)")]));
+  md += table(
+    ["direction", ...sizes.map(sizeLabel), "crossover"],
+    summary.map((d) => [
+      d.label,
+      ...sizes.map((n) => {
+        const p = d.points.find((x) => x.nbytes === n);
+        return p ? ratio(p.ratio) : "—";
+      }),
+      d.crossover === null
+        ? "none measured"
+        : `≤ ${sizeLabel(d.crossover)}`.replace("≤ 1 KiB", "1 KiB (smallest measured)"),
+    ]),
+  );
   const ffi = ffiBaseline(out);
   if (ffi) {
-    md += `\nBaseline: one plain Pyodide FFI call (JS → Python, one int argument) ${num(ffi.median_us)} µs at the 1 KiB round. ` +
-      "webdlpack at 1 KiB ÷ that call: " + summary.map((d) => {
-        const p = d.points.find((x) => x.nbytes === KiB);
-        return p ? `${d.id} ${ratio(p.webdlpack / ffi.median_us)}` : null;
-      }).filter(Boolean).join(", ") + ".\n";
+    md +=
+      `\nBaseline: one plain Pyodide FFI call (JS → Python, one int argument) ${num(ffi.median_us)} µs at the 1 KiB round. ` +
+      "webdlpack at 1 KiB ÷ that call: " +
+      summary
+        .map((d) => {
+          const p = d.points.find((x) => x.nbytes === KiB);
+          return p ? `${d.id} ${ratio(p.webdlpack / ffi.median_us)}` : null;
+        })
+        .filter(Boolean)
+        .join(", ") +
+      ".\n";
   }
   if (out.exchangeLoop?.length) {
-    md += "\nSteady state: each direction's webdlpack exchange in one loop (after a warm-up of a tenth as many), " +
+    md +=
+      "\nSteady state: each direction's webdlpack exchange in one loop (after a warm-up of a tenth as many), " +
       "against its single-exchange median measured the same way as the table above, right before the loop; " +
       "wasm heap and every live count before → after.\n\n";
-    md += table(["direction", "exchanges", "µs each (loop)", "single median", "loop ÷ single", "heap bytes", "live counts changed"],
+    md += table(
+      [
+        "direction",
+        "exchanges",
+        "µs each (loop)",
+        "single median",
+        "loop ÷ single",
+        "heap bytes",
+        "live counts changed",
+      ],
       out.exchangeLoop.map((l) => {
         const single = l.single_median_us;
-        return [l.direction, l.count.toLocaleString("en"), num(l.per_exchange_us), num(single), ratio(l.per_exchange_us / single), `${l.before.heapBytes} → ${l.after.heapBytes}`,
-          l.changed.length ? l.changed.map((k) => `${k} ${l.before[k]} → ${l.after[k]}`).join(", ") : "none"];
-      }));
+        return [
+          l.direction,
+          l.count.toLocaleString("en"),
+          num(l.per_exchange_us),
+          num(single),
+          ratio(l.per_exchange_us / single),
+          `${l.before.heapBytes} → ${l.after.heapBytes}`,
+          l.changed.length ? l.changed.map((k) => `${k} ${l.before[k]} → ${l.after[k]}`).join(", ") : "none",
+        ];
+      }),
+    );
     const counts = Object.keys(out.exchangeLoop[0].after).filter((k) => k !== "heapBytes");
-    md += `\nCounts compared: ${counts.join(", ")} (values after the last loop: ` +
-      counts.map((k) => `${k} ${out.exchangeLoop.at(-1).after[k]}`).join(", ") + ").\n";
+    md +=
+      `\nCounts compared: ${counts.join(", ")} (values after the last loop: ` +
+      counts.map((k) => `${k} ${out.exchangeLoop.at(-1).after[k]}`).join(", ") +
+      ").\n";
   }
   return md;
 }

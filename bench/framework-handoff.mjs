@@ -35,7 +35,10 @@ async function measureInPage({ nbytes, runs, batch }) {
     };
     await adapters.registerTfjsWebGPUBackend(tf, WebGPUBackend, ctx);
     await loadLiteRtLocal();
-    window.benchSetup = { ortBinding: adapters.bindOrtToContext(ort, ctx), lrBinding: await adapters.bindLiteRtToContext(litert, ctx) };
+    window.benchSetup = {
+      ortBinding: adapters.bindOrtToContext(ort, ctx),
+      lrBinding: await adapters.bindLiteRtToContext(litert, ctx),
+    };
   }
   const { ortBinding, lrBinding } = window.benchSetup;
   const samples = { tjsHandoff: [], tjsReadback: [], lrHandoff: [], lrReadback: [] };
@@ -55,7 +58,11 @@ async function measureInPage({ nbytes, runs, batch }) {
   // Transformers.js → TF.js: hidden 8 × 32 tokens (1 KiB) or hidden 4096 × 1024 tokens (16 MiB).
   const big = nbytes > 2 ** 20;
   transformers.env.localModelPath = big ? "/build/models/" : "/tests/data/transformers/";
-  const extractor = await transformers.pipeline("feature-extraction", big ? "tiny-bert-4096" : "tiny-bert", adapters.transformersOptions(ctx));
+  const extractor = await transformers.pipeline(
+    "feature-extraction",
+    big ? "tiny-bert-4096" : "tiny-bert",
+    adapters.transformersOptions(ctx),
+  );
   const words = ["the", "cat", "sat", "on", "a", "shared", "gpu", "tensor"];
   const text = Array.from({ length: big ? 1024 : 32 }, (_, i) => words[i % words.length]).join(" ");
   for (let r = 0; r <= runs; r++) {
@@ -143,14 +150,21 @@ async function measureInPage({ nbytes, runs, batch }) {
 
 /** Make the 16 MiB Transformers.js model (hidden 4096) under build/models (fast; not committed). */
 function makeBenchModels() {
-  execFileSync(".venv/bin/python", ["scripts/make_transformers_model.py", "--bench-out", BENCH_MODELS, "--bench-only"], { stdio: "ignore" });
+  execFileSync(
+    ".venv/bin/python",
+    ["scripts/make_transformers_model.py", "--bench-out", BENCH_MODELS, "--bench-only"],
+    { stdio: "ignore" },
+  );
 }
 
 /** Run the framework hand-off benchmark; returns `{chromium, sizes: {nbytes: {transformersToTfjs, litertToOrt, checks}}}` (ms). */
 export async function frameworkHandoff({ runs = 9 } = {}) {
   makeBenchModels();
   return withBenchPage("/tests/browser/frameworks.html", "frameworksReady", async (page, chromium) => {
-    const sizes = await measureSizes(page, measureInPage, runs, [["transformersToTfjs", "tjs", (b) => b], ["litertToOrt", "lr", (b) => b]]);
+    const sizes = await measureSizes(page, measureInPage, runs, [
+      ["transformersToTfjs", "tjs", (b) => b],
+      ["litertToOrt", "lr", (b) => b],
+    ]);
     return { chromium, sizes };
   });
 }

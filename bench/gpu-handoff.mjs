@@ -36,9 +36,22 @@ export async function measureInPage({ nbytes, runs, batch, python = true, warm =
   }
   const { binding, session } = window.benchOrt;
   const n = nbytes / 4;
-  const X = new ort.Tensor("float32", new Float32Array(n).map((_, i) => (i % 7) - 3), [n]);
+  const X = new ort.Tensor(
+    "float32",
+    new Float32Array(n).map((_, i) => (i % 7) - 3),
+    [n],
+  );
   const expectedSum = Array.from({ length: n }, (_, i) => Math.max((i % 7) - 3, 0)).reduce((a, b) => a + b, 0);
-  const samples = { ortHandoff: [], ortReadback: [], ortConstructors: [], ortWarm: [], pyHandoff: [], pyReadback: [], pyPullHandoff: [], pyPullReadback: [] };
+  const samples = {
+    ortHandoff: [],
+    ortReadback: [],
+    ortConstructors: [],
+    ortWarm: [],
+    pyHandoff: [],
+    pyReadback: [],
+    pyPullHandoff: [],
+    pyPullReadback: [],
+  };
   const checks = {};
   /** The baseline's re-upload: a new GPUBuffer with `bytes` written into it. */
   const reupload = (bytes) => {
@@ -194,7 +207,8 @@ export async function measureSizes(page, measure, runs, cases, options = {}) {
       used.add(`${prefix}Handoff`).add(`${prefix}Readback`);
     }
     // Other timings of the page (e.g. the frameworks' own part of a hand-off), summarized as they are (ms).
-    for (const [name, values] of Object.entries(r.samples)) if (!used.has(name) && values.length) sizes[nbytes][name] = summarize(values);
+    for (const [name, values] of Object.entries(r.samples))
+      if (!used.has(name) && values.length) sizes[nbytes][name] = summarize(values);
   }
   return sizes;
 }
@@ -204,8 +218,10 @@ export function printHandoffs(result, cases) {
   for (const [n, row] of Object.entries(result.sizes)) {
     for (const c of cases) {
       const x = row[c];
-      console.log(`${c} ${n} B: webdlpack ${(x.webdlpack.medianMs * 1000).toFixed(1)} µs vs readback + re-upload ` +
-        `${(x.readbackReupload.medianMs * 1000).toFixed(1)} µs → ${x.speedup.toFixed(0)}×`);
+      console.log(
+        `${c} ${n} B: webdlpack ${(x.webdlpack.medianMs * 1000).toFixed(1)} µs vs readback + re-upload ` +
+          `${(x.readbackReupload.medianMs * 1000).toFixed(1)} µs → ${x.speedup.toFixed(0)}×`,
+      );
     }
     console.log(`  checks ${JSON.stringify(row.checks)}`);
   }
@@ -214,8 +230,11 @@ export function printHandoffs(result, cases) {
 /** Run the GPU hand-off benchmark; returns `{chromium, sizes: {nbytes: {ortToTfjs, pythonToJs}}}` (ms). */
 export async function gpuHandoff({ runs = 9 } = {}) {
   return withBenchPage("/tests/browser/adapters.html?pyodide=1", "adaptersReady", async (page, chromium) => {
-    const sizes = await measureSizes(page, measureInPage, runs, [["ortToTfjs", "ort", (b) => b.ort], ["pythonToJs", "py", (b) => b.python],
-      ["pythonPullToJs", "pyPull", (b) => b.python]]);
+    const sizes = await measureSizes(page, measureInPage, runs, [
+      ["ortToTfjs", "ort", (b) => b.ort],
+      ["pythonToJs", "py", (b) => b.python],
+      ["pythonPullToJs", "pyPull", (b) => b.python],
+    ]);
     return { chromium, sizes };
   });
 }

@@ -16,8 +16,11 @@ import { benchEnv, cpuExchange, exchangeLoop } from "./cpu-exchange.js";
 import { exchangeSection } from "./exchange-report.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const KiB = 1024, MiB = 1024 * 1024;
-const sizes = (process.env.SIZES ?? `${KiB},${4 * KiB},${16 * KiB},${64 * KiB},${256 * KiB},${MiB},${16 * MiB}`).split(",").map(Number);
+const KiB = 1024,
+  MiB = 1024 * 1024;
+const sizes = (process.env.SIZES ?? `${KiB},${4 * KiB},${16 * KiB},${64 * KiB},${256 * KiB},${MiB},${16 * MiB}`)
+  .split(",")
+  .map(Number);
 const outFile = process.argv[2] ?? join(root, "bench/out/node-exchange.json");
 
 const { loadPyodide } = await import(pathToFileURL(join(root, "node_modules/pyodide/pyodide.mjs")).href);
@@ -38,5 +41,7 @@ out.cpuExchange = await cpuExchange(env, { sizes });
 out.exchangeLoop = await exchangeLoop(env, { count: Number(process.env.LOOP ?? 100000), nbytes: KiB });
 mkdirSync(dirname(outFile), { recursive: true });
 writeFileSync(outFile, JSON.stringify(out, null, 1) + "\n");
-console.log(`${out.runtime}, Pyodide ${out.pyodide}, ${out.machine.cpus} cores (${out.machine.cpu}), load ${out.machine.load.map((x) => x.toFixed(1)).join(" ")}\n`);
+console.log(
+  `${out.runtime}, Pyodide ${out.pyodide}, ${out.machine.cpus} cores (${out.machine.cpu}), load ${out.machine.load.map((x) => x.toFixed(1)).join(" ")}\n`,
+);
 console.log(exchangeSection(out));

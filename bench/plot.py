@@ -74,7 +74,10 @@ def crossover(points: list[tuple[int, float, float]]) -> int | None:
 
 
 def plot_cpu(data: dict[str, Any]) -> None:
-    """Write cpu-exchange.png: one panel per direction, webdlpack vs the copy (µs vs size, log-log), crossover marked."""
+    """Write cpu-exchange.png: one panel per direction, webdlpack vs the copy.
+
+    µs against size, log-log, with the crossover marked.
+    """
     rows = data["cpuExchange"]
     ffi = next((r["median_us"] for r in rows if r["direction"] == "ffi" and r["nbytes"] == 1024), None)
     directions = [d for d in DIRECTIONS if any(r["direction"] == d for r in rows)]
@@ -89,7 +92,7 @@ def plot_cpu(data: dict[str, Any]) -> None:
             pts = sorted(by_kind.get(kind, {}).items())
             if not pts:
                 continue
-            name = pts[0][1]["case"][len(direction) + 1:]
+            name = pts[0][1]["case"][len(direction) + 1 :]
             ax.plot([n for n, _ in pts], [r["median_us"] for _, r in pts], style, label=name, markersize=4)
         ours, copy = by_kind.get("webdlpack", {}), by_kind.get("copy", {})
         both = sorted((n, ours[n]["median_us"], copy[n]["median_us"]) for n in ours if n in copy)
@@ -110,11 +113,14 @@ def plot_cpu(data: dict[str, Any]) -> None:
         ax.tick_params(axis="y", labelsize=7)
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=6, loc="upper left")
-    for ax in list(axes.flat)[len(directions):]:
+    for ax in list(axes.flat)[len(directions) :]:
         ax.axis("off")
     fig.supylabel("µs per exchange (hand over + touch + release)", fontsize=8)
-    fig.suptitle("CPU exchange Python ↔ JS ↔ C: webdlpack vs a copy of the same bytes (green line: crossover)\n"
-                 + subtitle(data), fontsize=9)
+    fig.suptitle(
+        "CPU exchange Python ↔ JS ↔ C: webdlpack vs a copy of the same bytes (green line: crossover)\n"
+        + subtitle(data),
+        fontsize=9,
+    )
     save(fig, "cpu-exchange.png")
 
 
@@ -128,7 +134,9 @@ def plot_gpu(data: dict[str, Any]) -> None:
             ours.append((x["webdlpack"]["medianMs"] * 1000, x["webdlpack"]["minMs"] * 1000))
             base.append((x["readbackReupload"]["medianMs"] * 1000, x["readbackReupload"]["minMs"] * 1000))
     fig, ax = plt.subplots(figsize=(7.5, 4.8))
-    grouped_bars(ax, groups, {"webdlpack hand-off (same GPUBuffer)": ours, "readback + re-upload": base}, "µs per hand-off")
+    grouped_bars(
+        ax, groups, {"webdlpack hand-off (same GPUBuffer)": ours, "readback + re-upload": base}, "µs per hand-off"
+    )
     ax.set_title("GPU hand-off between frameworks on one WebGPU device\n" + subtitle(data), fontsize=8)
     save(fig, "gpu-handoff.png")
 
@@ -138,7 +146,9 @@ def plot_allocator(data: dict[str, Any]) -> None:
     sizes = data["allocModes"]["sizes"]
     modes = ["raw", "disabled", "lazyRelease", "simple", "bucket"]
     series = {
-        ("raw createBuffer + destroy" if m == "raw" else m): [(sizes[n][m]["medianUs"], sizes[n][m]["minUs"]) for n in sizes]
+        ("raw createBuffer + destroy" if m == "raw" else m): [
+            (sizes[n][m]["medianUs"], sizes[n][m]["minUs"]) for n in sizes
+        ]
         for m in modes
     }
     groups = [f"{size_label(int(n))}\nbucket {sizes[n]['bucket']['speedupVsRaw']:.0f}× raw" for n in sizes]

@@ -89,8 +89,11 @@ def live_counts() -> dict[str, int]:
     """Python's live counts: exports not yet deleted (the size's JS tensor holds one), deleter calls on
     unknown addresses, adopted structs not yet released."""
     exports, imports = _debug.export_stats(), _debug.import_stats()
-    return {"pyLiveExports": exports["live"], "pyUnknownDeletes": exports["unknown_deletes"],
-            "pyLiveImports": imports["live"]}
+    return {
+        "pyLiveExports": exports["live"],
+        "pyUnknownDeletes": exports["unknown_deletes"],
+        "pyLiveImports": imports["live"],
+    }
 
 
 # -- baseline ---------------------------------------------------------------------

@@ -21,29 +21,42 @@ import { gpuHandoff } from "./gpu-handoff.mjs";
 import { withBenchPage, writeOut } from "./lib.mjs";
 import { markdownReport, readmeSection, replaceReadmeSection, targets } from "./report.mjs";
 
-const KiB = 1024, MiB = 1024 * 1024;
+const KiB = 1024,
+  MiB = 1024 * 1024;
 const CPU_SIZES = [KiB, 4 * KiB, 16 * KiB, 64 * KiB, 256 * KiB, MiB, 16 * MiB, 64 * MiB];
 const t0 = performance.now();
 const elapsed = () => `${((performance.now() - t0) / 1000).toFixed(0)} s`;
 
 const out = {
   date: new Date().toISOString(),
-  machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memGiB: Math.round(os.totalmem() / 2 ** 30), platform: `${os.platform()} ${os.release()}` },
+  machine: {
+    cpus: os.cpus().length,
+    cpu: os.cpus()[0]?.model,
+    memGiB: Math.round(os.totalmem() / 2 ** 30),
+    platform: `${os.platform()} ${os.release()}`,
+  },
 };
 
 console.log("bench: CPU exchange Python ↔ JS ↔ C (bench/bench.html)");
-await withBenchPage("/bench/bench.html", "benchReady", async (page, chromium) => {
-  out.browser = `Chromium ${chromium}`;
-  Object.assign(out, await page.evaluate(() => window.benchInfo));
-  out.cpuExchange = await page.evaluate((sizes) => window.benchmarks.cpuExchange({ sizes }), CPU_SIZES);
-  out.exchangeLoop = await page.evaluate(() => window.benchmarks.exchangeLoop({ count: 100000, nbytes: 1024 }));
-}, { isolated: false });
+await withBenchPage(
+  "/bench/bench.html",
+  "benchReady",
+  async (page, chromium) => {
+    out.browser = `Chromium ${chromium}`;
+    Object.assign(out, await page.evaluate(() => window.benchInfo));
+    out.cpuExchange = await page.evaluate((sizes) => window.benchmarks.cpuExchange({ sizes }), CPU_SIZES);
+    out.exchangeLoop = await page.evaluate(() => window.benchmarks.exchangeLoop({ count: 100000, nbytes: 1024 }));
+  },
+  { isolated: false },
+);
 
 console.log(`bench: GPU hand-off vs readback + re-upload (${elapsed()})`);
 out.gpuHandoff = await gpuHandoff();
 writeOut("gpu-handoff", out.gpuHandoff);
 
-console.log(`bench: framework hand-off vs readback + re-upload, Transformers.js → TF.js and LiteRT.js → ORT (${elapsed()})`);
+console.log(
+  `bench: framework hand-off vs readback + re-upload, Transformers.js → TF.js and LiteRT.js → ORT (${elapsed()})`,
+);
 out.frameworkHandoff = await frameworkHandoff();
 writeOut("framework-handoff", out.frameworkHandoff);
 
@@ -59,7 +72,9 @@ const allocator = JSON.parse(readFileSync(allocFile, "utf8"));
 out.translation = allocator.translate;
 out.bucketSync = allocator.alloc;
 
-console.log(`bench: GPU transfers in Chromium (bench/gpu/chromium.mjs → bench/results-gpu-chromium-*.json/.md/.png, ${elapsed()})`);
+console.log(
+  `bench: GPU transfers in Chromium (bench/gpu/chromium.mjs → bench/results-gpu-chromium-*.json/.md/.png, ${elapsed()})`,
+);
 const gpuTransfers = spawnSync(process.execPath, ["bench/gpu/chromium.mjs"], { stdio: "inherit" });
 if (gpuTransfers.status !== 0) throw new Error(`bench/gpu/chromium.mjs exited ${gpuTransfers.status}`);
 

@@ -5,11 +5,11 @@ import { getContext, loadWebDLPack } from "webdlpack";
 
 /** Run the Python example in a new Pyodide; resolves to what its last line gives, as JS. */
 export async function run({ indexURL = "/node_modules/pyodide/" } = {}) {
-  await getContext().setup();                     // the page's one WebGPU device (for webgpu:0)
+  await getContext().setup(); // the page's one WebGPU device (for webgpu:0)
   const pyodide = await loadPyodide({ indexURL });
-  await loadWebDLPack(pyodide);                   // installs the wheel shipped in js/dist/python/
+  await loadWebDLPack(pyodide); // installs the wheel shipped in js/dist/python/
   const code = await (await fetch(new URL("./python_in_pyodide.py", import.meta.url))).text();
-  const result = await pyodide.runPythonAsync(code);   // a failed assert rejects with its PythonError
+  const result = await pyodide.runPythonAsync(code); // a failed assert rejects with its PythonError
   const values = result.toJs();
   result.destroy();
   return values;

@@ -14,18 +14,27 @@ import { startServer } from "./serve.mjs";
 
 /** One line per step: name, device, pointer, bytes, copy, time. */
 function stepLine(s) {
-  return `${String(s.index).padStart(2)}. ${s.name.padEnd(62)} ${String(s.device).padEnd(9)} ptr ${String(s.pointer).padEnd(10)} ` +
-    `${String(s.bytes).padStart(5)} B  ${s.copy ? "copy   " : "no copy"}  ${s.ms.toFixed(2).padStart(7)} ms`;
+  return (
+    `${String(s.index).padStart(2)}. ${s.name.padEnd(62)} ${String(s.device).padEnd(9)} ptr ${String(s.pointer).padEnd(10)} ` +
+    `${String(s.bytes).padStart(5)} B  ${s.copy ? "copy   " : "no copy"}  ${s.ms.toFixed(2).padStart(7)} ms`
+  );
 }
 
 /** The allocation panel as text. */
 function panelLines(p) {
   const d = p.device;
-  const lines = [`allocations  cache mode ${p.cacheMode}: ${d.livePointers} live pointers, ${d.cachedBuffers} cached buffers ` +
-    `(${d.cachedBytes} B), ${d.hits} hits, ${d.misses} misses; device guards held by ${d.guardOwners.join(", ") || "nobody"}`];
-  for (const o of p.owners) lines.push(`  owner ${o.owner.padEnd(28)} webgpu:${o.deviceId}  live ${o.livePointers}  hits ${o.hits}  misses ${o.misses}`);
-  lines.push(`  ledger: ${p.entries.length ? p.entries.map((e) => `${e.kind} ${e.owner} ${e.bytes} B`).join("; ") : "nothing alive"}; ` +
-    `leaks: ${p.leaks.length || "none"}`);
+  const lines = [
+    `allocations  cache mode ${p.cacheMode}: ${d.livePointers} live pointers, ${d.cachedBuffers} cached buffers ` +
+      `(${d.cachedBytes} B), ${d.hits} hits, ${d.misses} misses; device guards held by ${d.guardOwners.join(", ") || "nobody"}`,
+  ];
+  for (const o of p.owners)
+    lines.push(
+      `  owner ${o.owner.padEnd(28)} webgpu:${o.deviceId}  live ${o.livePointers}  hits ${o.hits}  misses ${o.misses}`,
+    );
+  lines.push(
+    `  ledger: ${p.entries.length ? p.entries.map((e) => `${e.kind} ${e.owner} ${e.bytes} B`).join("; ") : "nothing alive"}; ` +
+      `leaks: ${p.leaks.length || "none"}`,
+  );
   return lines;
 }
 
@@ -38,23 +47,31 @@ try {
   const page = await browser.newPage();
   const problems = [];
   page.on("pageerror", (err) => problems.push(err.message));
-  page.on("console", (msg) => { if (msg.type() === "error") problems.push(msg.text()); });
+  page.on("console", (msg) => {
+    if (msg.type() === "error") problems.push(msg.text());
+  });
   const t0 = performance.now();
   await page.goto(`${server.url}/web/index.html?auto=1${inWorker ? "&worker=1" : ""}`);
   const handle = await page.waitForFunction(() => window.demoResult, null, { timeout: 180_000 });
   const result = await handle.jsonValue();
   const wall = performance.now() - t0;
-  console.log(`webdlpack demo — Chromium ${browser.version()}, page ${server.url}${pagePath}` +
-    (inWorker ? " (everything inside a dedicated module Worker)" : ""));
+  console.log(
+    `webdlpack demo — Chromium ${browser.version()}, page ${server.url}${pagePath}` +
+      (inWorker ? " (everything inside a dedicated module Worker)" : ""),
+  );
   if (result.error) {
     console.log(`FAILED: ${result.error}`);
     if (result.advice) console.log(result.advice);
   } else {
     const d = result.device;
     const l = result.load;
-    console.log(`device   webgpu:0 = ${d.vendor} ${d.architecture} (${d.description || "no description"}), maxBufferSize ${d.maxBufferSize}`);
-    console.log(`loading  device ${l.device.toFixed(0)} ms, runtime ${l.runtime.toFixed(0)} ms, package ${l.package.toFixed(0)} ms, ` +
-      `ORT-web + TF.js + model ${l.frameworks.toFixed(0)} ms`);
+    console.log(
+      `device   webgpu:0 = ${d.vendor} ${d.architecture} (${d.description || "no description"}), maxBufferSize ${d.maxBufferSize}`,
+    );
+    console.log(
+      `loading  device ${l.device.toFixed(0)} ms, runtime ${l.runtime.toFixed(0)} ms, package ${l.package.toFixed(0)} ms, ` +
+        `ORT-web + TF.js + model ${l.frameworks.toFixed(0)} ms`,
+    );
     console.log("");
     for (const s of result.steps) {
       console.log(stepLine(s));

@@ -29,48 +29,106 @@ function run(cmd, args, env = {}) {
     const child = spawn(cmd, args, { cwd: root, env: { ...process.env, ...env } });
     let stdout = "";
     let stderr = "";
-    child.stdout.on("data", (d) => { stdout += d; });
-    child.stderr.on("data", (d) => { stderr += d; });
-    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr, minutes: (performance.now() - t0) / 60000 }));
+    child.stdout.on("data", (d) => {
+      stdout += d;
+    });
+    child.stderr.on("data", (d) => {
+      stderr += d;
+    });
+    child.on("close", (code, signal) =>
+      resolve({ code, signal, stdout, stderr, minutes: (performance.now() - t0) / 60000 }),
+    );
   });
 }
 
 const jobs = {
   c: async () => {
-    const r = await run(join(root, "build/tests-c/fuzz_validate"), ["--seconds", String(seconds), "--seed", String(seed)],
-      { ASAN_OPTIONS: "detect_leaks=1:allocator_may_return_null=1", UBSAN_OPTIONS: "print_stacktrace=1" });
+    const r = await run(
+      join(root, "build/tests-c/fuzz_validate"),
+      ["--seconds", String(seconds), "--seed", String(seed)],
+      { ASAN_OPTIONS: "detect_leaks=1:allocator_may_return_null=1", UBSAN_OPTIONS: "print_stacktrace=1" },
+    );
     const m = /(\d+) structs, (\d+) accepted, (\d+) refused, (\d+) wrong/.exec(r.stdout);
-    return { name: "C validator (ASan/UBSan)", ok: r.code === 0, minutes: r.minutes, crashed: r.signal !== null || !m,
-      cases: m ? Number(m[1]) : 0, accepted: m ? Number(m[2]) : 0, refused: m ? Number(m[3]) : 0, wrong: m ? Number(m[4]) : 0,
-      detail: r.code === 0 ? undefined : (r.stderr || r.stdout).slice(-2000) };
+    return {
+      name: "C validator (ASan/UBSan)",
+      ok: r.code === 0,
+      minutes: r.minutes,
+      crashed: r.signal !== null || !m,
+      cases: m ? Number(m[1]) : 0,
+      accepted: m ? Number(m[2]) : 0,
+      refused: m ? Number(m[3]) : 0,
+      wrong: m ? Number(m[4]) : 0,
+      detail: r.code === 0 ? undefined : (r.stderr || r.stdout).slice(-2000),
+    };
   },
   js: async () => {
-    const script = `import(${JSON.stringify(pathToFileURL(join(root, "build/tests-js/tests/js/fuzz/decoder-fuzz.js")).href)})` +
+    const script =
+      `import(${JSON.stringify(pathToFileURL(join(root, "build/tests-js/tests/js/fuzz/decoder-fuzz.js")).href)})` +
       `.then(m => console.log(JSON.stringify(m.fuzzDecoder({ seed: ${seed}, seconds: ${seconds} }))))`;
     const r = await run(process.execPath, ["--input-type=module", "-e", script]);
     let s = null;
-    try { s = JSON.parse(r.stdout.trim().split("\n").pop()); } catch { /* crashed */ }
-    return { name: "JS decoder", ok: r.code === 0 && s !== null && s.wrong === 0, minutes: r.minutes, crashed: s === null,
-      cases: s?.cases ?? 0, accepted: s?.accepted ?? 0, refused: s?.refused ?? 0, wrong: s?.wrong ?? 0,
-      detail: s?.failures?.length ? s.failures.join("; ") : s === null ? r.stderr.slice(-2000) : undefined };
+    try {
+      s = JSON.parse(r.stdout.trim().split("\n").pop());
+    } catch {
+      /* crashed */
+    }
+    return {
+      name: "JS decoder",
+      ok: r.code === 0 && s !== null && s.wrong === 0,
+      minutes: r.minutes,
+      crashed: s === null,
+      cases: s?.cases ?? 0,
+      accepted: s?.accepted ?? 0,
+      refused: s?.refused ?? 0,
+      wrong: s?.wrong ?? 0,
+      detail: s?.failures?.length ? s.failures.join("; ") : s === null ? r.stderr.slice(-2000) : undefined,
+    };
   },
   py: async () => {
-    const r = await run(process.execPath, [join(root, "tests/py/pyodide_corpus.mjs"), root, "--seconds", String(seconds), "--seed", String(seed)]);
+    const r = await run(process.execPath, [
+      join(root, "tests/py/pyodide_corpus.mjs"),
+      root,
+      "--seconds",
+      String(seconds),
+      "--seed",
+      String(seed),
+    ]);
     let s = null;
-    try { s = JSON.parse(r.stdout.trim().split("\n").filter((l) => l.startsWith("{")).pop()); } catch { /* crashed */ }
+    try {
+      s = JSON.parse(
+        r.stdout
+          .trim()
+          .split("\n")
+          .filter((l) => l.startsWith("{"))
+          .pop(),
+      );
+    } catch {
+      /* crashed */
+    }
     const f = s?.fuzz;
-    return { name: "Python in Pyodide", ok: r.code === 0 && s?.ok === true, minutes: r.minutes, crashed: !s?.alive,
-      cases: f?.cases ?? 0, accepted: f?.accepted ?? 0, refused: f?.refused ?? 0, wrong: f?.wrong ?? 0,
+    return {
+      name: "Python in Pyodide",
+      ok: r.code === 0 && s?.ok === true,
+      minutes: r.minutes,
+      crashed: !s?.alive,
+      cases: f?.cases ?? 0,
+      accepted: f?.accepted ?? 0,
+      refused: f?.refused ?? 0,
+      wrong: f?.wrong ?? 0,
       table: s?.table ? `${s.table.ran} table cases, ${s.table.failures.length} failed` : undefined,
-      detail: s?.error ?? (f?.failures?.length ? f.failures.join("; ") : s === null ? r.stderr.slice(-2000) : undefined) };
+      detail:
+        s?.error ?? (f?.failures?.length ? f.failures.join("; ") : s === null ? r.stderr.slice(-2000) : undefined),
+    };
   },
 };
 
 console.log(`fuzz: ${only.join(", ")} for ${minutes} min each, side by side, seed ${seed}`);
 const results = await Promise.all(only.map((k) => jobs[k]()));
 for (const r of results) {
-  console.log(`${r.ok ? "ok  " : "FAIL"} ${r.name.padEnd(26)} ${r.minutes.toFixed(1)} min  ${r.cases} structs  ` +
-    `${r.accepted} accepted  ${r.refused} refused  ${r.wrong} wrong  ${r.crashed ? 1 : 0} crashes${r.table ? `  (${r.table})` : ""}`);
+  console.log(
+    `${r.ok ? "ok  " : "FAIL"} ${r.name.padEnd(26)} ${r.minutes.toFixed(1)} min  ${r.cases} structs  ` +
+      `${r.accepted} accepted  ${r.refused} refused  ${r.wrong} wrong  ${r.crashed ? 1 : 0} crashes${r.table ? `  (${r.table})` : ""}`,
+  );
   if (r.detail) console.log(`     ${r.detail}`);
 }
 mkdirSync(join(root, "build/fuzz"), { recursive: true });

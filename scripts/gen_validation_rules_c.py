@@ -67,18 +67,31 @@ def main() -> None:
         code_, bits, lanes = t["dtype"]
         nbytes = case.get("nbytes", -1)
         rows.append(
-            "  {" + ", ".join([
-                json.dumps(case["name"]),
-                "1" if only is None or "c" in only else "0",
-                "1" if managed.get("legacy") else "0",
-                f"{major}u", f"{minor}u", f"UINT64_C({flags})",
-                f"UINT64_C({address(t['data'], end)})",
-                str(dev_type), str(dev_id), str(ndim),
-                str(code_), str(bits), str(lanes),
-                shape_name, strides_name,
-                f"UINT64_C({address(t.get('byte_offset', 0), end) % (1 << 64)})",
-                f"WDL_{code}", json.dumps(field), f"INT64_C({nbytes})",
-            ]) + "},"
+            "  {"
+            + ", ".join(
+                [
+                    json.dumps(case["name"]),
+                    "1" if only is None or "c" in only else "0",
+                    "1" if managed.get("legacy") else "0",
+                    f"{major}u",
+                    f"{minor}u",
+                    f"UINT64_C({flags})",
+                    f"UINT64_C({address(t['data'], end)})",
+                    str(dev_type),
+                    str(dev_id),
+                    str(ndim),
+                    str(code_),
+                    str(bits),
+                    str(lanes),
+                    shape_name,
+                    strides_name,
+                    f"UINT64_C({address(t.get('byte_offset', 0), end) % (1 << 64)})",
+                    f"WDL_{code}",
+                    json.dumps(field),
+                    f"INT64_C({nbytes})",
+                ]
+            )
+            + "},"
         )
     with open(out, "w", encoding="utf-8") as f:
         f.write(f"/* Generated from {src} by scripts/gen_validation_rules_c.py; do not edit. */\n")

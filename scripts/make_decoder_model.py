@@ -85,7 +85,9 @@ def build_graph() -> onnx.ModelProto:
             numpy_helper.from_array(np.array([1], dtype=np.int64), "axis1"),
         ],
     )
-    model = helper.make_model(graph, producer_name="webdlpack-make_decoder_model", opset_imports=[helper.make_opsetid("", OPSET)])
+    model = helper.make_model(
+        graph, producer_name="webdlpack-make_decoder_model", opset_imports=[helper.make_opsetid("", OPSET)]
+    )
     model.ir_version = IR_VERSION
     onnx.checker.check_model(model)
     return model
@@ -102,20 +104,43 @@ def write_folder(folder: Path) -> list[Path]:
     """Write the model folder and ``reference.json``; return the files written."""
     (folder / "onnx").mkdir(parents=True, exist_ok=True)
     config = {
-        "model_type": "gpt2", "architectures": ["GPT2LMHeadModel"], "n_layer": 1, "n_head": 1, "n_embd": HIDDEN,
-        "vocab_size": len(VOCAB), "n_positions": 64, "bos_token_id": VOCAB["[UNK]"], "eos_token_id": VOCAB["[UNK]"],
-        "pad_token_id": VOCAB["[PAD]"], "transformers.js_config": {"dtype": "fp32"},
+        "model_type": "gpt2",
+        "architectures": ["GPT2LMHeadModel"],
+        "n_layer": 1,
+        "n_head": 1,
+        "n_embd": HIDDEN,
+        "vocab_size": len(VOCAB),
+        "n_positions": 64,
+        "bos_token_id": VOCAB["[UNK]"],
+        "eos_token_id": VOCAB["[UNK]"],
+        "pad_token_id": VOCAB["[PAD]"],
+        "transformers.js_config": {"dtype": "fp32"},
     }
     ids = tokenize(TEXT)
     reference = {
-        "description": "logits of one forward pass with an empty cache; embedding: row i is the key Transformers.js caches for token i",
-        "text": TEXT, "ids": ids, "logits": forward_logits(ids).tolist(), "embedding": parameters(HIDDEN)[0].tolist(),
+        "description": (
+            "logits of one forward pass with an empty cache; "
+            "embedding: row i is the key Transformers.js caches for token i"
+        ),
+        "text": TEXT,
+        "ids": ids,
+        "logits": forward_logits(ids).tolist(),
+        "embedding": parameters(HIDDEN)[0].tolist(),
     }
     files = {
         folder / "config.json": config,
-        folder / "generation_config.json": {"bos_token_id": config["bos_token_id"], "eos_token_id": config["eos_token_id"], "pad_token_id": config["pad_token_id"]},
+        folder / "generation_config.json": {
+            "bos_token_id": config["bos_token_id"],
+            "eos_token_id": config["eos_token_id"],
+            "pad_token_id": config["pad_token_id"],
+        },
         folder / "tokenizer.json": tokenizer_json(),
-        folder / "tokenizer_config.json": {"tokenizer_class": "PreTrainedTokenizer", "model_max_length": 64, "pad_token": "[PAD]", "unk_token": "[UNK]"},
+        folder / "tokenizer_config.json": {
+            "tokenizer_class": "PreTrainedTokenizer",
+            "model_max_length": 64,
+            "pad_token": "[PAD]",
+            "unk_token": "[UNK]",
+        },
         folder / "reference.json": reference,
     }
     for path, value in files.items():

@@ -141,7 +141,9 @@ def build_relu_model() -> onnx.ModelProto:
         inputs=[helper.make_tensor_value_info("X", TensorProto.FLOAT, ["N"])],
         outputs=[helper.make_tensor_value_info("Y", TensorProto.FLOAT, ["N"])],
     )
-    model = helper.make_model(graph, producer_name="webdlpack-make_test_model", opset_imports=[helper.make_opsetid("", OPSET)])
+    model = helper.make_model(
+        graph, producer_name="webdlpack-make_test_model", opset_imports=[helper.make_opsetid("", OPSET)]
+    )
     model.ir_version = IR_VERSION
     onnx.checker.check_model(model)
     return model
@@ -226,7 +228,10 @@ def main() -> None:
     onnx.save(build_relu_model(), args.out / "relu_dynamic.onnx")
     (args.out / "mlp_reference.json").write_text(json.dumps(reference(x, weight, bias), indent=1) + "\n")
     write_demo(args.demo_out)
-    print(f"wrote {args.out} (mlp.onnx, relu_dynamic.onnx, mlp_reference.json) and {args.demo_out} (demo_mlp.onnx, demo_reference.json)")
+    print(
+        f"wrote {args.out} (mlp.onnx, relu_dynamic.onnx, mlp_reference.json) and "
+        f"{args.demo_out} (demo_mlp.onnx, demo_reference.json)"
+    )
 
 
 if __name__ == "__main__":

@@ -42,13 +42,33 @@ import tflite  # noqa: F401  (the package; its modules below are the generated s
 
 # The package's __init__ re-exports each table's class under the module's name, so the
 # modules (with the builder functions) are taken from sys.modules.
-_schema = {name: importlib.import_module(f"tflite.{name}") for name in (
-    "ActivationFunctionType", "Buffer", "BuiltinOperator", "BuiltinOptions", "FullyConnectedOptions", "Model",
-    "Operator", "OperatorCode", "SignatureDef", "SubGraph", "Tensor", "TensorMap", "TensorType")}
-ActivationFunctionType, Buffer, BuiltinOperator, BuiltinOptions = (_schema[n] for n in (
-    "ActivationFunctionType", "Buffer", "BuiltinOperator", "BuiltinOptions"))
-FullyConnectedOptions, Model, Operator, OperatorCode = (_schema[n] for n in ("FullyConnectedOptions", "Model", "Operator", "OperatorCode"))
-SignatureDef, SubGraph, Tensor, TensorMap, TensorType = (_schema[n] for n in ("SignatureDef", "SubGraph", "Tensor", "TensorMap", "TensorType"))
+_schema = {
+    name: importlib.import_module(f"tflite.{name}")
+    for name in (
+        "ActivationFunctionType",
+        "Buffer",
+        "BuiltinOperator",
+        "BuiltinOptions",
+        "FullyConnectedOptions",
+        "Model",
+        "Operator",
+        "OperatorCode",
+        "SignatureDef",
+        "SubGraph",
+        "Tensor",
+        "TensorMap",
+        "TensorType",
+    )
+}
+ActivationFunctionType, Buffer, BuiltinOperator, BuiltinOptions = (
+    _schema[n] for n in ("ActivationFunctionType", "Buffer", "BuiltinOperator", "BuiltinOptions")
+)
+FullyConnectedOptions, Model, Operator, OperatorCode = (
+    _schema[n] for n in ("FullyConnectedOptions", "Model", "Operator", "OperatorCode")
+)
+SignatureDef, SubGraph, Tensor, TensorMap, TensorType = (
+    _schema[n] for n in ("SignatureDef", "SubGraph", "Tensor", "TensorMap", "TensorType")
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from make_test_model import fixed_input, fixed_weights  # noqa: E402  (the ONNX MLP the chain feeds)
@@ -170,7 +190,9 @@ def build_fc_model(rows: int, features: int = FEATURES) -> bytes:
         _tensor(b, "y", [rows, features], 0),
     ]
     FullyConnectedOptions.FullyConnectedOptionsStart(b)
-    FullyConnectedOptions.FullyConnectedOptionsAddFusedActivationFunction(b, ActivationFunctionType.ActivationFunctionType.NONE)
+    FullyConnectedOptions.FullyConnectedOptionsAddFusedActivationFunction(
+        b, ActivationFunctionType.ActivationFunctionType.NONE
+    )
     options = FullyConnectedOptions.FullyConnectedOptionsEnd(b)
     op_inputs = _int_vector(b, Operator.OperatorStartInputsVector, [0, 1, 2])
     op_outputs = _int_vector(b, Operator.OperatorStartOutputsVector, [3])

@@ -113,7 +113,9 @@ def build_graph(hidden: int) -> onnx.ModelProto:
             numpy_helper.from_array(np.array([-1], dtype=np.int64), "last_axis"),
         ],
     )
-    model = helper.make_model(graph, producer_name="webdlpack-make_transformers_model", opset_imports=[helper.make_opsetid("", OPSET)])
+    model = helper.make_model(
+        graph, producer_name="webdlpack-make_transformers_model", opset_imports=[helper.make_opsetid("", OPSET)]
+    )
     model.ir_version = IR_VERSION
     onnx.checker.check_model(model)
     return model
@@ -158,7 +160,15 @@ def forward(ids: list[int], hidden: int) -> np.ndarray:
 def tokenizer_json() -> dict[str, object]:
     """The ``tokenizer.json`` (Hugging Face tokenizers format): WordPiece over whole words."""
     added = [
-        {"id": VOCAB[t], "content": t, "single_word": False, "lstrip": False, "rstrip": False, "normalized": False, "special": True}
+        {
+            "id": VOCAB[t],
+            "content": t,
+            "single_word": False,
+            "lstrip": False,
+            "rstrip": False,
+            "normalized": False,
+            "special": True,
+        }
         for t in SPECIAL
     ]
     return {
@@ -170,7 +180,13 @@ def tokenizer_json() -> dict[str, object]:
         "pre_tokenizer": {"type": "Whitespace"},
         "post_processor": None,
         "decoder": {"type": "WordPiece", "prefix": "##", "cleanup": True},
-        "model": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##", "max_input_chars_per_word": 100, "vocab": VOCAB},
+        "model": {
+            "type": "WordPiece",
+            "unk_token": "[UNK]",
+            "continuing_subword_prefix": "##",
+            "max_input_chars_per_word": 100,
+            "vocab": VOCAB,
+        },
     }
 
 
@@ -246,7 +262,9 @@ def main() -> None:
     root = Path(__file__).resolve().parent.parent
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=root / "tests" / "data" / "transformers")
-    parser.add_argument("--bench-out", type=Path, default=None, help="also write tiny-bert-4096/ here (the benchmark's model)")
+    parser.add_argument(
+        "--bench-out", type=Path, default=None, help="also write tiny-bert-4096/ here (the benchmark's model)"
+    )
     parser.add_argument("--bench-only", action="store_true", help="write only the benchmark's model (with --bench-out)")
     args = parser.parse_args()
     written = []

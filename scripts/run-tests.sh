@@ -2,7 +2,7 @@
 # Run the test suites (all, or the ones named), each writing JUnit XML into
 # build/test-results/, then print one summary line. Exit non-zero if any test
 # failed, any suite crashed, or a suite ran no test.
-#   suites: c  js  py  gpu  browser   (gpu: dawn.node on a Vulkan driver, SwiftShader when no GPU; scripts/vk-env.sh)
+#   suites: lint  c  js  py  gpu  browser   (gpu: dawn.node on a Vulkan driver, SwiftShader when no GPU; scripts/vk-env.sh)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # A Node.js that scripts/bootstrap.sh installed (the machine's was missing or older than 20) comes first.
@@ -10,12 +10,14 @@ if [ -x .tools/bin/node ]; then PATH="$PWD/.tools/bin:$PATH"; fi
 RESULTS=build/test-results
 mkdir -p "$RESULTS"
 suites=("$@")
-[ ${#suites[@]} -gt 0 ] || suites=(c js py gpu browser)
+[ ${#suites[@]} -gt 0 ] || suites=(lint c js py gpu browser)
 status=0
 for suite in "${suites[@]}"; do
   rm -f "$RESULTS/$suite.xml"
   echo "=== $suite ==="
   case "$suite" in
+    lint)
+      .venv/bin/python scripts/lint.py --junit "$RESULTS/lint.xml" || status=1 ;;
     c)
       make --no-print-directory test-c || status=1 ;;
     js)

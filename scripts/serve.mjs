@@ -91,13 +91,20 @@ export async function startServer(options = {}) {
   return {
     url,
     port,
-    close: () => new Promise((ok) => { server.closeAllConnections?.(); server.close(() => ok()); }),
+    close: () =>
+      new Promise((ok) => {
+        server.closeAllConnections?.();
+        server.close(() => ok());
+      }),
   };
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
-  const value = (name) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : undefined; };
+  const value = (name) => {
+    const i = args.indexOf(name);
+    return i >= 0 ? args[i + 1] : undefined;
+  };
   await startServer({
     port: Number(value("--port") ?? process.env.WEBDLPACK_PORT ?? 8765),
     root: value("--root"),

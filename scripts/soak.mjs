@@ -29,11 +29,12 @@ try {
   await page.waitForFunction(() => window.harnessReady, null, { timeout: 120_000 });
   await page.evaluate(() => window.harnessReady);
   const t0 = performance.now();
-  const r = await page.evaluate(async ({ cpuCycles, gpuCycles }) => {
-    const { webdlpack, pyodide: py } = window;
-    const ctx = webdlpack.getContext();
-    await ctx.setup();
-    py.runPython(`
+  const r = await page.evaluate(
+    async ({ cpuCycles, gpuCycles }) => {
+      const { webdlpack, pyodide: py } = window;
+      const ctx = webdlpack.getContext();
+      await ctx.setup();
+      py.runPython(`
 import array, ctypes, gc, sys, webdlpack
 from webdlpack.api import debug as _debug
 
@@ -60,63 +61,99 @@ def soak_gpu(n):
         jg.dispose()
         g.dispose()
 `);
-    const snapshot = () => {
-      const [blocks, exports, imports, unknownDeletes, pyGpuLive, made, gpuMade] = py.runPython(`
+      const snapshot = () => {
+        const [blocks, exports, imports, unknownDeletes, pyGpuLive, made, gpuMade] = py
+          .runPython(`
 gc.collect()
 [soak_mallinfo().uordblks, _debug.live_exports(), _debug.live_imports(), _debug.export_stats()["unknown_deletes"],
- _debug.gpu_stats()["live"], _debug.export_stats()["created"], _debug.gpu_stats()["allocated"]]`).toJs();
-      const stats = ctx.stats();
-      return {
-        heapBytes: py._module.HEAPU8.buffer.byteLength, mallocInUse: blocks, pythonExports: exports, pythonImports: imports,
-        unknownDeletes, jsExports: webdlpack.liveExportCount(), ledgerEntries: ctx.ledger.size, gpuPointers: stats.livePointers,
-        gpuBytes: stats.liveBytes, pythonGpuPointers: pyGpuLive, pythonExportsMade: made, pythonGpuAllocations: gpuMade,
+ _debug.gpu_stats()["live"], _debug.export_stats()["created"], _debug.gpu_stats()["allocated"]]`)
+          .toJs();
+        const stats = ctx.stats();
+        return {
+          heapBytes: py._module.HEAPU8.buffer.byteLength,
+          mallocInUse: blocks,
+          pythonExports: exports,
+          pythonImports: imports,
+          unknownDeletes,
+          jsExports: webdlpack.liveExportCount(),
+          ledgerEntries: ctx.ledger.size,
+          gpuPointers: stats.livePointers,
+          gpuBytes: stats.liveBytes,
+          pythonGpuPointers: pyGpuLive,
+          pythonExportsMade: made,
+          pythonGpuAllocations: gpuMade,
+        };
       };
-    };
-    const fromJs = py.globals.get("webdlpack").from_js;
-    const jsGpu = async (n) => {
-      for (let i = 0; i < n; i++) {
-        const ptr = ctx.allocWebGPU(1024);                     // JS allocates a GPU pointer
-        const t = webdlpack.Tensor.webgpu({ pointer: ptr, deviceId: 0, shape: [256], dtype: "float32",
-          onRelease: () => ctx.freeWebGPU(ptr) });
-        const p = fromJs(t);                                       // JS → Python, the same pointer
-        p.dispose();
-        p.destroy();
-        t.dispose();                                               // the last holder: onRelease frees the pointer
+      const fromJs = py.globals.get("webdlpack").from_js;
+      const jsGpu = async (n) => {
+        for (let i = 0; i < n; i++) {
+          const ptr = ctx.allocWebGPU(1024); // JS allocates a GPU pointer
+          const t = webdlpack.Tensor.webgpu({
+            pointer: ptr,
+            deviceId: 0,
+            shape: [256],
+            dtype: "float32",
+            onRelease: () => ctx.freeWebGPU(ptr),
+          });
+          const p = fromJs(t); // JS → Python, the same pointer
+          p.dispose();
+          p.destroy();
+          t.dispose(); // the last holder: onRelease frees the pointer
+        }
+      };
+      const soakCpu = py.globals.get("soak_cpu");
+      const soakGpu = py.globals.get("soak_gpu");
+      soakCpu(200);
+      soakGpu(50);
+      await jsGpu(50); // warm caches and pools before the baseline
+      const before = snapshot();
+      const t = performance.now();
+      for (let done = 0; done < cpuCycles; done += 10_000) soakCpu(Math.min(10_000, cpuCycles - done));
+      const cpuMs = performance.now() - t;
+      const t2 = performance.now();
+      for (let done = 0; done < gpuCycles; done += 1_000) {
+        const n = Math.min(1_000, gpuCycles - done);
+        soakGpu(n);
+        await jsGpu(n);
+        await new Promise((res) => setTimeout(res, 0)); // let WebGPU's callbacks run
       }
-    };
-    const soakCpu = py.globals.get("soak_cpu");
-    const soakGpu = py.globals.get("soak_gpu");
-    soakCpu(200); soakGpu(50); await jsGpu(50);   // warm caches and pools before the baseline
-    const before = snapshot();
-    const t = performance.now();
-    for (let done = 0; done < cpuCycles; done += 10_000) soakCpu(Math.min(10_000, cpuCycles - done));
-    const cpuMs = performance.now() - t;
-    const t2 = performance.now();
-    for (let done = 0; done < gpuCycles; done += 1_000) {
-      const n = Math.min(1_000, gpuCycles - done);
-      soakGpu(n);
-      await jsGpu(n);
-      await new Promise((res) => setTimeout(res, 0));  // let WebGPU's callbacks run
-    }
-    const gpuMs = performance.now() - t2;
-    const after = snapshot();
-    soakCpu.destroy(); soakGpu.destroy(); fromJs.destroy();
-    return { before, after, cpuMs, gpuMs };
-  }, { cpuCycles, gpuCycles });
+      const gpuMs = performance.now() - t2;
+      const after = snapshot();
+      soakCpu.destroy();
+      soakGpu.destroy();
+      fromJs.destroy();
+      return { before, after, cpuMs, gpuMs };
+    },
+    { cpuCycles, gpuCycles },
+  );
   const minutes = (performance.now() - t0) / 60000;
-  console.log(`soak — Chromium ${browser.version()}: ${cpuCycles} CPU round trips (${(r.cpuMs / 1000).toFixed(1)} s), ` +
-    `${gpuCycles} GPU cycles in Python + ${gpuCycles} in JS (${(r.gpuMs / 1000).toFixed(1)} s), ${minutes.toFixed(1)} min`);
+  console.log(
+    `soak — Chromium ${browser.version()}: ${cpuCycles} CPU round trips (${(r.cpuMs / 1000).toFixed(1)} s), ` +
+      `${gpuCycles} GPU cycles in Python + ${gpuCycles} in JS (${(r.gpuMs / 1000).toFixed(1)} s), ${minutes.toFixed(1)} min`,
+  );
   console.log(`${"".padEnd(20)} ${"before".padStart(12)} ${"after".padStart(12)}`);
   for (const key of Object.keys(r.before)) {
     console.log(`${key.padEnd(20)} ${String(r.before[key]).padStart(12)} ${String(r.after[key]).padStart(12)}`);
   }
-  const same = ["heapBytes", "pythonExports", "pythonImports", "unknownDeletes", "jsExports", "ledgerEntries", "gpuPointers",
-    "gpuBytes", "pythonGpuPointers"].filter((k) => r.before[k] !== r.after[k]);
+  const same = [
+    "heapBytes",
+    "pythonExports",
+    "pythonImports",
+    "unknownDeletes",
+    "jsExports",
+    "ledgerEntries",
+    "gpuPointers",
+    "gpuBytes",
+    "pythonGpuPointers",
+  ].filter((k) => r.before[k] !== r.after[k]);
   // malloc'd bytes may move by a few pages (free lists, Python's own caches); per-cycle leaks would be megabytes.
   const blocksGrew = Math.abs(r.after.mallocInUse - r.before.mallocInUse) >= 65536;
   ok = same.length === 0 && !blocksGrew && problems.length === 0;
-  console.log(ok ? "OK: everything came back to where it started" :
-    `FAIL: changed: ${[...same, ...(blocksGrew ? ["mallocInUse"] : [])].join(", ")} ${problems.join(" | ")}`);
+  console.log(
+    ok
+      ? "OK: everything came back to where it started"
+      : `FAIL: changed: ${[...same, ...(blocksGrew ? ["mallocInUse"] : [])].join(", ")} ${problems.join(" | ")}`,
+  );
 } finally {
   await browser.close();
   await server.close();

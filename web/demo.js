@@ -22,9 +22,12 @@ function showStage(name, state, text) {
 /** Draw the step table. */
 function renderSteps(steps) {
   $("#steps tbody").innerHTML = steps
-    .map((s) => `<tr data-step="${s.index}"><td>${s.index}</td><td>${s.name}<br><small>${s.detail}</small></td><td class="device">${s.device}</td>` +
-      `<td class="pointer">${s.pointer}</td><td class="bytes">${s.bytes}</td><td class="copy">${s.copy ? "copy" : "zero-copy"}</td>` +
-      `<td class="time">${s.ms.toFixed(2)} ms</td><td class="live">${s.liveEntries}</td><td class="values">${s.values}</td></tr>`)
+    .map(
+      (s) =>
+        `<tr data-step="${s.index}"><td>${s.index}</td><td>${s.name}<br><small>${s.detail}</small></td><td class="device">${s.device}</td>` +
+        `<td class="pointer">${s.pointer}</td><td class="bytes">${s.bytes}</td><td class="copy">${s.copy ? "copy" : "zero-copy"}</td>` +
+        `<td class="time">${s.ms.toFixed(2)} ms</td><td class="live">${s.liveEntries}</td><td class="values">${s.values}</td></tr>`,
+    )
     .join("");
 }
 
@@ -41,7 +44,8 @@ function showProblem(err) {
 async function pageSession() {
   const env = await loadEverything({ onStage: showStage });
   return {
-    deviceInfo: env.deviceInfo, load: env.load,
+    deviceInfo: env.deviceInfo,
+    load: env.load,
     run: (onSteps) => runExchange(env, onSteps),
     panel: () => panelSnapshot(env.ctx),
     leak: () => leakOne(env.ctx),
@@ -54,11 +58,12 @@ async function workerSession() {
   const waiting = new Map();
   let nextId = 1;
   let onSteps = () => {};
-  const request = (type) => new Promise((resolve, reject) => {
-    const id = nextId++;
-    waiting.set(id, { resolve, reject });
-    worker.postMessage({ type, id });
-  });
+  const request = (type) =>
+    new Promise((resolve, reject) => {
+      const id = nextId++;
+      waiting.set(id, { resolve, reject });
+      worker.postMessage({ type, id });
+    });
   worker.onerror = (e) => {
     for (const { reject } of waiting.values()) reject(new Error(`the demo's worker failed: ${e.message}`));
     waiting.clear();
@@ -75,8 +80,12 @@ async function workerSession() {
   };
   const { deviceInfo, load } = await request("load");
   return {
-    deviceInfo, load,
-    run: (steps) => { onSteps = steps; return request("run"); },
+    deviceInfo,
+    load,
+    run: (steps) => {
+      onSteps = steps;
+      return request("run");
+    },
     panel: () => request("panel"),
     leak: () => request("leak"),
   };
@@ -110,11 +119,20 @@ async function main() {
   const run = async () => {
     $("#run").disabled = true;
     try {
-      const result = await session.run((steps) => { renderSteps(steps); refreshPanel(); });
+      const result = await session.run((steps) => {
+        renderSteps(steps);
+        refreshPanel();
+      });
       renderSteps(result.steps);
       $("#verdict").textContent = result.verdict;
       $("#verdict").className = result.ok ? "ok" : "bad";
-      window.demoResult = { ...result, mode, device: session.deviceInfo, load: session.load, panel: await refreshPanel() };
+      window.demoResult = {
+        ...result,
+        mode,
+        device: session.deviceInfo,
+        load: session.load,
+        panel: await refreshPanel(),
+      };
     } catch (err) {
       $("#verdict").textContent = `error: ${err.message}`;
       $("#verdict").className = "bad";
@@ -126,7 +144,8 @@ async function main() {
   $("#leak").addEventListener("click", async () => {
     const ptr = await session.leak();
     refreshPanel();
-    $("#leak-note").textContent = `GPU pointer 0x${ptr.toString(16)} is held only by an object the ${mode} dropped; ` +
+    $("#leak-note").textContent =
+      `GPU pointer 0x${ptr.toString(16)} is held only by an object the ${mode} dropped; ` +
       "the leak shows up below once the garbage collector runs (the safety net then frees the buffer).";
   });
   window.demoPanel = () => session.panel();

@@ -13,7 +13,7 @@ export const WEBGPU_ADVICE =
   "Open it from http://127.0.0.1 (make serve, or ./run demo), not file://, in a browser with WebGPU enabled " +
   "(a recent Chrome or Edge). Without a GPU, start Chromium with " +
   "--enable-unsafe-webgpu --enable-features=Vulkan --use-angle=swiftshader --use-webgpu-adapter=swiftshader. " +
-  "Check chrome://gpu for \"WebGPU: Hardware accelerated\" or a blocklist entry.";
+  'Check chrome://gpu for "WebGPU: Hardware accelerated" or a blocklist entry.';
 
 /** Run one loading stage, timed, reporting it to `onStage(name, state, text)`; a failure is reported and rethrown. */
 async function timedStage(name, busyText, fn, load, onStage) {
@@ -67,7 +67,15 @@ async function loadFrameworks(ctx, importFrameworks) {
   const session = await ort.InferenceSession.create(model, ortBinding.sessionOptions());
   const tfBackend = await adapters.registerTfjsWebGPUBackend(tf, WebGPUBackend, ctx);
   await warmUp(ort, tf, session, reference.shape);
-  return { ort, tf, ortBinding, session, tfBackend, reference, versions: { ort: ort.env.versions?.web ?? "?", tfjs: tf.version_core } };
+  return {
+    ort,
+    tf,
+    ortBinding,
+    session,
+    tfBackend,
+    reference,
+    versions: { ort: ort.env.versions?.web ?? "?", tfjs: tf.version_core },
+  };
 }
 
 /**
@@ -89,29 +97,66 @@ async function warmUp(ort, tf, session, shape) {
 export async function loadEverything({ onStage, importFrameworks = importByImportMap }) {
   const load = {};
   const ctx = webdlpack.getContext();
-  const device = await timedStage("device", "requesting…", async () => {
-    let info;
-    try {
-      info = await ctx.setup();
-    } catch (err) {
-      throw Object.assign(err, { advice: WEBGPU_ADVICE });
-    }
-    const dev = ctx.getWebGPUDevice(0);
-    const d = describeDevice(info, dev);
-    return { value: d, text: `webgpu:0 ${d.vendor} ${d.architecture}` };
-  }, load, onStage);
-  const pyodide = await timedStage("runtime", "loading…", async () => {
-    const { loadPyodide } = await import("../node_modules/pyodide/pyodide.mjs");
-    const py = await loadPyodide({ indexURL: new URL("../node_modules/pyodide/", import.meta.url).href });
-    return { value: py, text: `Python ${py.runPython("import sys; sys.version.split()[0]")}` };
-  }, load, onStage);
-  const bridge = await timedStage("package", "installing…", async () => {
-    const b = await webdlpack.loadWebDLPack(pyodide);
-    return { value: b, text: `webdlpack ${b.pythonVersion}` };
-  }, load, onStage);
-  const frameworks = await timedStage("frameworks", "loading…", async () => {
-    const f = await loadFrameworks(ctx, importFrameworks);
-    return { value: f, text: `ONNX Runtime Web ${f.versions.ort}, TF.js ${f.versions.tfjs}, model demo_mlp.onnx, warmed up` };
-  }, load, onStage);
-  return { webdlpack, adapters, ctx, gpu: ctx.getWebGPUDevice(0), pyodide, bridge, ...frameworks, deviceInfo: device, load };
+  const device = await timedStage(
+    "device",
+    "requesting…",
+    async () => {
+      let info;
+      try {
+        info = await ctx.setup();
+      } catch (err) {
+        throw Object.assign(err, { advice: WEBGPU_ADVICE });
+      }
+      const dev = ctx.getWebGPUDevice(0);
+      const d = describeDevice(info, dev);
+      return { value: d, text: `webgpu:0 ${d.vendor} ${d.architecture}` };
+    },
+    load,
+    onStage,
+  );
+  const pyodide = await timedStage(
+    "runtime",
+    "loading…",
+    async () => {
+      const { loadPyodide } = await import("../node_modules/pyodide/pyodide.mjs");
+      const py = await loadPyodide({ indexURL: new URL("../node_modules/pyodide/", import.meta.url).href });
+      return { value: py, text: `Python ${py.runPython("import sys; sys.version.split()[0]")}` };
+    },
+    load,
+    onStage,
+  );
+  const bridge = await timedStage(
+    "package",
+    "installing…",
+    async () => {
+      const b = await webdlpack.loadWebDLPack(pyodide);
+      return { value: b, text: `webdlpack ${b.pythonVersion}` };
+    },
+    load,
+    onStage,
+  );
+  const frameworks = await timedStage(
+    "frameworks",
+    "loading…",
+    async () => {
+      const f = await loadFrameworks(ctx, importFrameworks);
+      return {
+        value: f,
+        text: `ONNX Runtime Web ${f.versions.ort}, TF.js ${f.versions.tfjs}, model demo_mlp.onnx, warmed up`,
+      };
+    },
+    load,
+    onStage,
+  );
+  return {
+    webdlpack,
+    adapters,
+    ctx,
+    gpu: ctx.getWebGPUDevice(0),
+    pyodide,
+    bridge,
+    ...frameworks,
+    deviceInfo: device,
+    load,
+  };
 }

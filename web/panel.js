@@ -6,13 +6,21 @@
 
 const hex = (n) => (n === null || n === undefined ? "—" : `0x${(n >>> 0).toString(16)}`);
 const dev = (id) => (id === null || id === undefined ? "cpu" : `webgpu:${id}`);
-const escape = (s) => String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
+const escapeHtml = (s) =>
+  String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
 const age = (ms) => (ms < 1000 ? `${ms.toFixed(0)} ms` : `${(ms / 1000).toFixed(1)} s`);
 
 /** Rows of a table body, or one row saying `empty` when there are none. */
 function rows(items, columns, empty, render) {
   if (items.length === 0) return `<tr class="empty"><td colspan="${columns}">${empty}</td></tr>`;
-  return items.map((item) => `<tr>${render(item).map((c) => `<td>${escape(c)}</td>`).join("")}</tr>`).join("");
+  return items
+    .map(
+      (item) =>
+        `<tr>${render(item)
+          .map((c) => `<td>${escapeHtml(c)}</td>`)
+          .join("")}</tr>`,
+    )
+    .join("");
 }
 
 /** A snapshot of what the panel shows (also returned to scripts/demo.mjs and the test). */
@@ -22,13 +30,36 @@ export function panelSnapshot(ctx) {
   return {
     cacheMode: ctx.getCacheMode(0),
     device: d0 && {
-      livePointers: d0.livePointers, liveBytes: d0.liveBytes, cachedBuffers: d0.cachedBuffers, cachedBytes: d0.cachedBytes,
-      hits: d0.hits, misses: d0.misses, pendingDestroyBytes: d0.pendingDestroyBytes, destroyed: d0.destroyed,
+      livePointers: d0.livePointers,
+      liveBytes: d0.liveBytes,
+      cachedBuffers: d0.cachedBuffers,
+      cachedBytes: d0.cachedBytes,
+      hits: d0.hits,
+      misses: d0.misses,
+      pendingDestroyBytes: d0.pendingDestroyBytes,
+      destroyed: d0.destroyed,
       guardOwners: d0.guardOwners,
     },
     owners: stats.owners,
-    entries: ctx.ledger.entries().map(({ id, kind, owner, deviceId, bytes, pointer, ageMs }) => ({ id, kind, owner, deviceId, bytes, pointer, ageMs })),
-    leaks: ctx.leaks().map(({ id, kind, owner, deviceId, bytes, pointer, ageMs, where }) => ({ id, kind, owner, deviceId, bytes, pointer, ageMs, where })),
+    entries: ctx.ledger.entries().map(({ id, kind, owner, deviceId, bytes, pointer, ageMs }) => ({
+      id,
+      kind,
+      owner,
+      deviceId,
+      bytes,
+      pointer,
+      ageMs,
+    })),
+    leaks: ctx.leaks().map(({ id, kind, owner, deviceId, bytes, pointer, ageMs, where }) => ({
+      id,
+      kind,
+      owner,
+      deviceId,
+      bytes,
+      pointer,
+      ageMs,
+      where,
+    })),
   };
 }
 
@@ -37,17 +68,44 @@ function render(snap) {
   const d = snap.device ?? {};
   document.querySelector("#cache-mode").textContent = snap.cacheMode;
   document.querySelector("#cache-stats").innerHTML = [
-    ["live pointers", d.livePointers], ["live bytes", d.liveBytes], ["cached buffers", d.cachedBuffers],
-    ["cached bytes", d.cachedBytes], ["cache hits", d.hits], ["cache misses", d.misses],
-    ["destroyed", d.destroyed], ["pending destroy bytes", d.pendingDestroyBytes],
+    ["live pointers", d.livePointers],
+    ["live bytes", d.liveBytes],
+    ["cached buffers", d.cachedBuffers],
+    ["cached bytes", d.cachedBytes],
+    ["cache hits", d.hits],
+    ["cache misses", d.misses],
+    ["destroyed", d.destroyed],
+    ["pending destroy bytes", d.pendingDestroyBytes],
     ["device guard owners", (d.guardOwners ?? []).join(", ") || "none"],
-  ].map(([k, v]) => `<div data-stat="${k}"><span>${k}</span> <b>${escape(v ?? "—")}</b></div>`).join("");
-  document.querySelector("#owners tbody").innerHTML = rows(snap.owners, 6, "no allocations yet",
-    (o) => [o.owner, dev(o.deviceId), o.livePointers, o.liveBytes, o.hits, o.misses]);
-  document.querySelector("#ledger tbody").innerHTML = rows(snap.entries, 7, "nothing alive",
-    (e) => [e.id, e.kind, hex(e.pointer), dev(e.deviceId), e.owner, e.bytes, age(e.ageMs)]);
-  document.querySelector("#leaks tbody").innerHTML = rows(snap.leaks, 7, "no leaks reported",
-    (l) => [l.id, l.kind, hex(l.pointer), dev(l.deviceId), l.owner, l.bytes, age(l.ageMs)]);
+  ]
+    .map(([k, v]) => `<div data-stat="${k}"><span>${k}</span> <b>${escapeHtml(v ?? "—")}</b></div>`)
+    .join("");
+  document.querySelector("#owners tbody").innerHTML = rows(snap.owners, 6, "no allocations yet", (o) => [
+    o.owner,
+    dev(o.deviceId),
+    o.livePointers,
+    o.liveBytes,
+    o.hits,
+    o.misses,
+  ]);
+  document.querySelector("#ledger tbody").innerHTML = rows(snap.entries, 7, "nothing alive", (e) => [
+    e.id,
+    e.kind,
+    hex(e.pointer),
+    dev(e.deviceId),
+    e.owner,
+    e.bytes,
+    age(e.ageMs),
+  ]);
+  document.querySelector("#leaks tbody").innerHTML = rows(snap.leaks, 7, "no leaks reported", (l) => [
+    l.id,
+    l.kind,
+    hex(l.pointer),
+    dev(l.deviceId),
+    l.owner,
+    l.bytes,
+    age(l.ageMs),
+  ]);
 }
 
 /**

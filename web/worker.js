@@ -25,7 +25,10 @@ const post = (message) => self.postMessage(message);
 /** Each request's answer (posted as its reply). */
 const handlers = {
   async load() {
-    env = await loadEverything({ onStage: (name, state, text) => post({ type: "stage", name, state, text }), importFrameworks });
+    env = await loadEverything({
+      onStage: (name, state, text) => post({ type: "stage", name, state, text }),
+      importFrameworks,
+    });
     return { deviceInfo: env.deviceInfo, load: env.load };
   },
   async run() {
@@ -40,6 +43,10 @@ self.onmessage = async ({ data: { type, id } }) => {
   try {
     post({ type: "reply", id, value: await handlers[type]() });
   } catch (err) {
-    post({ type: "error", id, error: { code: err?.code ?? null, message: String(err?.message ?? err), advice: err?.advice ?? null } });
+    post({
+      type: "error",
+      id,
+      error: { code: err?.code ?? null, message: String(err?.message ?? err), advice: err?.advice ?? null },
+    });
   }
 };

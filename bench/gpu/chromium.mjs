@@ -15,7 +15,12 @@ import { parseArgs } from "node:util";
 import { adapterLabel, finish, markdownReport } from "./report.mjs";
 
 const { values: args } = parseArgs({
-  options: { sizes: { type: "string" }, from: { type: "string" }, machine: { type: "string" }, out: { type: "string", default: "bench" } },
+  options: {
+    sizes: { type: "string" },
+    from: { type: "string" },
+    machine: { type: "string" },
+    out: { type: "string", default: "bench" },
+  },
 });
 
 let out;
@@ -26,10 +31,15 @@ if (args.from) {
 } else {
   const { withBenchPage } = await import("../lib.mjs");
   const query = args.sizes ? `?sizes=${args.sizes}` : "";
-  out = await withBenchPage(`/bench/gpu/transfers.html${query}`, "__ready", async (page) => {
-    await page.waitForFunction(() => window.__result !== undefined, null, { timeout: 600_000, polling: 500 });
-    return page.evaluate(() => window.__result);
-  }, { isolated: true });
+  out = await withBenchPage(
+    `/bench/gpu/transfers.html${query}`,
+    "__ready",
+    async (page) => {
+      await page.waitForFunction(() => window.__result !== undefined, null, { timeout: 600_000, polling: 500 });
+      return page.evaluate(() => window.__result);
+    },
+    { isolated: true },
+  );
   out.machine = { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, platform: `${os.platform()} ${os.release()}` };
 }
 if (out.error) throw new Error(`the benchmark page failed: ${out.error}`);
@@ -39,5 +49,6 @@ const base = `${args.out}/results-gpu-chromium-${out.adapterLabel}`;
 writeFileSync(`${base}.json`, JSON.stringify(out, null, 1) + "\n");
 writeFileSync(`${base}.md`, markdownReport(out));
 console.log(markdownReport(out));
-if (existsSync(".venv/bin/python")) execFileSync(".venv/bin/python", ["bench/gpu/plot.py", `${base}.json`], { stdio: "inherit" });
+if (existsSync(".venv/bin/python"))
+  execFileSync(".venv/bin/python", ["bench/gpu/plot.py", `${base}.json`], { stdio: "inherit" });
 console.log(`bench: wrote ${base}.json/.md`);

@@ -29,19 +29,29 @@ const { create, globals } = await import("webgpu");
 Object.assign(globalThis, globals);
 const gpu = create([]);
 const adapter = await gpu.requestAdapter({ powerPreference: "high-performance" });
-if (!adapter) throw new Error("no WebGPU adapter: is a Vulkan driver on VK_DRIVER_FILES (make bench-gpu sets up SwiftShader)?");
+if (!adapter)
+  throw new Error("no WebGPU adapter: is a Vulkan driver on VK_DRIVER_FILES (make bench-gpu sets up SwiftShader)?");
 const info = adapter.info;
-const adapterInfo = { vendor: info.vendor, architecture: info.architecture, device: info.device, description: info.description };
+const adapterInfo = {
+  vendor: info.vendor,
+  architecture: info.architecture,
+  device: info.device,
+  description: info.description,
+};
 const software = /swiftshader|llvmpipe/i.test(`${info.architecture} ${info.device} ${info.description}`);
-const sizes = args.sizes ? args.sizes.split(",").map(Number)
-  : software ? [KiB, MiB, 16 * MiB, 64 * MiB] : [KiB, MiB, 16 * MiB, 64 * MiB, 256 * MiB];
+const sizes = args.sizes
+  ? args.sizes.split(",").map(Number)
+  : software
+    ? [KiB, MiB, 16 * MiB, 64 * MiB]
+    : [KiB, MiB, 16 * MiB, 64 * MiB, 256 * MiB];
 const device = await adapter.requestDevice({
   requiredLimits: { maxBufferSize: Math.min(adapter.limits.maxBufferSize, 2 ** 30) },
 });
 
 let webdlpack;
 if (args.rows.includes("webdlpack")) {
-  if (!existsSync(new URL("../../js/dist/index.js", import.meta.url))) throw new Error("js/dist is missing: run `make js` first");
+  if (!existsSync(new URL("../../js/dist/index.js", import.meta.url)))
+    throw new Error("js/dist is missing: run `make js` first");
   webdlpack = await import("../../js/dist/index.js");
   await webdlpack.getContext().setup({ device, adapterInfo: info });
 }
@@ -50,8 +60,16 @@ const out = {
   runtime: `Node ${process.version} + dawn.node (npm webgpu 0.6.2)`,
   adapter: adapterInfo,
   adapterLabel: adapterLabel(adapterInfo),
-  limits: { maxBufferSize: adapter.limits.maxBufferSize, maxStorageBufferBindingSize: adapter.limits.maxStorageBufferBindingSize },
-  machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memGiB: Math.round(os.totalmem() / 2 ** 30), platform: `${os.platform()} ${os.release()}` },
+  limits: {
+    maxBufferSize: adapter.limits.maxBufferSize,
+    maxStorageBufferBindingSize: adapter.limits.maxStorageBufferBindingSize,
+  },
+  machine: {
+    cpus: os.cpus().length,
+    cpu: os.cpus()[0]?.model,
+    memGiB: Math.round(os.totalmem() / 2 ** 30),
+    platform: `${os.platform()} ${os.release()}`,
+  },
   date: new Date().toISOString(),
   sizes,
 };

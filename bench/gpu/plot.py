@@ -34,8 +34,15 @@ def panel(ax: Any, rows: list[dict[str, Any]], direction: str, title: str) -> No
         if not pts:
             continue
         raw = "(raw)" in name or name.startswith(("bare", "writeBuffer"))
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", markersize=3,
-                linestyle="--" if raw else "-", linewidth=1 if raw else 2, label=name)
+        ax.plot(
+            [p[0] for p in pts],
+            [p[1] for p in pts],
+            marker="o",
+            markersize=3,
+            linestyle="--" if raw else "-",
+            linewidth=1 if raw else 2,
+            label=name,
+        )
     sizes = sorted({r["nbytes"] for r in rows if r["nbytes"] > 0})
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
@@ -54,8 +61,10 @@ def main(path: str) -> None:
     for ax, (direction, title) in zip(axes, PANELS):
         panel(ax, data["rows"], direction, title)
     empty = [r for r in data["rows"] if r["nbytes"] == 0]
-    subtitle = (f"{data['runtime']} — adapter {a.get('vendor')} {a.get('device') or a.get('architecture')}; "
-                f"empty submit round trip {empty[0]['medianMs'] * 1000:.0f} µs; dashed: bare WebGPU anchors, solid: webdlpack")
+    subtitle = (
+        f"{data['runtime']} — adapter {a.get('vendor')} {a.get('device') or a.get('architecture')}; "
+        f"empty submit round trip {empty[0]['medianMs'] * 1000:.0f} µs; dashed: bare WebGPU anchors, solid: webdlpack"
+    )
     fig.suptitle(f"GPU transfers, {data['date'][:10]}\n{subtitle}", fontsize=9)
     fig.tight_layout()
     out = Path(path).with_suffix(".png")

@@ -51,42 +51,89 @@ export async function webdlpackRows(webdlpack, device, n) {
 
   const pool = new Map();
   let got;
-  rows.push(row("ctx.readback (old algorithm)", n, await sample(async () => {
-    got = await oldReadback(device, pool, ctx.gpuPointerToBuffer(src), n);
-  }, b), meta));
+  rows.push(
+    row(
+      "ctx.readback (old algorithm)",
+      n,
+      await sample(async () => {
+        got = await oldReadback(device, pool, ctx.gpuPointerToBuffer(src), n);
+      }, b),
+      meta,
+    ),
+  );
   checkSame(new Uint8Array(got), expected, "old readback");
   for (const stack of pool.values()) for (const s of stack) s.destroy();
 
-  rows.push(row("ctx.readback (new)", n, await sample(async () => {
-    got = await ctx.readback(src);
-  }, b), meta));
+  rows.push(
+    row(
+      "ctx.readback (new)",
+      n,
+      await sample(async () => {
+        got = await ctx.readback(src);
+      }, b),
+      meta,
+    ),
+  );
   checkSame(new Uint8Array(got), expected, "ctx.readback");
 
   const heap = wasmMemory(n);
-  rows.push(row("ctx.readbackInto wasm memory", n, await sample(async () => {
-    await ctx.readbackInto(src, heap);
-  }, b), meta));
+  rows.push(
+    row(
+      "ctx.readbackInto wasm memory",
+      n,
+      await sample(async () => {
+        await ctx.readbackInto(src, heap);
+      }, b),
+      meta,
+    ),
+  );
   checkSame(new Uint8Array(heap.memory.buffer, heap.address, n), expected, "readbackInto wasm memory");
 
   const reused = new Uint8Array(n).fill(5);
-  rows.push(row("ctx.readbackInto reused TypedArray", n, await sample(async () => {
-    await ctx.readbackInto(src, reused);
-  }, b), meta));
+  rows.push(
+    row(
+      "ctx.readbackInto reused TypedArray",
+      n,
+      await sample(async () => {
+        await ctx.readbackInto(src, reused);
+      }, b),
+      meta,
+    ),
+  );
   checkSame(reused, expected, "readbackInto TypedArray");
 
   if (typeof ctx.upload === "function") {
     const host = pattern(new Uint8Array(n), 17);
-    rows.push(row("ctx.upload + wait", n, await sample(async () => {
-      ctx.upload(dst, host);
-      await device.queue.onSubmittedWorkDone();
-    }, b), { group: "webdlpack", direction: "upload", path: ctx.transferStats(0).lastUploadPath, staging: ctx.transferStats(0).write }));
+    rows.push(
+      row(
+        "ctx.upload + wait",
+        n,
+        await sample(async () => {
+          ctx.upload(dst, host);
+          await device.queue.onSubmittedWorkDone();
+        }, b),
+        {
+          group: "webdlpack",
+          direction: "upload",
+          path: ctx.transferStats(0).lastUploadPath,
+          staging: ctx.transferStats(0).write,
+        },
+      ),
+    );
     checkSame(new Uint8Array(await ctx.readback(dst)), host, "ctx.upload");
   }
   if (typeof ctx.copyBuffer === "function") {
-    rows.push(row("ctx.copyBuffer + wait", n, await sample(async () => {
-      ctx.copyBuffer(src, dst, { byteLength: n });
-      await device.queue.onSubmittedWorkDone();
-    }, b), { group: "webdlpack", direction: "gpu" }));
+    rows.push(
+      row(
+        "ctx.copyBuffer + wait",
+        n,
+        await sample(async () => {
+          ctx.copyBuffer(src, dst, { byteLength: n });
+          await device.queue.onSubmittedWorkDone();
+        }, b),
+        { group: "webdlpack", direction: "gpu" },
+      ),
+    );
     checkSame(new Uint8Array(await ctx.readback(dst)), expected, "ctx.copyBuffer");
   }
   ctx.freeWebGPU(src);

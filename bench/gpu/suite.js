@@ -17,14 +17,14 @@ export async function runTransferBench({ device, webdlpack, sizes, rows, log = (
   say("empty submit");
   for (const n of sizes) {
     if (rows.includes("primitives")) {
-      out.push(...await readbackAnchors(device, n));
-      out.push(...await uploadAnchors(device, n));
+      out.push(...(await readbackAnchors(device, n)));
+      out.push(...(await uploadAnchors(device, n)));
       out.push(await copyAnchor(device, n));
-      for (const chunk of [MiB, 4 * MiB]) out.push(...await chunkVariants(device, n, chunk));
+      for (const chunk of [MiB, 4 * MiB]) out.push(...(await chunkVariants(device, n, chunk)));
       say(`anchors at ${n} B`);
     }
     if (rows.includes("webdlpack") && webdlpack) {
-      out.push(...await webdlpackRows(webdlpack, device, n));
+      out.push(...(await webdlpackRows(webdlpack, device, n)));
       say(`webdlpack at ${n} B`);
     }
   }

@@ -11,7 +11,12 @@ import { WebDLPackError } from "./errors.js";
  * Throw INVALID_ARGUMENT (with `message`, naming `field`) unless `value` is a
  * non-null object.
  */
-export function requireObject<T>(value: T, field: string, expected: string, message: string): asserts value is T & object {
+export function requireObject<T>(
+  value: T,
+  field: string,
+  expected: string,
+  message: string,
+): asserts value is T & object {
   if (value === null || typeof value !== "object") {
     throw new WebDLPackError("INVALID_ARGUMENT", message, { field, value: describeValue(value), expected });
   }
@@ -49,7 +54,10 @@ export function checkOptions(options: unknown, fn: string, rules: Readonly<Recor
     const value = given[key];
     if (value !== undefined && !rule.accepts(value)) {
       throw new WebDLPackError("INVALID_ARGUMENT", `bad ${fn} option`, {
-        field: `options.${key}`, value: describeValue(value), expected: rule.expected });
+        field: `options.${key}`,
+        value: describeValue(value),
+        expected: rule.expected,
+      });
     }
   }
 }
@@ -62,8 +70,10 @@ export function checkOptionKeys(options: object, fn: string, known: readonly str
   for (const key of Object.keys(options)) {
     if (!known.includes(key)) {
       throw new WebDLPackError("INVALID_ARGUMENT", `unknown ${fn} option`, {
-        field: `options.${key}`, value: describeValue((options as Record<string, unknown>)[key]),
-        expected: `one of the options ${known.join(", ")}` });
+        field: `options.${key}`,
+        value: describeValue((options as Record<string, unknown>)[key]),
+        expected: `one of the options ${known.join(", ")}`,
+      });
     }
   }
 }
@@ -81,11 +91,17 @@ export function mergeCountLimits<T extends object>(base: Readonly<T>, limits: un
   for (const [key, value] of Object.entries(limits)) {
     if (!keys.includes(key)) {
       throw new WebDLPackError("INVALID_ARGUMENT", `unknown ${what} "${key}"`, {
-        field: `${field}.${key}`, value: describeValue(value), expected: `one of ${keys.join(", ")}` });
+        field: `${field}.${key}`,
+        value: describeValue(value),
+        expected: `one of ${keys.join(", ")}`,
+      });
     }
     if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
       throw new WebDLPackError("INVALID_ARGUMENT", `bad ${what}`, {
-        field: `${field}.${key}`, value: describeValue(value), expected: "a safe integer >= 0" });
+        field: `${field}.${key}`,
+        value: describeValue(value),
+        expected: "a safe integer >= 0",
+      });
     }
     (out as Record<string, number>)[key] = value;
   }

@@ -98,7 +98,11 @@ export function assetURL(kind: AssetKind, assetBase: string | URL): URL {
     base = new URL(raw.endsWith("/") ? raw : `${raw}/`, pageBase());
   } catch (cause) {
     throw new WebDLPackError("INVALID_ARGUMENT", "assetBase is not a URL", {
-      field: "assetBase", value: raw, expected: "an absolute URL or one relative to the page", cause });
+      field: "assetBase",
+      value: raw,
+      expected: "an absolute URL or one relative to the page",
+      cause,
+    });
   }
   return new URL(ASSET_PATHS[kind], base);
 }
@@ -108,7 +112,9 @@ type Fetched = { bytes: Uint8Array } | { why: string };
 /** Node has no fetch for file: URLs (webdlpack loaded from disk, e.g. Pyodide under Node): read the file. */
 async function readFileURL(url: string): Promise<Uint8Array> {
   const fsModule = "node:fs/promises"; // not a literal: bundlers for the web leave it alone
-  const fs = (await import(/* @vite-ignore */ /* webpackIgnore: true */ fsModule)) as { readFile(path: URL): Promise<Uint8Array> };
+  const fs = (await import(/* @vite-ignore */ /* webpackIgnore: true */ fsModule)) as {
+    readFile(path: URL): Promise<Uint8Array>;
+  };
   return new Uint8Array(await fs.readFile(new URL(url)));
 }
 
@@ -152,20 +158,38 @@ async function embeddedBytes(kind: AssetKind): Promise<Uint8Array | undefined> {
  * Throws INVALID_ARGUMENT naming the option (`field`) and URL when an explicit
  * location fails, or when no default location has the file.
  */
-export async function loadAssetBytes(kind: AssetKind, options: AssetOptions & { url?: string | URL; field?: string } = {}): Promise<LoadedAsset> {
-  const explicit = options.url !== undefined ? { url: String(options.url), field: options.field ?? "url" }
-    : options.assetBase !== undefined ? { url: assetURL(kind, options.assetBase).href, field: "assetBase" } : undefined;
+export async function loadAssetBytes(
+  kind: AssetKind,
+  options: AssetOptions & { url?: string | URL; field?: string } = {},
+): Promise<LoadedAsset> {
+  const explicit =
+    options.url !== undefined
+      ? { url: String(options.url), field: options.field ?? "url" }
+      : options.assetBase !== undefined
+        ? { url: assetURL(kind, options.assetBase).href, field: "assetBase" }
+        : undefined;
   if (explicit) {
     const got = await fetchBytes(kind, explicit.url);
     if ("bytes" in got) return { bytes: got.bytes, source: explicit.url };
     throw new WebDLPackError("INVALID_ARGUMENT", `could not load webdlpack's ${ASSET_PATHS[kind]}: ${got.why}`, {
-      field: explicit.field, value: explicit.url, expected: `a URL answering 200 with ${ASSET_PATHS[kind]}` });
+      field: explicit.field,
+      value: explicit.url,
+      expected: `a URL answering 200 with ${ASSET_PATHS[kind]}`,
+    });
   }
   const url = defaultURL(kind);
   const got = await fetchBytes(kind, url);
   if ("bytes" in got) return { bytes: got.bytes, source: url.href };
   const embedded = await embeddedBytes(kind);
   if (embedded) return { bytes: embedded, source: "embedded" };
-  throw new WebDLPackError("INVALID_ARGUMENT", `webdlpack's ${ASSET_PATHS[kind]} is neither next to its module (${got.why}) nor embedded`, {
-    field: "assetBase", value: url.href, expected: "assetBase naming a folder with python/ and wasm/ (copies of the package's js/dist/python and js/dist/wasm)" });
+  throw new WebDLPackError(
+    "INVALID_ARGUMENT",
+    `webdlpack's ${ASSET_PATHS[kind]} is neither next to its module (${got.why}) nor embedded`,
+    {
+      field: "assetBase",
+      value: url.href,
+      expected:
+        "assetBase naming a folder with python/ and wasm/ (copies of the package's js/dist/python and js/dist/wasm)",
+    },
+  );
 }

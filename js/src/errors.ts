@@ -92,6 +92,11 @@ export class WebDLPackError extends Error {
 }
 
 /** Throw a {@link WebDLPackError} unless `condition` holds. */
-export function check(condition: boolean, code: ErrorCodeName, message: string, details?: ErrorDetails): asserts condition {
+export function check(
+  condition: boolean,
+  code: ErrorCodeName,
+  message: string,
+  details?: ErrorDetails,
+): asserts condition {
   if (!condition) throw new WebDLPackError(code, message, details);
 }

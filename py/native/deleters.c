@@ -14,8 +14,8 @@
 
 /* Calls deleter `fn` with `address` inside JS try/catch: 0 when it returned, 1 when it threw. */
 typedef int (*js_deleter_caller)(void *fn, void *address);
-static js_deleter_caller js_caller;  /* set by set_js_deleter_caller (Pyodide); NULL: use py_fallback */
-static PyObject *js_failure;         /* called (no arguments) when js_caller returns 1: raises the JS error */
+static js_deleter_caller js_caller; /* set by set_js_deleter_caller (Pyodide); NULL: use py_fallback */
+static PyObject *js_failure;        /* called (no arguments) when js_caller returns 1: raises the JS error */
 
 static PyObject *py_fallback; /* Python's caller (owner.py's _call), used until JS's caller is set */
 
@@ -89,4 +89,3 @@ PyObject *wdl_py_call_deleter(PyObject *self, PyObject *const *args, Py_ssize_t 
   }
   return wdl_py_invoke_deleter(fn, address) == 0 ? wdl_py_none() : NULL;
 }
-

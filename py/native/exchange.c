@@ -26,9 +26,9 @@
 
 #include "native_module.h"
 
-static PyObject *registry;      /* export.py's dict: struct address -> (block, owner); set by bind() */
-static size_t created;          /* exports made here */
-static size_t unknown_deletes;  /* deleter calls for an address that is not a live export */
+static PyObject *registry;     /* export.py's dict: struct address -> (block, owner); set by bind() */
+static size_t created;         /* exports made here */
+static size_t unknown_deletes; /* deleter calls for an address that is not a live export */
 
 PyObject *wdl_py_none(void) {
   Py_IncRef(&_Py_NoneStruct);
@@ -152,7 +152,8 @@ static PyObject *same_bytes(PyObject *self, PyObject *const *args, Py_ssize_t na
   char *expected;
   Py_ssize_t length;
   if (PyBytes_AsStringAndSize(args[1], &expected, &length) != 0) return NULL;
-  PyObject *answer = address != NULL && memcmp(address, expected, (size_t)length) == 0 ? &_Py_TrueStruct : &_Py_FalseStruct;
+  PyObject *answer =
+      address != NULL && memcmp(address, expected, (size_t)length) == 0 ? &_Py_TrueStruct : &_Py_FalseStruct;
   Py_IncRef(answer);
   return answer;
 }

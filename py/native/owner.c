@@ -11,10 +11,10 @@
 
 typedef struct {
   PyObject head;
-  unsigned long address;  /* the managed struct (uintptr_t-sized on wasm32 and LP64 hosts) */
-  unsigned long deleter;  /* its deleter, read by the caller; 0: none */
-  char versioned;         /* DLManagedTensorVersioned (1) or legacy DLManagedTensor (0) */
-  char live;              /* 1 until the deleter has been called (or there was none to call) */
+  unsigned long address; /* the managed struct (uintptr_t-sized on wasm32 and LP64 hosts) */
+  unsigned long deleter; /* its deleter, read by the caller; 0: none */
+  char versioned;        /* DLManagedTensorVersioned (1) or legacy DLManagedTensor (0) */
+  char live;             /* 1 until the deleter has been called (or there was none to call) */
 } Owner;
 
 _Static_assert(sizeof(unsigned long) == sizeof(void *), "address fields must be pointer-sized");
@@ -110,11 +110,7 @@ static PyType_Slot owner_slots[] = {
 };
 
 static PyType_Spec owner_spec = {
-    "webdlpack._native.exchange.Owner",
-    (int)sizeof(Owner),
-    0,
-    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-    owner_slots,
+    "webdlpack._native.exchange.Owner", (int)sizeof(Owner), 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, owner_slots,
 };
 
 PyObject *wdl_py_owner_type(PyObject *self, PyObject *unused) {

@@ -62,8 +62,6 @@ typedef struct PyModuleDef {
   void *m_free;
 } PyModuleDef;
 
-
-
 /* A heap type made from a spec (PyType_FromSpec): name, instance size, flags, and its slots (Py_tp_*). */
 typedef struct PyType_Slot {
   int slot;

@@ -50,12 +50,16 @@ test("ORT output → TF.js (same GPUBuffer) → TF.js op → webdlpack → read 
     // One ledger: both adapter tensors are "tensor" entries under their framework's name; an adopted ORT output is
     // that one entry (its pointer is registered untracked), an adopted TF.js buffer has its own "gpu-buffer" entry.
     const row = (ptr: number, kind: string) => {
-      const e = ctx.ledger.entries().find((x: { pointer: number; kind: string }) => x.pointer === ptr && x.kind === kind);
+      const e = ctx.ledger
+        .entries()
+        .find((x: { pointer: number; kind: string }) => x.pointer === ptr && x.kind === kind);
       return e === undefined ? null : { owner: e.owner, deviceId: e.deviceId, bytes: e.bytes, aged: e.ageMs >= 0 };
     };
     const ledgerLive = {
-      ortTensor: row(t.data, "tensor"), ortBuffer: row(t.data, "gpu-buffer"),
-      tfjsTensor: row(out.data, "tensor"), tfjsBuffer: row(out.data, "gpu-buffer"),
+      ortTensor: row(t.data, "tensor"),
+      ortBuffer: row(t.data, "gpu-buffer"),
+      tfjsTensor: row(out.data, "tensor"),
+      tfjsBuffer: row(out.data, "gpu-buffer"),
     };
     const [tPtr, outPtr] = [t.data, out.data];
     const outFlags = { readOnly: out.flags.readOnly, isCopied: out.flags.isCopied };
@@ -67,7 +71,9 @@ test("ORT output → TF.js (same GPUBuffer) → TF.js op → webdlpack → read 
     const ortDisposedAfterTfjs = Y.location === "none";
     out.dispose();
     s.dispose();
-    const ledgerGone = ctx.ledger.entries().filter((x: { pointer: number }) => x.pointer === tPtr || x.pointer === outPtr).length;
+    const ledgerGone = ctx.ledger
+      .entries()
+      .filter((x: { pointer: number }) => x.pointer === tPtr || x.pointer === outPtr).length;
     return {
       ledgerLive,
       ledgerGone,
@@ -87,8 +93,12 @@ test("ORT output → TF.js (same GPUBuffer) → TF.js op → webdlpack → read 
       ortDisposedAfterTfjs,
       leftoverPointers: ctx.stats().livePointers - baseline,
       // ORT and TF.js hold the device through their guards (a destroy() from one only drops its reference).
-      deviceIsShared: webdlpack.unwrapDevice(binding.device) === device && webdlpack.unwrapDevice(ort.env.webgpu.device) === device &&
-        webdlpack.unwrapDevice(backend.device) === device && binding.device !== device && backend.device !== device,
+      deviceIsShared:
+        webdlpack.unwrapDevice(binding.device) === device &&
+        webdlpack.unwrapDevice(ort.env.webgpu.device) === device &&
+        webdlpack.unwrapDevice(backend.device) === device &&
+        binding.device !== device &&
+        backend.device !== device,
     };
   });
   expect(r.sameAsOrt).toBe(true);
@@ -156,7 +166,9 @@ test("TF.js tensor with unsubmitted work → webdlpack → ORT input (zero-copy)
   r.values.forEach((v: number, i: number) => expect(Math.abs(v - r.expected[i])).toBeLessThan(1e-5));
 });
 
-test("byte_offset != 0 and strided inputs to ORT are copied on the GPU (IS_COPIED) and give the right values", async ({ page }) => {
+test("byte_offset != 0 and strided inputs to ORT are copied on the GPU (IS_COPIED) and give the right values", async ({
+  page,
+}) => {
   const r = await page.evaluate(async () => {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const { webdlpack, adapters, ort, loadMlp } = window as any;
@@ -184,9 +196,20 @@ test("byte_offset != 0 and strided inputs to ORT are copied on the GPU (IS_COPIE
     for (let i = 0; i < 4; i++) for (let j = 0; j < 8; j++) reversed[(3 - i) * 8 + j] = input[i * 8 + j]!;
     const ptrC = await ctx.allocWebGPUChecked(reversed.byteLength);
     device.queue.writeBuffer(ctx.gpuPointerToBuffer(ptrC), 0, reversed);
-    const c = webdlpack.Tensor.webgpu({ pointer: ptrC, deviceId: 0, dtype: "float32", shape: [4, 8], strides: [-8, 1], byteOffset: 3 * 8 * 4 });
+    const c = webdlpack.Tensor.webgpu({
+      pointer: ptrC,
+      deviceId: 0,
+      dtype: "float32",
+      shape: [4, 8],
+      strides: [-8, 1],
+      byteOffset: 3 * 8 * 4,
+    });
 
-    for (const [name, t] of [["offset", a], ["strided", b], ["negative", c]] as const) {
+    for (const [name, t] of [
+      ["offset", a],
+      ["strided", b],
+      ["negative", c],
+    ] as const) {
       const xo = await binding.tensorToOrt(t);
       const info = adapters.handoffInfo(xo);
       const { Y } = await session.run({ X: xo });
@@ -220,7 +243,9 @@ test("byte_offset != 0 and strided inputs to ORT are copied on the GPU (IS_COPIE
   expect(r.liveAfter).toBe(0);
 });
 
-test("bool crosses between DLPack (1 byte) and TF.js (4 bytes) through GPU conversion; missing types are refused", async ({ page }) => {
+test("bool crosses between DLPack (1 byte) and TF.js (4 bytes) through GPU conversion; missing types are refused", async ({
+  page,
+}) => {
   const r = await page.evaluate(async () => {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const { webdlpack, adapters, ort, tf, WebGPUBackend } = window as any;
@@ -242,7 +267,12 @@ test("bool crosses between DLPack (1 byte) and TF.js (4 bytes) through GPU conve
     const src = tf.tensor([3, -1, 2, 0, 5, -4], [2, 3], "float32");
     const g = tf.greater(src, 0);
     const back = await adapters.tensorFromTfjs(tf, g);
-    const fromTfjs = { dtype: { ...back.dtype }, flags: { ...back.flags }, values: Array.from(await adapters.readTensor(back)), nbytes: back.nbytes };
+    const fromTfjs = {
+      dtype: { ...back.dtype },
+      flags: { ...back.flags },
+      values: Array.from(await adapters.readTensor(back)),
+      nbytes: back.nbytes,
+    };
     // ORT takes 1-byte bool from a GPU buffer as it is.
     const ob = await adapters.tensorToOrt(ort, b);
     const ortBool = { type: ob.type, info: adapters.handoffInfo(ob) };
@@ -283,7 +313,9 @@ test("bool crosses between DLPack (1 byte) and TF.js (4 bytes) through GPU conve
   expect(r.ortBool.type).toBe("bool");
   expect(r.ortBool.info.isCopied).toBe(true); // byte_offset 3
   expect(r.errors["f16→tfjs"]).toMatchObject({ code: "UNSUPPORTED", field: "dtype" });
-  expect((r.errors["f16→tfjs"] as { message: string }).message).toContain("TF.js has no float16 (webdlpack dtype float16 → tfjs ?)");
+  expect((r.errors["f16→tfjs"] as { message: string }).message).toContain(
+    "TF.js has no float16 (webdlpack dtype float16 → tfjs ?)",
+  );
   expect(r.errors["bf16→ort"]).toMatchObject({ code: "UNSUPPORTED" });
   expect((r.errors["bf16→ort"] as { message: string }).message).toContain("bfloat16");
   expect(r.errors["int8→ort(gpu)"]).toMatchObject({ code: "UNSUPPORTED", field: "tensor.dtype" });
@@ -314,7 +346,9 @@ test("ORT already bound to another device is reported with a typed error", async
     const ptr = await ctx.allocWebGPUChecked(128);
     const t = webdlpack.Tensor.webgpu({ pointer: ptr, deviceId: 0, dtype: "float32", shape: [4, 8] });
     const toOrt = await catchErr(() => adapters.tensorToOrt(ort, t));
-    const opts = await catchErr(() => adapters.ortSessionOptions(ctx, { executionProviders: [{ name: "webgpu", device: ortOwn }] }));
+    const opts = await catchErr(() =>
+      adapters.ortSessionOptions(ctx, { executionProviders: [{ name: "webgpu", device: ortOwn }] }),
+    );
     ctx.freeWebGPU(ptr);
     return { differs: ortOwn !== undefined && ortOwn !== ctx.getWebGPUDevice(0), bind, toOrt, opts };
   });

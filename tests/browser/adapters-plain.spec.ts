@@ -66,7 +66,10 @@ test("GPUBuffer ↔ WebGPU tensor; GPU copies of every element width and layout 
     await ctx.setup();
     const device: GPUDevice = ctx.getWebGPUDevice(0);
     const base = ctx.stats().livePointers;
-    const buffer = device.createBuffer({ size: 256, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST });
+    const buffer = device.createBuffer({
+      size: 256,
+      usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST,
+    });
     const bytes = new Uint8Array(256);
     for (let i = 0; i < 256; i++) bytes[i] = (i * 7 + 3) & 0xff;
     device.queue.writeBuffer(buffer, 0, bytes);
@@ -84,19 +87,31 @@ test("GPUBuffer ↔ WebGPU tensor; GPU copies of every element width and layout 
     ];
     const view = new DataView(bytes.buffer);
     for (const c of cases) {
-      const t = adapters.tensorFromGPUBuffer(buffer, { dtype: c.dtype, shape: c.shape, strides: c.strides, byteOffset: c.byteOffset, onRelease: () => released++ });
+      const t = adapters.tensorFromGPUBuffer(buffer, {
+        dtype: c.dtype,
+        shape: c.shape,
+        strides: c.strides,
+        byteOffset: c.byteOffset,
+        onRelease: () => released++,
+      });
       const same = ctx.gpuPointerToBuffer(t.data) === buffer;
-      const got = Array.from(await adapters.readTensor(t) as ArrayLike<number | bigint>, (v) => String(v));
+      const got = Array.from((await adapters.readTensor(t)) as ArrayLike<number | bigint>, (v) => String(v));
       // Expected, computed on the CPU from the same bytes.
       const size = { uint8: 1, int16: 2, float32: 4, int64: 8, uint32: 4, int32: 4 }[c.dtype]!;
       const read = (at: number): string => {
         switch (c.dtype) {
-          case "uint8": return String(view.getUint8(at));
-          case "int16": return String(view.getInt16(at, true));
-          case "float32": return String(view.getFloat32(at, true));
-          case "int64": return String(view.getBigInt64(at, true));
-          case "uint32": return String(view.getUint32(at, true));
-          default: return String(view.getInt32(at, true));
+          case "uint8":
+            return String(view.getUint8(at));
+          case "int16":
+            return String(view.getInt16(at, true));
+          case "float32":
+            return String(view.getFloat32(at, true));
+          case "int64":
+            return String(view.getBigInt64(at, true));
+          case "uint32":
+            return String(view.getUint32(at, true));
+          default:
+            return String(view.getInt32(at, true));
         }
       };
       const strides = c.strides ?? c.shape.map((_, k) => c.shape.slice(k + 1).reduce((a, b) => a * b, 1));
@@ -135,9 +150,18 @@ test("GPUBuffer ↔ WebGPU tensor; GPU copies of every element width and layout 
       t.dispose(); // twice is a no-op
       return owned.size; // still readable after destroy; the table forgot it
     })();
-    return { results, released, errors, destroyedAfter, live: ctx.stats().livePointers - base, produced: adapters.liveProducedTensors() };
+    return {
+      results,
+      released,
+      errors,
+      destroyedAfter,
+      live: ctx.stats().livePointers - base,
+      produced: adapters.liveProducedTensors(),
+    };
   });
-  for (const [name, res] of Object.entries(r.results as Record<string, { same: boolean; ok: boolean; got: string[]; expected: string[] }>)) {
+  for (const [name, res] of Object.entries(
+    r.results as Record<string, { same: boolean; ok: boolean; got: string[]; expected: string[] }>,
+  )) {
     expect(res.same, name).toBe(true);
     expect(res.got, name).toEqual(res.expected);
   }
@@ -176,7 +200,10 @@ test("ORT CPU tensors ↔ CPU tensors share bytes; a DLPack export keeps an ORT 
 
     // GPU: an export (toManaged, as the Python bridge does) keeps the ORT output alive after dispose().
     const binding = adapters.bindOrtToContext(ort, ctx);
-    const session = await ort.InferenceSession.create(model, binding.sessionOptions({ preferredOutputLocation: { Y: "gpu-buffer" } }));
+    const session = await ort.InferenceSession.create(
+      model,
+      binding.sessionOptions({ preferredOutputLocation: { Y: "gpu-buffer" } }),
+    );
     const { Y } = await session.run({ X: new ort.Tensor("float32", Float32Array.from(ref.input.flat()), [4, 8]) });
     const y = binding.tensorFromOrt(Y);
     const y2 = binding.tensorFromOrt(Y); // the same ORT tensor twice: one pointer, two holders
@@ -190,9 +217,18 @@ test("ORT CPU tensors ↔ CPU tensors share bytes; a DLPack export keeps an ORT 
     const values = Array.from(await adapters.readTensor(imported)) as number[];
     imported.dispose(); // runs the export's deleter → last holder → ORT disposes
     return {
-      cpuShared, backShared, backType: back.type, i64Dtype, stringErr, onePointer,
-      aliveWithExport, disposedAtEnd: Y.location === "none", values, expected: ref.output.flat(),
-      live: ctx.stats().livePointers, produced: adapters.liveProducedTensors(),
+      cpuShared,
+      backShared,
+      backType: back.type,
+      i64Dtype,
+      stringErr,
+      onePointer,
+      aliveWithExport,
+      disposedAtEnd: Y.location === "none",
+      values,
+      expected: ref.output.flat(),
+      live: ctx.stats().livePointers,
+      produced: adapters.liveProducedTensors(),
     };
   });
   expect(r.cpuShared).toBe(true);
@@ -208,7 +244,9 @@ test("ORT CPU tensors ↔ CPU tensors share bytes; a DLPack export keeps an ORT 
   expect(r.produced).toBe(0);
 });
 
-test("an adopted ORT output is one ledger entry: a dropped one is reported and released once; a bad shape is refused before adoption", async ({ page }) => {
+test("an adopted ORT output is one ledger entry: a dropped one is reported and released once; a bad shape is refused before adoption", async ({
+  page,
+}) => {
   const r = await page.evaluate(async () => {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const { webdlpack, adapters, ort, loadMlp } = window as any;
@@ -232,11 +270,23 @@ test("an adopted ORT output is one ledger entry: a dropped one is reported and r
 
     // A shape ORT should never give: refused with the field named, nothing registered, the ORT tensor untouched.
     let disposed = 0;
-    const fake = (dims: unknown[]) => ({ type: "float32", dims, location: "gpu-buffer", gpuBuffer: Y.gpuBuffer, dispose: () => { disposed++; } });
+    const fake = (dims: unknown[]) => ({
+      type: "float32",
+      dims,
+      location: "gpu-buffer",
+      gpuBuffer: Y.gpuBuffer,
+      dispose: () => {
+        disposed++;
+      },
+    });
     const negative = failure(() => binding.tensorFromOrt(fake([4, -8])));
     const fraction = failure(() => binding.tensorFromOrt(fake([1.5])));
     const tooBig = failure(() => binding.tensorFromOrt(fake([4, 800])));
-    const refused = { disposed, pointers: ctx.stats().livePointers - pointersBefore, entries: ctx.ledger.size - entriesBefore };
+    const refused = {
+      disposed,
+      pointers: ctx.stats().livePointers - pointersBefore,
+      entries: ctx.ledger.size - entriesBefore,
+    };
 
     // Adopted: one ledger entry (the tensor's), naming the framework, the pointer and the bytes.
     let ptr = 0;
@@ -244,14 +294,22 @@ test("an adopted ORT output is one ledger entry: a dropped one is reported and r
     (() => {
       const t = binding.tensorFromOrt(Y); // never disposed
       ptr = t.data;
-      entries = ctx.ledger.entries().filter((e: { pointer: number }) => e.pointer === ptr).map((e: { kind: string; owner: string; bytes: number }) => `${e.kind}:${e.owner}:${e.bytes}`);
+      entries = ctx.ledger
+        .entries()
+        .filter((e: { pointer: number }) => e.pointer === ptr)
+        .map((e: { kind: string; owner: string; bytes: number }) => `${e.kind}:${e.owner}:${e.bytes}`);
     })();
     const aliveWhileHeld = Y.location === "gpu-buffer";
     for (let i = 0; i < 30 && ctx.leaks().length === 0; i++) {
       (window as unknown as { gc(): void }).gc();
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
-    const leaks = ctx.leaks().map((l: { kind: string; owner: string; bytes: number; pointer: number }) => ({ kind: l.kind, owner: l.owner, bytes: l.bytes, samePointer: l.pointer === ptr }));
+    const leaks = ctx.leaks().map((l: { kind: string; owner: string; bytes: number; pointer: number }) => ({
+      kind: l.kind,
+      owner: l.owner,
+      bytes: l.bytes,
+      samePointer: l.pointer === ptr,
+    }));
     let stale = "no error";
     try {
       ctx.gpuPointerToBuffer(ptr);
@@ -259,9 +317,17 @@ test("an adopted ORT output is one ledger entry: a dropped one is reported and r
       stale = (e as { code: string }).code;
     }
     const result = {
-      negative, fraction, tooBig, refused,
-      entries, aliveWhileHeld, leaks, releasedByFinalizer: Y.location === "none", stale,
-      pointersBack: ctx.stats().livePointers === pointersBefore, produced: adapters.liveProducedTensors(),
+      negative,
+      fraction,
+      tooBig,
+      refused,
+      entries,
+      aliveWhileHeld,
+      leaks,
+      releasedByFinalizer: Y.location === "none",
+      stale,
+      pointersBack: ctx.stats().livePointers === pointersBefore,
+      produced: adapters.liveProducedTensors(),
     };
     ctx.ledger.clearLeaks();
     return result;

@@ -29,11 +29,13 @@ test("ORT output → Python (same GPU pointer) → back to JS → TF.js op → r
     const pt = py.toPython(t);
     t.dispose(); // Python's reference alone keeps the ORT output alive now
     pyodide.globals.set("pt", pt);
-    const seen = pyodide.runPython(`
+    const seen = pyodide
+      .runPython(`
 import webdlpack
 back = webdlpack.from_dlpack(pt)   # Python re-imports it, zero-copy
 (tuple(int(v) for v in back.__dlpack_device__()), back.shape, str(back.dtype), back.data_ptr, back.byte_offset)
-`).toJs();
+`)
+      .toJs();
     const aliveInPython = Y.location === "gpu-buffer";
     const t2 = py.fromPython(pyodide.globals.get("back"));
     const samePointer = t2.data === pointer;
@@ -42,12 +44,24 @@ back = webdlpack.from_dlpack(pt)   # Python re-imports it, zero-copy
     const out = await adapters.tensorFromTfjs(tf, s);
     const before = readBytes;
     const values = Array.from(await adapters.readTensor(out)) as number[];
-    out.dispose(); s.dispose(); tt.dispose(); t2.dispose();
+    out.dispose();
+    s.dispose();
+    tt.dispose();
+    t2.dispose();
     pyodide.runPython("back.dispose(); pt.dispose(); del back, pt");
     pt.destroy();
     const releasedAtEnd = Y.location === "none";
     GPUBuffer.prototype.mapAsync = mapAsync;
-    return { seen: JSON.parse(JSON.stringify(seen)), pointer, aliveInPython, samePointer, before, values, expected: ref.tfjs_sigmoid.flat(), releasedAtEnd };
+    return {
+      seen: JSON.parse(JSON.stringify(seen)),
+      pointer,
+      aliveInPython,
+      samePointer,
+      before,
+      values,
+      expected: ref.tfjs_sigmoid.flat(),
+      releasedAtEnd,
+    };
   });
   expect(r.seen[0]).toEqual([15, 0]);
   expect(r.seen[1]).toEqual([4, 8]);

@@ -19,12 +19,20 @@ test("the bench gives real WebGPU (SwiftShader) and Pyodide from local files", a
   expect(info.python).toMatch(/^3\.14\./);
 });
 
-test("the benchmark page (bench/bench.html) measures every exchange direction against its copy, and the loop leaks nothing", async ({ page }) => {
+test("the benchmark page (bench/bench.html) measures every exchange direction against its copy, and the loop leaks nothing", async ({
+  page,
+}) => {
   await page.goto("/bench/bench.html");
   await page.waitForFunction(() => (window as unknown as { benchReady?: Promise<void> }).benchReady !== undefined);
   const r = await page.evaluate(async () => {
     type Row = { case: string; direction: string; kind: string; nbytes: number; median_us: number; min_us: number };
-    type Loop = { direction: string; count: number; changed: string[]; before: Record<string, number>; after: Record<string, number> };
+    type Loop = {
+      direction: string;
+      count: number;
+      changed: string[];
+      before: Record<string, number>;
+      after: Record<string, number>;
+    };
     const w = window as unknown as {
       benchReady: Promise<void>;
       benchInfo: { pyodide: string; python: string; adapter: string };

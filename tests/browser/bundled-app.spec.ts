@@ -26,23 +26,30 @@ test.beforeAll(() => {
 for (const bundler of ["esbuild", "vite"] as const) {
   test(`app bundled with ${bundler} finds the wheel and the side module with no options`, async ({ page }) => {
     const failed: string[] = [];
-    page.on("response", (r) => { if (r.status() >= 400) failed.push(`${r.status()} ${new URL(r.url()).pathname}`); });
+    page.on("response", (r) => {
+      if (r.status() >= 400) failed.push(`${r.status()} ${new URL(r.url()).pathname}`);
+    });
     page.on("pageerror", (err) => console.log(`[page error] ${err.message}`));
     await page.goto(`/build/bundle-test/${bundler}/index.html`);
     await page.waitForFunction(() => typeof (globalThis as { runBundledApp?: unknown }).runBundledApp === "function");
-    const result = await page.evaluate(async () => {
+    const result = (await page.evaluate(async () => {
       const { loadPyodide } = await import("/node_modules/pyodide/pyodide.mjs" as string);
-      const run = (globalThis as unknown as { runBundledApp: (l: unknown, u: string) => Promise<unknown> }).runBundledApp;
+      const run = (globalThis as unknown as { runBundledApp: (l: unknown, u: string) => Promise<unknown> })
+        .runBundledApp;
       return run(loadPyodide, "/node_modules/pyodide/");
-    }) as AppResult;
+    })) as AppResult;
     expect(result.adapter).toBe("swiftshader");
     expect(result.values).toEqual([1, 2, 3]);
     expect(result.pythonVersion).toBe("0.1.0");
     expect(result.clibVersion.major).toBe(0);
     if (bundler === "vite") {
       // Vite copied both files into its build and rewrote the URLs: no request failed.
-      expect(new URL(result.wheelSource).pathname).toMatch(/^\/build\/bundle-test\/vite\/assets\/webdlpack-0\.1\.0-py3-none-any-[\w-]+\.whl$/);
-      expect(new URL(result.clibSource).pathname).toMatch(/^\/build\/bundle-test\/vite\/assets\/libwebdlpack-[\w-]+\.so$/);
+      expect(new URL(result.wheelSource).pathname).toMatch(
+        /^\/build\/bundle-test\/vite\/assets\/webdlpack-0\.1\.0-py3-none-any-[\w-]+\.whl$/,
+      );
+      expect(new URL(result.clibSource).pathname).toMatch(
+        /^\/build\/bundle-test\/vite\/assets\/libwebdlpack-[\w-]+\.so$/,
+      );
       expect(failed).toEqual([]);
     } else {
       // esbuild keeps the URL next to the bundle (404): the embedded copies were used.

@@ -12,7 +12,10 @@ type Lib = typeof WDL;
 
 test("C in Pyodide allocates a WebGPU buffer through the context; JS reads it; C frees it", async ({ shared }) => {
   const result = await shared.evaluate(async () => {
-    const w = window as unknown as { webdlpack: Lib & Partial<typeof CLIB>; pyodide: CLIB.ClibPyodide & { runPython(code: string): unknown } };
+    const w = window as unknown as {
+      webdlpack: Lib & Partial<typeof CLIB>;
+      pyodide: CLIB.ClibPyodide & { runPython(code: string): unknown };
+    };
     const { testkit } = window as unknown as HarnessWindow;
     const clib: Pick<typeof CLIB, "loadWebDLPackC"> = w.webdlpack as typeof CLIB;
     const ctx = w.webdlpack.getContext();
@@ -38,7 +41,9 @@ wdl.wdl_last_error_message.restype = c_char_p
 `);
       const ptr = py("gp = wdl.wdl_webgpu_alloc(0, 4000, 0); gp") as number;
       const allocError = ptr === 0 ? (py("wdl.wdl_last_error_message().decode()") as string) : "";
-      const query = py("qi = Info(); [wdl.wdl_webgpu_query(gp, ctypes.byref(qi)), qi.nbytes, qi.allocated_nbytes, qi.usage, qi.owned]") as number[];
+      const query = py(
+        "qi = Info(); [wdl.wdl_webgpu_query(gp, ctypes.byref(qi)), qi.nbytes, qi.allocated_nbytes, qi.usage, qi.owned]",
+      ) as number[];
 
       // JS uses the very buffer C's pointer names: write, copy out, read back.
       const device = ctx.getWebGPUDevice(0);
@@ -50,10 +55,20 @@ wdl.wdl_last_error_message.restype = c_char_p
       const statsLive = lib.gpuStats();
       const freeRc = py("wdl.wdl_webgpu_free(gp)") as number;
       const afterFree = testkit.codeOf(() => ctx.gpuPointerInfo(ptr));
-      const doubleFree = py("[wdl.wdl_webgpu_free(gp), wdl.wdl_last_error_code(), wdl.wdl_last_error_message().decode()]") as [number, number, string];
+      const doubleFree = py(
+        "[wdl.wdl_webgpu_free(gp), wdl.wdl_last_error_code(), wdl.wdl_last_error_message().decode()]",
+      ) as [number, number, string];
       return {
-        ptr, allocError, query, matches: back.every((v, i) => v === values[i]), n: back.length,
-        statsLive, statsAfter: lib.gpuStats(), freeRc, afterFree, doubleFree,
+        ptr,
+        allocError,
+        query,
+        matches: back.every((v, i) => v === values[i]),
+        n: back.length,
+        statsLive,
+        statsAfter: lib.gpuStats(),
+        freeRc,
+        afterFree,
+        doubleFree,
       };
     } finally {
       lib.dispose();
@@ -73,7 +88,9 @@ wdl.wdl_last_error_message.restype = c_char_p
   expect(result.doubleFree[2]).toMatch(/^\[DOUBLE_FREE\]/);
 });
 
-test("a JS-made GPU tensor → Python (zero-copy, same pointer) → C resolves the same buffer through the host → freed exactly once", async ({ shared }) => {
+test("a JS-made GPU tensor → Python (zero-copy, same pointer) → C resolves the same buffer through the host → freed exactly once", async ({
+  shared,
+}) => {
   const r = await shared.evaluate(async () => {
     const w = window as unknown as {
       webdlpack: Lib & typeof CLIB;
@@ -87,16 +104,33 @@ test("a JS-made GPU tensor → Python (zero-copy, same pointer) → C resolves t
       const v = w.pyodide.runPython(code) as { toJs?: () => unknown };
       return typeof v === "object" && v !== null && typeof v.toJs === "function" ? v.toJs() : v;
     };
-    const ledgerRows = (p: number) => ctx.ledger.entries().filter((e) => e.pointer === p).map((e) => `${e.kind}:${e.owner}`).sort();
+    const ledgerRows = (p: number) =>
+      ctx.ledger
+        .entries()
+        .filter((e) => e.pointer === p)
+        .map((e) => `${e.kind}:${e.owner}`)
+        .sort();
     try {
       // JS makes the tensor: 4 float32 at byte_offset 16 of a 64-byte allocation, owned through onRelease.
       const ptr = await ctx.allocWebGPUChecked(64, { owner: "js-test" });
       const buffer = ctx.gpuPointerToBuffer(ptr);
-      ctx.getWebGPUDevice().queue.writeBuffer(buffer, 0, Float32Array.from({ length: 16 }, (_, i) => i * 1.5));
+      ctx.getWebGPUDevice().queue.writeBuffer(
+        buffer,
+        0,
+        Float32Array.from({ length: 16 }, (_, i) => i * 1.5),
+      );
       let released = 0;
       const jt = w.webdlpack.Tensor.webgpu({
-        pointer: ptr, deviceId: 0, dtype: "float32", shape: [2, 2], byteOffset: 16, owner: "js-test",
-        onRelease: () => { released++; ctx.freeWebGPU(ptr); },
+        pointer: ptr,
+        deviceId: 0,
+        dtype: "float32",
+        shape: [2, 2],
+        byteOffset: 16,
+        owner: "js-test",
+        onRelease: () => {
+          released++;
+          ctx.freeWebGPU(ptr);
+        },
       });
       const ledgerWhileJs = ledgerRows(ptr);
       w.pyodide.globals.set("jt9", jt);
@@ -150,7 +184,19 @@ tensor9.byte_offset = info9.allocated_nbytes - 8
       } catch (e) {
         stale = (e as { code: string }).code;
       }
-      return { ptr, ledgerWhileJs, seen, afterJsAndPython, c, bounds, values, sameBuffer, released, stale, ledgerEnd: ledgerRows(ptr) };
+      return {
+        ptr,
+        ledgerWhileJs,
+        seen,
+        afterJsAndPython,
+        c,
+        bounds,
+        values,
+        sameBuffer,
+        released,
+        stale,
+        ledgerEnd: ledgerRows(ptr),
+      };
     } finally {
       lib.dispose();
     }
@@ -161,7 +207,9 @@ tensor9.byte_offset = info9.allocated_nbytes - 8
   expect(r.c).toEqual([0, 0, 64, r.sameBuffer.size, 0, r.sameBuffer.usage, 1]);
   expect(r.sameBuffer.requested).toBe(64);
   expect(r.bounds[0]).toBe(-1);
-  expect(r.bounds[1]).toContain(`[OUT_OF_BOUNDS] the tensor reaches outside its GPU buffer; field DLTensor.byte_offset; value bytes [${r.sameBuffer.size - 8}, ${r.sameBuffer.size + 8}) of a ${r.sameBuffer.size}-byte buffer`);
+  expect(r.bounds[1]).toContain(
+    `[OUT_OF_BOUNDS] the tensor reaches outside its GPU buffer; field DLTensor.byte_offset; value bytes [${r.sameBuffer.size - 8}, ${r.sameBuffer.size + 8}) of a ${r.sameBuffer.size}-byte buffer`,
+  );
   expect(r.values).toEqual([6, 7.5, 9, 10.5]);
   expect(r.released).toBe(1);
   expect(r.stale).toBe("STALE_POINTER");

@@ -7,16 +7,21 @@
  */
 import { test, expect } from "@playwright/test";
 
-interface Row { check: string; status: string; detail: string; name?: string }
+interface Row {
+  check: string;
+  status: string;
+  detail: string;
+  name?: string;
+}
 
 test("webdlpack passes the kit, and each check catches its broken variants", async ({ page }) => {
   page.on("pageerror", (err) => console.log(`[page error] ${err.message}`));
   await page.goto("/tests/browser/harness.html?pyodide=0");
   await page.waitForFunction(() => document.getElementById("status")?.textContent === "ready");
-  const out = await page.evaluate(async () => {
+  const out = (await page.evaluate(async () => {
     const m = await import("/tests/browser/conformance-variants.js" as string);
     return m.runAll();
-  }) as { own: Row[]; lines: string[]; broken: Row[]; checkNames: string[] };
+  })) as { own: Row[]; lines: string[]; broken: Row[]; checkNames: string[] };
   console.log(out.lines.join("\n"));
 
   // webdlpack passes every check (pointer.foreign with a second PageContext: another pointer tag).

@@ -29,12 +29,23 @@ test("device destroy → lost → DEVICE_LOST → setup again → working device
     const values = Array.from(new Uint32Array((await readBuffer(newDevice, buffer, 0, 16)).buffer));
 
     const oldStill = (await failure(() => ctx.gpuPointerToBuffer(old))).code;
-    const stats = ctx.stats().devices.map((d) => ({ id: d.deviceId, current: d.current, lost: d.lost, live: d.livePointers }));
+    const stats = ctx
+      .stats()
+      .devices.map((d) => ({ id: d.deviceId, current: d.current, lost: d.lost, live: d.livePointers }));
     ctx.freeWebGPU(old); // dead pointers can still be freed
     ctx.freeWebGPU(fresh);
     return {
-      events, translate, device0, allocCode, infoLost, infoId: info.id, differentDevice: newDevice !== oldDevice,
-      values, oldStill, stats, liveAfter: ctx.stats().livePointers,
+      events,
+      translate,
+      device0,
+      allocCode,
+      infoLost,
+      infoId: info.id,
+      differentDevice: newDevice !== oldDevice,
+      values,
+      oldStill,
+      stats,
+      liveAfter: ctx.stats().livePointers,
     };
   });
   expect(result.events).toEqual([{ deviceId: 0, reason: "destroyed", message: expect.any(String) }]);

@@ -22,7 +22,9 @@ async function openHarness(page: Page): Promise<void> {
   await page.evaluate(() => (window as unknown as HarnessPage).harnessReady);
 }
 
-test("with tags 1..8 held elsewhere setup() takes tag 9: pointers with bit 31 set work through JS, Python and C", async ({ page }) => {
+test("with tags 1..8 held elsewhere setup() takes tag 9: pointers with bit 31 set work through JS, Python and C", async ({
+  page,
+}) => {
   await openHarness(page);
   const r = await page.evaluate(async () => {
     const { webdlpack, pyodide } = window as unknown as HarnessPage;
@@ -30,7 +32,8 @@ test("with tags 1..8 held elsewhere setup() takes tag 9: pointers with bit 31 se
     for (let tag = 1; tag <= 8; tag++) {
       void navigator.locks.request(`${webdlpack.POINTER_TAG_LOCK_PREFIX}${tag}`, () => new Promise(() => {}));
     }
-    for (let i = 0; i < 100 && ((await navigator.locks.query()).held ?? []).length < 8; i++) await new Promise((ok) => setTimeout(ok, 5));
+    for (let i = 0; i < 100 && ((await navigator.locks.query()).held ?? []).length < 8; i++)
+      await new Promise((ok) => setTimeout(ok, 5));
     const ctx = webdlpack.getContext();
     await ctx.setup();
     const tag = ctx.stats().pointerTag;
@@ -38,23 +41,31 @@ test("with tags 1..8 held elsewhere setup() takes tag 9: pointers with bit 31 se
     // JS
     const p = await ctx.allocWebGPU(64, { owner: "tag-test" });
     const js = { p, parts: webdlpack.describeGPUPointer(p), size: ctx.gpuPointerToBuffer(p).size, signedRefused: "" };
-    try { ctx.gpuPointerToBuffer(p | 0); } catch (err) { js.signedRefused = (err as WDL.WebDLPackError).code; }
+    try {
+      ctx.gpuPointerToBuffer(p | 0);
+    } catch (err) {
+      js.signedRefused = (err as WDL.WebDLPackError).code;
+    }
     ctx.freeWebGPU(p);
 
     // Python: upload, the same GPUBuffer in JS, readback, dispose → stale.
-    const py = await pyodide.runPythonAsync(`
+    const py = (await pyodide.runPythonAsync(`
 import array, webdlpack
 g = webdlpack.asarray(array.array("f", [1.0, 2.0, 3.0, 4.0]), device="webgpu:0")
 back = (await webdlpack.to_cpu_async(g)).tolist()
 [g.data_ptr, back]
-`) as { toJs(): [number, number[]] };
+`)) as { toJs(): [number, number[]] };
     const [pyPtr, pyBack] = py.toJs();
     const jg = pyodide.runPython("webdlpack.to_js(g)") as WDL.Tensor;
     const sameBuffer = jg.gpuBuffer === ctx.gpuPointerToBuffer(pyPtr);
     jg.dispose(); // JS lets go of its export, then Python of its tensor: the pointer is freed
     pyodide.runPython("g.dispose(); del g, back");
     let pyAfter = "no error";
-    try { ctx.gpuPointerToBuffer(pyPtr); } catch (err) { pyAfter = (err as WDL.WebDLPackError).code; }
+    try {
+      ctx.gpuPointerToBuffer(pyPtr);
+    } catch (err) {
+      pyAfter = (err as WDL.WebDLPackError).code;
+    }
 
     // C through ctypes: alloc, JS sees it, free.
     const lib = await webdlpack.loadWebDLPackC(pyodide, { url: "/wasm/build/libwebdlpack.so" });
@@ -71,7 +82,11 @@ cp`) as number;
       const info = ctx.gpuPointerInfo(cptr).requestedSize;
       const rc = pyodide.runPython("wdl.wdl_webgpu_free(cp)") as number;
       let freed = "no error";
-      try { ctx.gpuPointerToBuffer(cptr); } catch (err) { freed = (err as WDL.WebDLPackError).code; }
+      try {
+        ctx.gpuPointerToBuffer(cptr);
+      } catch (err) {
+        freed = (err as WDL.WebDLPackError).code;
+      }
       c = { ptr: cptr, info, freed: `${rc} ${freed}` };
     } finally {
       lib.dispose();
@@ -95,13 +110,21 @@ cp`) as number;
   // The kit's P3 check on this context, whose pointers all have bit 31 set: the check is not vacuous here.
   const u32 = await page.evaluate(async () => {
     const { runConformance } = await import("/js/dist/conformance/index.js" as string);
-    const report = await runConformance({ context: (window as unknown as HarnessPage).webdlpack.getContext(), only: ["pointer.u32"], print: false });
-    return report.results.map((x: { check: string; status: string; detail: string }) => `${x.check} ${x.status} ${x.detail}`);
+    const report = await runConformance({
+      context: (window as unknown as HarnessPage).webdlpack.getContext(),
+      only: ["pointer.u32"],
+      print: false,
+    });
+    return report.results.map(
+      (x: { check: string; status: string; detail: string }) => `${x.check} ${x.status} ${x.detail}`,
+    );
   });
   expect(u32).toEqual(["pointer.u32 pass "]);
 });
 
-test("a same-origin iframe is another context on the same thread: page and iframe refuse each other's pointers, saying so", async ({ page }) => {
+test("a same-origin iframe is another context on the same thread: page and iframe refuse each other's pointers, saying so", async ({
+  page,
+}) => {
   page.on("pageerror", (err) => console.log(`[page error] ${err.message}`));
   await page.goto("/tests/browser/harness.html?pyodide=0");
   await page.waitForFunction(() => (window as unknown as { harnessReady?: unknown }).harnessReady !== undefined);
@@ -130,8 +153,12 @@ test("a same-origin iframe is another context on the same thread: page and ifram
     };
     const { describeGPUPointer } = (window as unknown as HarnessPage).webdlpack;
     const result = {
-      distinct: pageCtx !== frameCtx, tags: [pageCtx.stats().pointerTag, frameCtx.stats().pointerTag],
-      a: describeGPUPointer(a), b: describeGPUPointer(b), pageSeesFrame: refusal(pageCtx, b), frameSeesPage: refusal(frameCtx, a),
+      distinct: pageCtx !== frameCtx,
+      tags: [pageCtx.stats().pointerTag, frameCtx.stats().pointerTag],
+      a: describeGPUPointer(a),
+      b: describeGPUPointer(b),
+      pageSeesFrame: refusal(pageCtx, b),
+      frameSeesPage: refusal(frameCtx, a),
     };
     pageCtx.freeWebGPU(a);
     frameCtx.freeWebGPU(b);

@@ -4,7 +4,9 @@
  */
 import { test, expect, type HarnessWindow } from "./fixtures.js";
 
-test("alloc → translate → writeBuffer → compute shader doubles in place → read back → free → STALE_POINTER", async ({ jsPage }) => {
+test("alloc → translate → writeBuffer → compute shader doubles in place → read back → free → STALE_POINTER", async ({
+  jsPage,
+}) => {
   const result = await jsPage.evaluate(async () => {
     const { setup, codeOf, dispatch, readBuffer } = (window as unknown as HarnessWindow).testkit;
     // No caching, so the free destroys the buffer at once (checked below).
@@ -57,7 +59,15 @@ test("alloc → translate → writeBuffer → compute shader doubles in place �
   expect(result.ptr).toBeLessThan(2 ** 32);
   expect(result.wrong).toBe(0);
   expect(result.sample).toEqual([-14, -13, 986]);
-  expect(result.info).toMatchObject({ deviceId: 0, size: 4016, requestedSize: 4004, owner: "test", owned: true, label: "doubling", deviceLost: false });
+  expect(result.info).toMatchObject({
+    deviceId: 0,
+    size: 4016,
+    requestedSize: 4004,
+    owner: "test",
+    owned: true,
+    label: "doubling",
+    deviceLost: false,
+  });
   expect(result.info.usage).toBe(0x80 | 0x04 | 0x08);
   expect(result.livePointers).toBe(1);
   expect(result.liveBytes).toBe(4016);
@@ -72,7 +82,9 @@ test("alloc → translate → writeBuffer → compute shader doubles in place �
   expect(result.liveAfter).toBe(0);
 });
 
-test("1000 alloc/free cycles reuse one cached buffer under 1000 distinct pointer values; a stale pointer never names it", async ({ jsPage }) => {
+test("1000 alloc/free cycles reuse one cached buffer under 1000 distinct pointer values; a stale pointer never names it", async ({
+  jsPage,
+}) => {
   const result = await jsPage.evaluate(async () => {
     const { ctx } = await (window as unknown as HarnessWindow).testkit.setup();
     const seen = new Set<number>();
@@ -92,7 +104,13 @@ test("1000 alloc/free cycles reuse one cached buffer under 1000 distinct pointer
       }
       ctx.freeWebGPU(p);
     }
-    return { distinct: seen.size, hasFirst: seen.has(first), buffers: buffers.size, staleResolved, live: ctx.stats().livePointers };
+    return {
+      distinct: seen.size,
+      hasFirst: seen.has(first),
+      buffers: buffers.size,
+      staleResolved,
+      live: ctx.stats().livePointers,
+    };
   });
   expect(result.distinct).toBe(1000);
   expect(result.hasFirst).toBe(false);
@@ -102,20 +120,27 @@ test("1000 alloc/free cycles reuse one cached buffer under 1000 distinct pointer
   expect(result.live).toBe(0);
 });
 
-test("bad sizes and usages are typed errors and never destroy the device; foreign buffers can be adopted", async ({ jsPage }) => {
+test("bad sizes and usages are typed errors and never destroy the device; foreign buffers can be adopted", async ({
+  jsPage,
+}) => {
   const result = await jsPage.evaluate(async () => {
     const { setup, failure } = (window as unknown as HarnessWindow).testkit;
     const { ctx, device } = await setup();
     const tooBig = await failure(() => ctx.allocWebGPU(2 ** 30 + 1));
     const negative = await failure(() => ctx.allocWebGPU(-4));
     // MAP_READ may only be combined with COPY_DST: refused before WebGPU is asked.
-    const badUsage = await failure(() => ctx.allocWebGPU(64, { usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.STORAGE }));
+    const badUsage = await failure(() =>
+      ctx.allocWebGPU(64, { usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.STORAGE }),
+    );
     const okAfter = await ctx.allocWebGPUChecked(64);
     const usable = ctx.gpuPointerToBuffer(okAfter).size;
     ctx.freeWebGPU(okAfter);
 
     // Adopt a buffer "another framework" made; freeing only forgets it.
-    const foreign = device.createBuffer({ size: 36, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST });
+    const foreign = device.createBuffer({
+      size: 36,
+      usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST,
+    });
     const released: number[] = [];
     const ptr = ctx.registerGPUBuffer(foreign, { owner: "other", onRelease: (_b, p) => released.push(p) });
     const same = ctx.gpuPointerToBuffer(ptr) === foreign;
@@ -125,7 +150,16 @@ test("bad sizes and usages are typed errors and never destroy the device; foreig
     device.queue.writeBuffer(foreign, 0, new Uint8Array(4));
     const stillAlive = (await device.popErrorScope()) === null;
     foreign.destroy();
-    return { tooBig, negative, badUsage, usable, same, twice, released: released[0] === ptr && released.length === 1, stillAlive };
+    return {
+      tooBig,
+      negative,
+      badUsage,
+      usable,
+      same,
+      twice,
+      released: released[0] === ptr && released.length === 1,
+      stillAlive,
+    };
   });
   expect(result.tooBig.code).toBe("INVALID_ARGUMENT");
   expect(result.tooBig.message).toContain("1073741825");

@@ -5,7 +5,9 @@
  */
 import { test, expect, type HarnessWindow } from "./fixtures.js";
 
-test("registerGPUBuffer refuses a destroyed buffer and another GPUDevice's buffer; a good one stays usable", async ({ jsPage }) => {
+test("registerGPUBuffer refuses a destroyed buffer and another GPUDevice's buffer; a good one stays usable", async ({
+  jsPage,
+}) => {
   const r = await jsPage.evaluate(async () => {
     const { setup } = (window as unknown as HarnessWindow).testkit;
     const { ctx, device } = await setup({});
@@ -19,7 +21,7 @@ test("registerGPUBuffer refuses a destroyed buffer and another GPUDevice's buffe
     const pForeign = ctx.registerGPUBuffer(foreign);
     const pGood = ctx.registerGPUBuffer(good);
     await device.queue.onSubmittedWorkDone();
-    await new Promise((res) => setTimeout(res, 50));        // the error scopes' verdicts arrive
+    await new Promise((res) => setTimeout(res, 50)); // the error scopes' verdicts arrive
     const use = (p: number): string => {
       try {
         return ctx.gpuPointerToBuffer(p) ? "usable" : "nothing";
@@ -29,7 +31,7 @@ test("registerGPUBuffer refuses a destroyed buffer and another GPUDevice's buffe
       }
     };
     const result = { destroyed: use(pDestroyed), foreign: use(pForeign), good: use(pGood) };
-    for (const p of [pDestroyed, pForeign, pGood]) ctx.freeWebGPU(p);  // freeing a refused pointer still works
+    for (const p of [pDestroyed, pForeign, pGood]) ctx.freeWebGPU(p); // freeing a refused pointer still works
     foreign.destroy();
     other.destroy();
     good.destroy();
@@ -43,7 +45,9 @@ test("registerGPUBuffer refuses a destroyed buffer and another GPUDevice's buffe
   });
 });
 
-test("the register check runs once per GPUBuffer and device: a verified buffer costs no GPU call, a refused one stays refused", async ({ jsPage }) => {
+test("the register check runs once per GPUBuffer and device: a verified buffer costs no GPU call, a refused one stays refused", async ({
+  jsPage,
+}) => {
   const r = await jsPage.evaluate(async () => {
     const { setup } = (window as unknown as HarnessWindow).testkit;
     const { ctx, device } = await setup({});
@@ -51,7 +55,7 @@ test("the register check runs once per GPUBuffer and device: a verified buffer c
     const other = await (await navigator.gpu.requestAdapter())!.requestDevice();
     const good = device.createBuffer({ size: 64, usage, label: "good" });
     const foreign = other.createBuffer({ size: 64, usage, label: "foreign" });
-    let checks = 0;                                          // zero-byte writeBuffers: the check's GPU call
+    let checks = 0; // zero-byte writeBuffers: the check's GPU call
     const write = GPUQueue.prototype.writeBuffer;
     GPUQueue.prototype.writeBuffer = function (this: GPUQueue, ...args: Parameters<GPUQueue["writeBuffer"]>) {
       if ((args[2] as ArrayBufferView).byteLength === 0) checks += 1;
@@ -70,7 +74,8 @@ test("the register check runs once per GPUBuffer and device: a verified buffer c
     };
     const seen: string[] = [];
     try {
-      for (let round = 0; round < 3; round++) {               // the same buffers registered again and again
+      for (let round = 0; round < 3; round++) {
+        // the same buffers registered again and again
         const pGood = ctx.registerGPUBuffer(good);
         const pForeign = ctx.registerGPUBuffer(foreign);
         const pPending = round === 0 ? ctx.registerGPUBuffer(device.createBuffer({ size: 64, usage })) : null;
@@ -94,7 +99,7 @@ test("the register check runs once per GPUBuffer and device: a verified buffer c
       const owned = device.createBuffer({ size: 64, usage });
       const pOwned = ctx.registerGPUBuffer(owned, { owned: true });
       await settle();
-      ctx.freeWebGPU(pOwned);                                  // unpooled and owned: given back for destroy
+      ctx.freeWebGPU(pOwned); // unpooled and owned: given back for destroy
       const afterOwned = checks;
       const again = ctx.registerGPUBuffer(owned);
       seen.push(`owned re-registered: ${checks - afterOwned} check`);
@@ -108,7 +113,13 @@ test("the register check runs once per GPUBuffer and device: a verified buffer c
     return { seen, checks, live: ctx.stats().livePointers };
   });
   expect(r).toEqual({
-    seen: ["usable/INVALID_ARGUMENT", "usable/INVALID_ARGUMENT", "usable/INVALID_ARGUMENT", "usable 1", "owned re-registered: 1 check"],
+    seen: [
+      "usable/INVALID_ARGUMENT",
+      "usable/INVALID_ARGUMENT",
+      "usable/INVALID_ARGUMENT",
+      "usable 1",
+      "owned re-registered: 1 check",
+    ],
     checks: 6, // round 0: good, foreign, the pending one; then `twice` once; `owned` twice (before and after webdlpack destroyed it)
     live: 0,
   });

@@ -63,7 +63,9 @@ test("five concurrent setup() calls make one adapter request and one device", as
   expect(result.info.limits.minStorageBufferOffsetAlignment).toBe(256);
 });
 
-test("no navigator.gpu → NO_WEBGPU, no adapter → NO_ADAPTER, missing feature → UNSUPPORTED naming it; then setup works", async ({ jsPage }) => {
+test("no navigator.gpu → NO_WEBGPU, no adapter → NO_ADAPTER, missing feature → UNSUPPORTED naming it; then setup works", async ({
+  jsPage,
+}) => {
   const result = await jsPage.evaluate(async () => {
     const { getContext } = (window as unknown as { webdlpack: Lib }).webdlpack;
     const ctx = getContext();
@@ -84,7 +86,16 @@ test("no navigator.gpu → NO_WEBGPU, no adapter → NO_ADAPTER, missing feature
     const tooBig = await failure(() => ctx.setup({ requiredLimits: { maxBufferSize: 2 ** 40 } }));
     const info = await ctx.setup({ requiredFeatures: ["timestamp-query"] });
     const later = await failure(() => ctx.setup({ requiredFeatures: ["shader-f16"] }));
-    return { hadGpu, noWebGPU, noAdapter, f16, tooBig, features: info.features, later, stillWorks: (await ctx.setup()) === info };
+    return {
+      hadGpu,
+      noWebGPU,
+      noAdapter,
+      f16,
+      tooBig,
+      features: info.features,
+      later,
+      stillWorks: (await ctx.setup()) === info,
+    };
   });
   expect(result.hadGpu).toBe(true);
   expect(result.noWebGPU.code).toBe("NO_WEBGPU");
@@ -101,7 +112,9 @@ test("no navigator.gpu → NO_WEBGPU, no adapter → NO_ADAPTER, missing feature
   expect(result.stillWorks).toBe(true);
 });
 
-test("user devices: same device → same id > 0, unknown id → UNKNOWN_DEVICE, allocation on a custom device", async ({ jsPage }) => {
+test("user devices: same device → same id > 0, unknown id → UNKNOWN_DEVICE, allocation on a custom device", async ({
+  jsPage,
+}) => {
   const result = await jsPage.evaluate(async () => {
     const { setup, codeOf } = (window as unknown as HarnessWindow).testkit;
     const { ctx } = await setup();
@@ -125,9 +138,18 @@ test("user devices: same device → same id > 0, unknown id → UNKNOWN_DEVICE, 
     const newId = ctx.registerWebGPUDevice(mine);
     mine.destroy();
     return {
-      id, again, defaultId, unknown, sameDevice: ctx.getWebGPUDevice(0) !== mine,
-      writeError: writeError?.message ?? null, infoDevice: info.deviceId, size: info.size, requested: info.requestedSize,
-      unregisterLive, afterUnregister, newId,
+      id,
+      again,
+      defaultId,
+      unknown,
+      sameDevice: ctx.getWebGPUDevice(0) !== mine,
+      writeError: writeError?.message ?? null,
+      infoDevice: info.deviceId,
+      size: info.size,
+      requested: info.requestedSize,
+      unregisterLive,
+      afterUnregister,
+      newId,
     };
   });
   expect(result.id).toBeGreaterThan(0);

@@ -27,7 +27,9 @@ test("two real copies of the library share one context and one pointer table", a
     } catch (e) {
       staleViaCopy2 = (e as { code?: string }).code ?? String(e);
     }
-    const record = (globalThis as unknown as Record<symbol, { protocol: { major: number; minor: number } }>)[Symbol.for("webdlpack.context")];
+    const record = (globalThis as unknown as Record<symbol, { protocol: { major: number; minor: number } }>)[
+      Symbol.for("webdlpack.context")
+    ];
     return {
       distinctModules: a.getContext !== b.getContext && a.WebDLPackError !== b.WebDLPackError,
       sameContext: ca === cb && cb === harness.getContext(),
@@ -47,7 +49,9 @@ test("two real copies of the library share one context and one pointer table", a
   expect(result.copyProtocol).toEqual({ major: 1, minor: 2 });
 });
 
-test("a copy with another protocol major refuses with INCOMPATIBLE_CONTEXT naming both versions", async ({ jsPage }) => {
+test("a copy with another protocol major refuses with INCOMPATIBLE_CONTEXT naming both versions", async ({
+  jsPage,
+}) => {
   const result = await jsPage.evaluate(async () => {
     const load = new Function("u", "return import(u)") as (url: string) => Promise<Lib>;
     const harness = (window as unknown as { webdlpack: Lib }).webdlpack;

@@ -7,8 +7,24 @@
 import { readFileSync } from "node:fs";
 import { test, expect, type Page } from "@playwright/test";
 
-interface Step { index: number; name: string; device: string; pointer: string; bytes: number; copy: boolean; values: string; liveEntries: number }
-interface PanelEntry { kind: string; owner: string; pointer: number | null; deviceId: number | null; bytes: number; ageMs: number }
+interface Step {
+  index: number;
+  name: string;
+  device: string;
+  pointer: string;
+  bytes: number;
+  copy: boolean;
+  values: string;
+  liveEntries: number;
+}
+interface PanelEntry {
+  kind: string;
+  owner: string;
+  pointer: number | null;
+  deviceId: number | null;
+  bytes: number;
+  ageMs: number;
+}
 interface Panel {
   cacheMode: string;
   device: { livePointers: number; cachedBuffers: number; hits: number; misses: number };
@@ -16,13 +32,30 @@ interface Panel {
   entries: PanelEntry[];
   leaks: PanelEntry[];
 }
-interface DemoResult { ok: boolean; steps: Step[]; checks: Record<string, unknown>; panel: Panel; error?: string; advice?: string | null }
+interface DemoResult {
+  ok: boolean;
+  steps: Step[];
+  checks: Record<string, unknown>;
+  panel: Panel;
+  error?: string;
+  advice?: string | null;
+}
 
-const reference = JSON.parse(readFileSync("web/model/demo_reference.json", "utf8")) as { tfjs_sigmoid: number[]; input: number[] };
-const shown = (values: number[]): string => `[${values.slice(0, 6).map((v) => Math.round(v * 1e4) / 1e4).map((v) => (Number.isInteger(v) ? v.toFixed(1) : String(v))).join(", ")}]`;
+const reference = JSON.parse(readFileSync("web/model/demo_reference.json", "utf8")) as {
+  tfjs_sigmoid: number[];
+  input: number[];
+};
+const shown = (values: number[]): string =>
+  `[${values
+    .slice(0, 6)
+    .map((v) => Math.round(v * 1e4) / 1e4)
+    .map((v) => (Number.isInteger(v) ? v.toFixed(1) : String(v)))
+    .join(", ")}]`;
 
 async function demoResult(page: Page): Promise<DemoResult> {
-  const handle = await page.waitForFunction(() => (window as unknown as { demoResult?: unknown }).demoResult, null, { timeout: 100_000 });
+  const handle = await page.waitForFunction(() => (window as unknown as { demoResult?: unknown }).demoResult, null, {
+    timeout: 100_000,
+  });
   return (await handle.jsonValue()) as DemoResult;
 }
 
@@ -30,8 +63,15 @@ async function demoResult(page: Page): Promise<DemoResult> {
 function expectRightExchange(r: DemoResult): void {
   expect(r.error).toBeUndefined();
   expect(r.checks).toMatchObject({
-    inputMatchesReference: true, ortInputShared: true, ortOutputShared: true, tfjsInputShared: true, tfjsOutputShared: true,
-    valuesOk: true, pythonLiveExports: 0, leftoverPointers: 0, leftoverTfjsTensors: 0,
+    inputMatchesReference: true,
+    ortInputShared: true,
+    ortOutputShared: true,
+    tfjsInputShared: true,
+    tfjsOutputShared: true,
+    valuesOk: true,
+    pythonLiveExports: 0,
+    leftoverPointers: 0,
+    leftoverTfjsTensors: 0,
   });
   expect(r.checks["maxAbsError"] as number).toBeLessThan(1e-4);
   expect(r.ok).toBe(true);
@@ -75,9 +115,12 @@ async function expectDrawn(page: Page, steps: Step[]): Promise<void> {
   }
 }
 
-const panel = (page: Page): Promise<Panel> => page.evaluate(() => (window as unknown as { demoPanel(): Panel }).demoPanel());
+const panel = (page: Page): Promise<Panel> =>
+  page.evaluate(() => (window as unknown as { demoPanel(): Panel }).demoPanel());
 
-test("the demo page walks Python → JS → WebGPU → ORT-web → TF.js → Python and shows each step and the allocations", async ({ page }, testInfo) => {
+test("the demo page walks Python → JS → WebGPU → ORT-web → TF.js → Python and shows each step and the allocations", async ({
+  page,
+}, testInfo) => {
   const problems: string[] = [];
   page.on("pageerror", (err) => problems.push(err.message));
   await page.goto("/web/index.html");
@@ -112,7 +155,12 @@ test("the demo page walks Python → JS → WebGPU → ORT-web → TF.js → Pyt
   await expect(page.locator("#ledger tbody")).toContainText("demo (leaked on purpose)");
   const live = await panel(page);
   expect(live.entries).toHaveLength(1);
-  expect(live.entries[0]).toMatchObject({ kind: "gpu-buffer", owner: "demo (leaked on purpose)", deviceId: 0, bytes: 4096 });
+  expect(live.entries[0]).toMatchObject({
+    kind: "gpu-buffer",
+    owner: "demo (leaked on purpose)",
+    deviceId: 0,
+    bytes: 4096,
+  });
   const leaked = live.entries[0]!.pointer!;
   await expect(page.locator("#ledger tbody")).toContainText(`0x${leaked.toString(16)}`);
   await expect(async () => {
@@ -146,7 +194,9 @@ test("without WebGPU the demo page says so and what to do, and loads nothing els
   await expect(page.locator("#run")).toBeDisabled();
 });
 
-test("?worker=1 runs the same loading stages and steps inside a dedicated Web Worker; the page only draws them", async ({ page }) => {
+test("?worker=1 runs the same loading stages and steps inside a dedicated Web Worker; the page only draws them", async ({
+  page,
+}) => {
   const problems: string[] = [];
   page.on("pageerror", (err) => problems.push(err.message));
   await page.goto("/web/index.html?worker=1");
@@ -166,7 +216,9 @@ test("?worker=1 runs the same loading stages and steps inside a dedicated Web Wo
   expect(r.panel.device.livePointers).toBe(0);
   expect(r.panel.entries).toEqual([]);
   await expect(page.locator("#ledger tbody")).toHaveText("nothing alive");
-  expect(await page.evaluate(() => Object.getOwnPropertySymbols(globalThis).map(String))).not.toContain("Symbol(webdlpack.context)");
+  expect(await page.evaluate(() => Object.getOwnPropertySymbols(globalThis).map(String))).not.toContain(
+    "Symbol(webdlpack.context)",
+  );
   // The leak button asks the worker: its ledger shows the dropped buffer.
   await page.locator("#leak").click();
   await expect(page.locator("#ledger tbody")).toContainText("demo (leaked on purpose)");

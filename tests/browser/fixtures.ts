@@ -12,7 +12,9 @@ import type * as WDL from "../../js/src/index.js";
 async function openHarness(page: Page, query: string): Promise<Page> {
   page.on("pageerror", (err) => console.log(`[page error] ${err.message}`));
   await page.goto(`/tests/browser/harness.html${query}`);
-  await page.waitForFunction(() => (window as unknown as { harnessReady?: Promise<boolean> }).harnessReady !== undefined);
+  await page.waitForFunction(
+    () => (window as unknown as { harnessReady?: Promise<boolean> }).harnessReady !== undefined,
+  );
   await page.evaluate(() => (window as unknown as { harnessReady: Promise<boolean> }).harnessReady);
   return page;
 }
@@ -113,5 +115,10 @@ export interface PageTestkit {
    * Submit one compute pass of `pipeline` (or of WGSL source with entry point `main`) with `resource`
    * at group 0, binding 0, over `workgroups` workgroups; returns the pipeline.
    */
-  dispatch(device: GPUDevice, pipeline: GPUComputePipeline | string, resource: GPUBufferBinding, workgroups: number): GPUComputePipeline;
+  dispatch(
+    device: GPUDevice,
+    pipeline: GPUComputePipeline | string,
+    resource: GPUBufferBinding,
+    workgroups: number,
+  ): GPUComputePipeline;
 }

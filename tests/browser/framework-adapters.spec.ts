@@ -11,7 +11,9 @@ test.beforeEach(async ({ page }) => {
   await openFrameworksPage(page);
 });
 
-test("bindLiteRtToContext: refused before loadLiteRt; then LiteRT's default environment is the shared device and its own device is destroyed", async ({ page }) => {
+test("bindLiteRtToContext: refused before loadLiteRt; then LiteRT's default environment is the shared device and its own device is destroyed", async ({
+  page,
+}) => {
   const r = await page.evaluate(async () => {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const { webdlpack, adapters, litert, loadLiteRtLocal, testkit } = window as any;
@@ -30,12 +32,16 @@ test("bindLiteRtToContext: refused before loadLiteRt; then LiteRT's default envi
     const again = await adapters.bindLiteRtToContext(litert, ctx);
     const [y] = await model.run([new litert.Tensor(new Float32Array(32).fill(1), [4, 8])]);
     const firstStillRuns = y.accelerator === "webgpu" && (await y.data()).length === 32;
-    y.delete(); model.delete();
+    y.delete();
+    model.delete();
     return {
-      early: { code: early.code, field: early.field }, notLiteRt: notLiteRt.code,
-      ownWasOther: own !== device, ownReason: reason,
+      early: { code: early.code, field: early.field },
+      notLiteRt: notLiteRt.code,
+      ownWasOther: own !== device,
+      ownReason: reason,
       defaultIsShared: webdlpack.unwrapDevice(litert.getWebGpuDevice()) === device,
-      firstEnvReplaced: litert.getDefaultEnvironment() === again.environment && again.environment !== binding.environment,
+      firstEnvReplaced:
+        litert.getDefaultEnvironment() === again.environment && again.environment !== binding.environment,
       firstStillRuns,
       guardOwners: ctx.stats().devices[0].guardOwners,
     };
@@ -50,7 +56,9 @@ test("bindLiteRtToContext: refused before loadLiteRt; then LiteRT's default envi
   expect(r.guardOwners).toContain("litert");
 });
 
-test("tensorToLiteRt: in place when it can, a GPU copy for byte_offset (IS_COPIED, right values), LiteRT's own copy for CPU; refusals are typed", async ({ page }) => {
+test("tensorToLiteRt: in place when it can, a GPU copy for byte_offset (IS_COPIED, right values), LiteRT's own copy for CPU; refusals are typed", async ({
+  page,
+}) => {
   const r = await page.evaluate(async () => {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const { webdlpack, adapters, litert, loadLiteRtLocal, testkit } = window as any;
@@ -72,7 +80,13 @@ test("tensorToLiteRt: in place when it can, a GPU copy for byte_offset (IS_COPIE
     // At byte_offset 16: LiteRT takes no offset, so the adapter copies on the GPU.
     const ptr = await ctx.allocWebGPU(16 + input.byteLength);
     device.queue.writeBuffer(ctx.gpuPointerToBuffer(ptr), 16, input);
-    const shifted = webdlpack.Tensor.webgpu({ pointer: ptr, deviceId: 0, dtype: "float32", shape: [4, 8], byteOffset: 16 });
+    const shifted = webdlpack.Tensor.webgpu({
+      pointer: ptr,
+      deviceId: 0,
+      dtype: "float32",
+      shape: [4, 8],
+      byteOffset: 16,
+    });
     const never = await testkit.failure(() => lr.tensorToLiteRt(shifted, { copy: "never" }));
     const copied = await lr.tensorToLiteRt(shifted);
     const copiedInfo = adapters.handoffInfo(copied);
@@ -96,15 +110,28 @@ test("tensorToLiteRt: in place when it can, a GPU copy for byte_offset (IS_COPIE
     const badEnv = await testkit.failure(() => adapters.tensorToLiteRt(litert, contiguous, { environment: otherEnv }));
     const cpuEnv = await litert.Environment.create({ webGpuDevice: null });
     const noGpuEnv = testkit.codeOf(() => adapters.checkLiteRtEnvironment(cpuEnv, ctx));
-    otherEnv.delete(); cpuEnv.delete(); otherDevice.destroy();
-    shifted.dispose(); f16.dispose(); contiguous.dispose(); cpu.dispose(); ctx.freeWebGPU(ptr);
+    otherEnv.delete();
+    cpuEnv.delete();
+    otherDevice.destroy();
+    shifted.dispose();
+    f16.dispose();
+    contiguous.dispose();
+    cpu.dispose();
+    ctx.freeWebGPU(ptr);
     model.delete();
     return {
-      never: { code: never.code, message: never.message }, copiedInfo, copiedErr, copyFreed,
-      cpuNever: cpuNever.code, cpuInfo, cpuErr,
+      never: { code: never.code, message: never.message },
+      copiedInfo,
+      copiedErr,
+      copyFreed,
+      cpuNever: cpuNever.code,
+      cpuInfo,
+      cpuErr,
       badType: { code: badType.code, field: badType.field, value: badType.value },
-      badEnv: { code: badEnv.code, field: badEnv.field }, noGpuEnv,
-      leaks: ctx.leaks().length, produced: adapters.liveProducedTensors(),
+      badEnv: { code: badEnv.code, field: badEnv.field },
+      noGpuEnv,
+      leaks: ctx.leaks().length,
+      produced: adapters.liveProducedTensors(),
     };
   });
   expect(r.never.code).toBe("COPY_REQUIRED");
@@ -122,7 +149,9 @@ test("tensorToLiteRt: in place when it can, a GPU copy for byte_offset (IS_COPIE
   expect(r.produced).toBe(0);
 });
 
-test("tensorFromLiteRt: one lease per output shared by every holder; deleted, CPU and foreign-device outputs are refused", async ({ page }) => {
+test("tensorFromLiteRt: one lease per output shared by every holder; deleted, CPU and foreign-device outputs are refused", async ({
+  page,
+}) => {
   const r = await page.evaluate(async () => {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const { webdlpack, adapters, litert, loadLiteRtLocal, testkit } = window as any;
@@ -138,7 +167,11 @@ test("tensorFromLiteRt: one lease per output shared by every holder; deleted, CP
     const a = lr.tensorFromLiteRt(ly);
     const b = lr.tensorFromLiteRt(ly); // the same adoption: one pointer, two holders
     const onePointer = a.data === b.data && ctx.stats().livePointers === pointersBefore + 1;
-    const ledger = ctx.ledger.entries().filter((e: { pointer: number }) => e.pointer === a.data).map((e: { kind: string; owner: string }) => `${e.kind}:${e.owner}`).sort();
+    const ledger = ctx.ledger
+      .entries()
+      .filter((e: { pointer: number }) => e.pointer === a.data)
+      .map((e: { kind: string; owner: string }) => `${e.kind}:${e.owner}`)
+      .sort();
     const desc = { shape: [...a.shape], sameBuffer: ctx.gpuPointerToBuffer(a.data) === buffer };
     a.dispose();
     const aliveWithB = !ly.deleted;
@@ -157,14 +190,32 @@ test("tensorFromLiteRt: one lease per output shared by every holder; deleted, CP
     cy.delete();
     const otherDevice = await (await navigator.gpu.requestAdapter())!.requestDevice();
     const otherEnv = await litert.Environment.create({ webGpuDevice: otherDevice });
-    const otherModel = await litert.loadAndCompile("/tests/data/litert_fc.tflite", { accelerator: "webgpu", environment: otherEnv });
+    const otherModel = await litert.loadAndCompile("/tests/data/litert_fc.tflite", {
+      accelerator: "webgpu",
+      environment: otherEnv,
+    });
     const [oy] = await otherModel.run([new litert.Tensor(x, [4, 8], otherEnv)]);
     const foreign = await testkit.failure(() => lr.tensorFromLiteRt(oy));
-    oy.delete(); otherModel.delete(); cpuModel.delete(); gpuModel.delete(); otherEnv.delete(); otherDevice.destroy();
+    oy.delete();
+    otherModel.delete();
+    cpuModel.delete();
+    gpuModel.delete();
+    otherEnv.delete();
+    otherDevice.destroy();
     return {
-      onePointer, ledger, desc, aliveWithB, aliveWithHold, deletedAtLast, pointersBack: pointersAfter === pointersBefore,
-      deleted, notTensor, cpuOut: { code: cpuOut.code, field: cpuOut.field, value: cpuOut.value },
-      foreign: { code: foreign.code, field: foreign.field }, produced: adapters.liveProducedTensors(), leaks: ctx.leaks().length,
+      onePointer,
+      ledger,
+      desc,
+      aliveWithB,
+      aliveWithHold,
+      deletedAtLast,
+      pointersBack: pointersAfter === pointersBefore,
+      deleted,
+      notTensor,
+      cpuOut: { code: cpuOut.code, field: cpuOut.field, value: cpuOut.value },
+      foreign: { code: foreign.code, field: foreign.field },
+      produced: adapters.liveProducedTensors(),
+      leaks: ctx.leaks().length,
     };
   });
   expect(r.onePointer).toBe(true);
@@ -183,7 +234,9 @@ test("tensorFromLiteRt: one lease per output shared by every holder; deleted, CP
   expect(r.leaks).toBe(0);
 });
 
-test("decoder model: Transformers.js replaces preferredOutputLocation — logits come back on the CPU, the KV cache stays on the shared GPU and is adoptable once generate returns it", async ({ page }) => {
+test("decoder model: Transformers.js replaces preferredOutputLocation — logits come back on the CPU, the KV cache stays on the shared GPU and is adoptable once generate returns it", async ({
+  page,
+}) => {
   const r = await page.evaluate(async () => {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const { webdlpack, adapters, transformers } = window as any;
@@ -197,10 +250,14 @@ test("decoder model: Transformers.js replaces preferredOutputLocation — logits
     const inputs = tokenizer(ref.text);
     // One forward pass: what each output's location became.
     const out = await model(inputs);
-    const locations = Object.fromEntries(Object.entries(out).map(([k, v]) => [k, (v as { location: string }).location]));
+    const locations = Object.fromEntries(
+      Object.entries(out).map(([k, v]) => [k, (v as { location: string }).location]),
+    );
     const logits = adapters.tensorFromTransformers(out.logits);
     const logitsDevice = logits.device.deviceType;
-    const logitsErr = Math.max(...(Array.from(out.logits.data) as number[]).map((v, i) => Math.abs(v - ref.logits.flat(2)[i])));
+    const logitsErr = Math.max(
+      ...(Array.from(out.logits.data) as number[]).map((v, i) => Math.abs(v - ref.logits.flat(2)[i])),
+    );
     logits.dispose();
     for (const k of ["present.0.key", "present.0.value"]) out[k].dispose();
     // generate() hands its cache over only when asked (return_dict_in_generate); then it is the caller's.
@@ -211,13 +268,27 @@ test("decoder model: Transformers.js replaces preferredOutputLocation — logits
     const keyValues = Array.from(await adapters.readTensor(key)) as number[];
     const sequence = (Array.from(g.sequences.data) as bigint[]).map(Number);
     const cachedTokens = sequence.slice(0, key.shape[2]);
-    const keyErr = Math.max(...keyValues.map((v, i) => Math.abs(v - ref.embedding[cachedTokens[Math.floor(i / 8)]!][i % 8])));
+    const keyErr = Math.max(
+      ...keyValues.map((v, i) => Math.abs(v - ref.embedding[cachedTokens[Math.floor(i / 8)]!][i % 8])),
+    );
     const keyShape = [...key.shape];
     key.dispose();
     const keyReleased = cached.location === "none";
     await g.past_key_values.dispose(); // the value tensor (the key went back through the adapter)
     await model.dispose();
-    return { asked, locations, logitsDevice, logitsErr, keySame, keyShape, keyErr, keyReleased, promptLength: ref.ids.length, leaks: ctx.leaks().length, produced: adapters.liveProducedTensors() };
+    return {
+      asked,
+      locations,
+      logitsDevice,
+      logitsErr,
+      keySame,
+      keyShape,
+      keyErr,
+      keyReleased,
+      promptLength: ref.ids.length,
+      leaks: ctx.leaks().length,
+      produced: adapters.liveProducedTensors(),
+    };
   });
   expect(r.asked).toBe("gpu-buffer");
   expect(r.locations).toEqual({ logits: "cpu", "present.0.key": "gpu-buffer", "present.0.value": "gpu-buffer" });
@@ -233,7 +304,9 @@ test("decoder model: Transformers.js replaces preferredOutputLocation — logits
   expect(r.produced).toBe(0);
 });
 
-test("transformersOptions puts Transformers.js on the shared device and refuses other devices; tensorFromTransformers checks its input", async ({ page }) => {
+test("transformersOptions puts Transformers.js on the shared device and refuses other devices; tensorFromTransformers checks its input", async ({
+  page,
+}) => {
   const r = await page.evaluate(async () => {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const { webdlpack, adapters, testkit } = window as any;
@@ -242,7 +315,9 @@ test("transformersOptions puts Transformers.js on the shared device and refuses 
     const options = adapters.transformersOptions(ctx, { dtype: "fp32", session_options: { logSeverityLevel: 3 } });
     const ep = options.session_options.executionProviders;
     return {
-      device: options.device, dtype: options.dtype, log: options.session_options.logSeverityLevel,
+      device: options.device,
+      dtype: options.dtype,
+      log: options.session_options.logSeverityLevel,
       location: options.session_options.preferredOutputLocation,
       ep: ep.map((e: { name: string }) => e.name),
       shared: webdlpack.unwrapDevice(ep[0].device) === ctx.getWebGPUDevice(0),
@@ -250,6 +325,14 @@ test("transformersOptions puts Transformers.js on the shared device and refuses 
       notTensor: testkit.codeOf(() => adapters.tensorFromTransformers({ dims: [1] })),
     };
   });
-  expect(r).toMatchObject({ device: "webgpu", dtype: "fp32", log: 3, location: "gpu-buffer", ep: ["webgpu"], shared: true, notTensor: "INVALID_ARGUMENT" });
+  expect(r).toMatchObject({
+    device: "webgpu",
+    dtype: "fp32",
+    log: 3,
+    location: "gpu-buffer",
+    ep: ["webgpu"],
+    shared: true,
+    notTensor: "INVALID_ARGUMENT",
+  });
   expect(r.wasm).toMatchObject({ code: "BAD_DEVICE", field: "extra.device", value: "wasm" });
 });

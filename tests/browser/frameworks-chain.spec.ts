@@ -33,7 +33,9 @@ del g, cpu, handed
 info
 `;
 
-test("LiteRT.js → ORT-web → TF.js → Python: the same GPUBuffer at every hand-off, no read back until Python, values match NumPy", async ({ page }) => {
+test("LiteRT.js → ORT-web → TF.js → Python: the same GPUBuffer at every hand-off, no read back until Python, values match NumPy", async ({
+  page,
+}) => {
   const r = await page.evaluate(async (pythonFinalStep) => {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const { webdlpack, adapters, ort, tf, WebGPUBackend, litert, loadLiteRtLocal, pyodide, py } = window as any;
@@ -55,14 +57,21 @@ test("LiteRT.js → ORT-web → TF.js → Python: the same GPUBuffer at every ha
     const xPtr = await ctx.allocWebGPUChecked(128);
     const xBuffer = ctx.gpuPointerToBuffer(xPtr);
     device.queue.writeBuffer(xBuffer, 0, Float32Array.from(ref.input.flat()));
-    const x = webdlpack.Tensor.webgpu({ pointer: xPtr, deviceId: 0, dtype: "float32", shape: [4, 8], onRelease: () => ctx.freeWebGPU(xPtr) });
+    const x = webdlpack.Tensor.webgpu({
+      pointer: xPtr,
+      deviceId: 0,
+      dtype: "float32",
+      shape: [4, 8],
+      onRelease: () => ctx.freeWebGPU(xPtr),
+    });
 
     // 1. webdlpack → LiteRT (input, no copy) → run → LiteRT output → webdlpack
     const lx = await lrBinding.tensorToLiteRt(x);
     const lxInfo = adapters.handoffInfo(lx);
     // LiteRT's own view of the input's buffer (its wasm WebGPU object table): our buffer, not a copy.
     // (lx.toGpuBuffer() refuses here: the bucket allocator's buffer is larger than the tensor.)
-    const lxSameAsX = litert.getGlobalLiteRt().liteRtWasm.WebGPU.getJsObject(lx.liteRtTensorBuffer.getWebGpuBuffer()) === xBuffer;
+    const lxSameAsX =
+      litert.getGlobalLiteRt().liteRtWasm.WebGPU.getJsObject(lx.liteRtTensorBuffer.getWebGpuBuffer()) === xBuffer;
     const [ly] = await model.run([lx]);
     const lyBuffer: GPUBuffer = ly.toGpuBuffer();
     const y1 = lrBinding.tensorFromLiteRt(ly);
@@ -97,7 +106,8 @@ test("LiteRT.js → ORT-web → TF.js → Python: the same GPUBuffer at every ha
     const litertOutputAliveWhileOrtReads = !ly.deleted;
     oy1.dispose();
     const litertOutputDeletedAfterOrt = ly.deleted;
-    const ortAliveWhileTfjsReads = (y2.dispose(), Y.location === "gpu-buffer");
+    y2.dispose();
+    const ortAliveWhileTfjsReads = Y.location === "gpu-buffer";
     t2.dispose();
     const ortDisposedAfterTfjs = Y.location === "none";
     y3.dispose();
@@ -105,15 +115,28 @@ test("LiteRT.js → ORT-web → TF.js → Python: the same GPUBuffer at every ha
     model.delete();
     await new Promise((resolve) => setTimeout(resolve, 0));
     return {
-      lxInfo, y1Same, y1Desc, ortInSame, y2Same, tfInSame, y3Same,
+      lxInfo,
+      y1Same,
+      y1Desc,
+      ortInSame,
+      y2Same,
+      tfInSame,
+      y3Same,
       lxSameAsX,
-      bytesBeforePython, bytesAfterPython,
+      bytesBeforePython,
+      bytesAfterPython,
       python: { device: [...info[0]], shape: [...info[1]], dataPtr: Number(info[2]), maxErr: info[3], count: info[4] },
       y3Pointer,
-      xAliveAfterLiteRtInput, litertOutputAliveWhileOrtReads, litertOutputDeletedAfterOrt, ortAliveWhileTfjsReads, ortDisposedAfterTfjs,
+      xAliveAfterLiteRtInput,
+      litertOutputAliveWhileOrtReads,
+      litertOutputDeletedAfterOrt,
+      ortAliveWhileTfjsReads,
+      ortDisposedAfterTfjs,
       leftoverPointers: ctx.stats().livePointers - baseline.pointers,
       leftoverProduced: adapters.liveProducedTensors() - baseline.produced,
-      pythonLive: pyodide.runPython("from webdlpack.api import debug as _d; (_d.live_imports(), _d.live_exports())").toJs(),
+      pythonLive: pyodide
+        .runPython("from webdlpack.api import debug as _d; (_d.live_imports(), _d.live_exports())")
+        .toJs(),
       jsExports: webdlpack.liveExportCount(),
       leaks: ctx.leaks().length,
       guardOwners: ctx.stats().devices[0].guardOwners,
@@ -147,7 +170,9 @@ test("LiteRT.js → ORT-web → TF.js → Python: the same GPUBuffer at every ha
   expect(r.guardOwners).toEqual(expect.arrayContaining(["litert", "onnxruntime-web", "tfjs"]));
 });
 
-test("Transformers.js → TF.js → Python: a feature-extraction pipeline on webdlpack's device, its output's GPUBuffer shared to the end", async ({ page }) => {
+test("Transformers.js → TF.js → Python: a feature-extraction pipeline on webdlpack's device, its output's GPUBuffer shared to the end", async ({
+  page,
+}) => {
   const r = await page.evaluate(async (pythonFinalStep) => {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const { webdlpack, adapters, ort, tf, WebGPUBackend, transformers, pyodide, py } = window as any;
@@ -166,11 +191,22 @@ test("Transformers.js → TF.js → Python: a feature-extraction pipeline on web
     const sharedDevice = webdlpack.unwrapDevice(options.session_options.executionProviders[0].device) === device;
     const ids = Array.from(extractor.tokenizer(ref.text).input_ids.data, Number);
     const out = await extractor(ref.text, { pooling: "none" });
-    const outDesc = { location: out.location, dims: [...out.dims], type: out.type, bufferSize: out.ort_tensor.gpuBuffer.size };
+    const outDesc = {
+      location: out.location,
+      dims: [...out.dims],
+      type: out.type,
+      bufferSize: out.ort_tensor.gpuBuffer.size,
+    };
     const outBuffer: GPUBuffer = out.ort_tensor.gpuBuffer;
     // The output buffer belongs to webdlpack's device: a copy on it validates.
     device.pushErrorScope("validation");
-    device.queue.submit([(() => { const e = device.createCommandEncoder(); e.clearBuffer(outBuffer, outBuffer.size - 4, 4); return e.finish(); })()]);
+    device.queue.submit([
+      (() => {
+        const e = device.createCommandEncoder();
+        e.clearBuffer(outBuffer, outBuffer.size - 4, 4);
+        return e.finish();
+      })(),
+    ]);
     const foreignBufferError = await device.popErrorScope();
 
     const t = adapters.tensorFromTransformers(out);
@@ -197,13 +233,26 @@ test("Transformers.js → TF.js → Python: a feature-extraction pipeline on web
     relu.dispose();
     await extractor.dispose();
     return {
-      versions, sharedDevice, ids, outDesc, foreignBufferError: foreignBufferError?.message ?? null,
-      tSame, tDesc, tfInSame, ySame, bytesBeforePython, bytesAfterPython, yPointer,
+      versions,
+      sharedDevice,
+      ids,
+      outDesc,
+      foreignBufferError: foreignBufferError?.message ?? null,
+      tSame,
+      tDesc,
+      tfInSame,
+      ySame,
+      bytesBeforePython,
+      bytesAfterPython,
+      yPointer,
       python: { device: [...info[0]], shape: [...info[1]], dataPtr: Number(info[2]), maxErr: info[3], count: info[4] },
-      aliveWhileTfjsReads, disposedAfterTfjs,
+      aliveWhileTfjsReads,
+      disposedAfterTfjs,
       leftoverPointers: ctx.stats().livePointers - baseline.pointers,
       leftoverProduced: adapters.liveProducedTensors() - baseline.produced,
-      pythonLive: pyodide.runPython("from webdlpack.api import debug as _d; (_d.live_imports(), _d.live_exports())").toJs(),
+      pythonLive: pyodide
+        .runPython("from webdlpack.api import debug as _d; (_d.live_imports(), _d.live_exports())")
+        .toJs(),
       jsExports: webdlpack.liveExportCount(),
       leaks: ctx.leaks().length,
     };

@@ -8,7 +8,9 @@ import { test, expect } from "./fixtures.js";
 
 type Webdlpack = typeof import("../../js/src/index.js");
 
-test("a transferred ArrayBuffer is INVALID_ARGUMENT naming `array`; float16 comes from Float16Array or Uint16Array only", async ({ jsPage }) => {
+test("a transferred ArrayBuffer is INVALID_ARGUMENT naming `array`; float16 comes from Float16Array or Uint16Array only", async ({
+  jsPage,
+}) => {
   const r = await jsPage.evaluate(() => {
     const w = (window as unknown as { webdlpack: Webdlpack }).webdlpack;
     const failure = (fn: () => unknown): string => {
@@ -26,11 +28,15 @@ test("a transferred ArrayBuffer is INVALID_ARGUMENT naming `array`; float16 come
     return {
       hasDetached: "detached" in ArrayBuffer.prototype,
       detachedArray: failure(() => w.Tensor.fromTypedArray(f32)),
-      detachedBuffer: failure(() => w.Tensor.fromTypedArray((f32.buffer as ArrayBuffer), { dtype: "float32" })),
+      detachedBuffer: failure(() => w.Tensor.fromTypedArray(f32.buffer as ArrayBuffer, { dtype: "float32" })),
       movedOk: w.Tensor.fromTypedArray(moved, { dtype: "float32" }).size,
       hasFloat16: F16 !== undefined,
-      f16: F16 === undefined ? "no Float16Array" : failure(() => w.Tensor.fromTypedArray(new F16(2), { dtype: "float16" })),
-      f16AsUint16: F16 === undefined ? "no Float16Array" : failure(() => w.Tensor.fromTypedArray(new F16(2), { dtype: "uint16" })),
+      f16:
+        F16 === undefined
+          ? "no Float16Array"
+          : failure(() => w.Tensor.fromTypedArray(new F16(2), { dtype: "float16" })),
+      f16AsUint16:
+        F16 === undefined ? "no Float16Array" : failure(() => w.Tensor.fromTypedArray(new F16(2), { dtype: "uint16" })),
       u16AsF16: failure(() => w.Tensor.fromTypedArray(new Uint16Array(2), { dtype: "float16" })),
       i16AsF16: failure(() => w.Tensor.fromTypedArray(new Int16Array(2), { dtype: "float16" })),
       i16AsF16Opt: failure(() => w.Tensor.fromTypedArray(new Int16Array(2), { dtype: "float16", reinterpret: true })),

@@ -37,23 +37,75 @@ test("each cache mode: reuse and release of a freed buffer, with stats", async (
       const after = ctx.stats();
       const owner = after.owners.find((o) => o.owner === `owner-${mode}`)!;
       out[mode] = {
-        size: buffer.size, destroyedAtFree: await atFree, reused, newPointer: next !== ptr, staleCode, destroyedAfterFlush: flushed,
-        cachedAfterFree: afterFree.cachedBuffers - before.cachedBuffers, lazyAfterFree: afterFree.lazyReleaseBuffers,
-        hits: after.devices[0]!.hits - before.hits, misses: after.devices[0]!.misses - before.misses,
-        ownerHits: owner.hits, ownerMisses: owner.misses, pendingAfterFlush: after.devices[0]!.pendingDestroyBytes,
+        size: buffer.size,
+        destroyedAtFree: await atFree,
+        reused,
+        newPointer: next !== ptr,
+        staleCode,
+        destroyedAfterFlush: flushed,
+        cachedAfterFree: afterFree.cachedBuffers - before.cachedBuffers,
+        lazyAfterFree: afterFree.lazyReleaseBuffers,
+        hits: after.devices[0]!.hits - before.hits,
+        misses: after.devices[0]!.misses - before.misses,
+        ownerHits: owner.hits,
+        ownerMisses: owner.misses,
+        pendingAfterFlush: after.devices[0]!.pendingDestroyBytes,
         mode: after.devices[0]!.cacheMode,
       };
     }
     return out;
   });
-  expect(result["disabled"]).toMatchObject({ size: 3008, destroyedAtFree: true, reused: false, cachedAfterFree: 0, hits: 0, misses: 2,
-    ownerHits: 0, ownerMisses: 2, pendingAfterFlush: 0, mode: "disabled", staleCode: "STALE_POINTER", newPointer: true });
-  expect(result["lazyRelease"]).toMatchObject({ size: 3008, destroyedAtFree: false, lazyAfterFree: 1, reused: false, destroyedAfterFlush: true,
-    hits: 0, misses: 2, pendingAfterFlush: 0, mode: "lazyRelease" });
-  expect(result["simple"]).toMatchObject({ size: 3008, destroyedAtFree: false, cachedAfterFree: 1, reused: true, newPointer: true,
-    staleCode: "STALE_POINTER", destroyedAfterFlush: false, hits: 1, misses: 1, ownerHits: 1, ownerMisses: 1, mode: "simple" });
-  expect(result["bucket"]).toMatchObject({ size: 4096, destroyedAtFree: false, cachedAfterFree: 1, reused: true, newPointer: true,
-    staleCode: "STALE_POINTER", destroyedAfterFlush: false, hits: 1, misses: 1, mode: "bucket" });
+  expect(result["disabled"]).toMatchObject({
+    size: 3008,
+    destroyedAtFree: true,
+    reused: false,
+    cachedAfterFree: 0,
+    hits: 0,
+    misses: 2,
+    ownerHits: 0,
+    ownerMisses: 2,
+    pendingAfterFlush: 0,
+    mode: "disabled",
+    staleCode: "STALE_POINTER",
+    newPointer: true,
+  });
+  expect(result["lazyRelease"]).toMatchObject({
+    size: 3008,
+    destroyedAtFree: false,
+    lazyAfterFree: 1,
+    reused: false,
+    destroyedAfterFlush: true,
+    hits: 0,
+    misses: 2,
+    pendingAfterFlush: 0,
+    mode: "lazyRelease",
+  });
+  expect(result["simple"]).toMatchObject({
+    size: 3008,
+    destroyedAtFree: false,
+    cachedAfterFree: 1,
+    reused: true,
+    newPointer: true,
+    staleCode: "STALE_POINTER",
+    destroyedAfterFlush: false,
+    hits: 1,
+    misses: 1,
+    ownerHits: 1,
+    ownerMisses: 1,
+    mode: "simple",
+  });
+  expect(result["bucket"]).toMatchObject({
+    size: 4096,
+    destroyedAtFree: false,
+    cachedAfterFree: 1,
+    reused: true,
+    newPointer: true,
+    staleCode: "STALE_POINTER",
+    destroyedAfterFlush: false,
+    hits: 1,
+    misses: 1,
+    mode: "bucket",
+  });
 });
 
 for (const mode of ["disabled", "lazyRelease", "simple", "bucket"] as const) {
@@ -62,7 +114,9 @@ for (const mode of ["disabled", "lazyRelease", "simple", "bucket"] as const) {
     const result = await jsPage.evaluate(async (mode) => {
       const { ctx, device } = await (window as unknown as HarnessWindow).testkit.setup({ cacheMode: mode });
       let lost = "";
-      void device.lost.then((info) => { lost = `${info.reason}: ${info.message}`; });
+      void device.lost.then((info) => {
+        lost = `${info.reason}: ${info.message}`;
+      });
       const size = 16 * 2 ** 20;
       const t0 = performance.now();
       for (let i = 0; i < 1000; i++) {
@@ -79,11 +133,23 @@ for (const mode of ["disabled", "lazyRelease", "simple", "bucket"] as const) {
       ctx.freeWebGPU(check);
       await ctx.flush();
       const d = ctx.stats().devices[0]!;
-      return { lost, loopMs, values, hits: d.hits, misses: d.misses, peak: d.peakPendingBytes, markers: d.destroyMarkers,
-        destroyed: d.destroyed, pending: d.pendingDestroyBytes, live: ctx.stats().livePointers };
+      return {
+        lost,
+        loopMs,
+        values,
+        hits: d.hits,
+        misses: d.misses,
+        peak: d.peakPendingBytes,
+        markers: d.destroyMarkers,
+        destroyed: d.destroyed,
+        pending: d.pendingDestroyBytes,
+        live: ctx.stats().livePointers,
+      };
     }, mode);
-    console.log(`${mode}: 1000 × 16 MiB in ${result.loopMs.toFixed(0)} ms; hits ${result.hits}, misses ${result.misses}, ` +
-      `destroyed ${result.destroyed}, markers ${result.markers}, peak pending ${(result.peak / 2 ** 20).toFixed(0)} MiB`);
+    console.log(
+      `${mode}: 1000 × 16 MiB in ${result.loopMs.toFixed(0)} ms; hits ${result.hits}, misses ${result.misses}, ` +
+        `destroyed ${result.destroyed}, markers ${result.markers}, peak pending ${(result.peak / 2 ** 20).toFixed(0)} MiB`,
+    );
     expect(result.lost).toBe("");
     expect(result.values).toEqual([1, 2, 3, 4]);
     expect(result.live).toBe(0);
@@ -97,17 +163,21 @@ for (const mode of ["disabled", "lazyRelease", "simple", "bucket"] as const) {
       expect(result.misses).toBeGreaterThanOrEqual(1000);
       expect(result.destroyed).toBeGreaterThanOrEqual(1000);
       // What kept the GPU process alive: queue markers after the destroys.
-      expect(result.markers).toBeGreaterThanOrEqual(1000 * 16 / 256);
+      expect(result.markers).toBeGreaterThanOrEqual((1000 * 16) / 256);
     }
   });
 }
 
-test("1000 synchronous 16 MiB alloc/free cycles with no await at all survive in disabled mode (the throttle submits markers)", async ({ jsPage }) => {
+test("1000 synchronous 16 MiB alloc/free cycles with no await at all survive in disabled mode (the throttle submits markers)", async ({
+  jsPage,
+}) => {
   test.setTimeout(180_000);
   const result = await jsPage.evaluate(async () => {
     const { ctx, device } = await (window as unknown as HarnessWindow).testkit.setup({ cacheMode: "disabled" });
     let lost = "";
-    void device.lost.then((info) => { lost = `${info.reason}: ${info.message}`; });
+    void device.lost.then((info) => {
+      lost = `${info.reason}: ${info.message}`;
+    });
     for (let i = 0; i < 1000; i++) ctx.freeWebGPU(ctx.allocWebGPU(16 * 2 ** 20));
     const markersInLoop = ctx.stats().devices[0]!.destroyMarkers;
     await ctx.flush();

@@ -6,7 +6,9 @@
  */
 import { test, expect, type HarnessWindow } from "./fixtures.js";
 
-test("scope disposes what was allocated inside (sync and async), keeps kept and returned pointers", async ({ jsPage }) => {
+test("scope disposes what was allocated inside (sync and async), keeps kept and returned pointers", async ({
+  jsPage,
+}) => {
   const result = await jsPage.evaluate(async () => {
     const { setup, codeOf } = (window as unknown as HarnessWindow).testkit;
     const { ctx } = await setup();
@@ -33,16 +35,28 @@ test("scope disposes what was allocated inside (sync and async), keeps kept and 
     ctx.dispose(kept);
     ctx.dispose(returned);
     ctx.freeWebGPU(asyncReturned.ptr);
-    return { sync, asyncResult, liveNow, liveEnd: ctx.stats().livePointers - base, entries: ctx.ledger.entries().length };
+    return {
+      sync,
+      asyncResult,
+      liveNow,
+      liveEnd: ctx.stats().livePointers - base,
+      entries: ctx.ledger.entries().length,
+    };
   });
   expect(result.sync).toEqual({ made: ["STALE_POINTER", "STALE_POINTER"], kept: "live", returned: "live" });
-  expect(result.asyncResult).toEqual({ inside: ["live", "live"], made: ["STALE_POINTER", "STALE_POINTER"], returned: "live" });
+  expect(result.asyncResult).toEqual({
+    inside: ["live", "live"],
+    made: ["STALE_POINTER", "STALE_POINTER"],
+    returned: "live",
+  });
   expect(result.liveNow).toBe(3);
   expect(result.liveEnd).toBe(0);
   expect(result.entries).toBe(0);
 });
 
-test("a dropped JS object is collected, its buffer released, and reported as a leak with one warning", async ({ jsPage }) => {
+test("a dropped JS object is collected, its buffer released, and reported as a leak with one warning", async ({
+  jsPage,
+}) => {
   const warnings: string[] = [];
   jsPage.on("console", (msg) => {
     if (msg.type() === "warning" && msg.text().includes("webdlpack: leaked")) warnings.push(msg.text());
@@ -68,7 +82,12 @@ test("a dropped JS object is collected, its buffer released, and reported as a l
     return { leaks, code, ptr, keptAlive };
   });
   expect(result.leaks).toHaveLength(1);
-  expect(result.leaks[0]).toMatchObject({ kind: "gpu-buffer", owner: "forgetful-framework", bytes: 8192, pointer: result.ptr });
+  expect(result.leaks[0]).toMatchObject({
+    kind: "gpu-buffer",
+    owner: "forgetful-framework",
+    bytes: 8192,
+    pointer: result.ptr,
+  });
   expect(result.leaks[0]!.where).toContain("makeAndDrop");
   expect(result.code).toBe("STALE_POINTER");
   expect(result.keptAlive).toBe(true);
@@ -76,7 +95,9 @@ test("a dropped JS object is collected, its buffer released, and reported as a l
   expect(warnings[0]).toContain("forgetful-framework");
 });
 
-test("a framework destroying its device guard breaks no one: every framework can leave and webdlpack keeps the device; destroying the raw device loses it and two listeners hear it", async ({ jsPage }) => {
+test("a framework destroying its device guard breaks no one: every framework can leave and webdlpack keeps the device; destroying the raw device loses it and two listeners hear it", async ({
+  jsPage,
+}) => {
   const result = await jsPage.evaluate(async () => {
     const { ctx } = await (window as unknown as HarnessWindow).testkit.setup();
     const heard: string[] = [];
@@ -85,7 +106,10 @@ test("a framework destroying its device guard breaks no one: every framework can
     const ort = ctx.getWebGPUDevice(0, { owner: "onnxruntime" });
     const tf = ctx.getWebGPUDevice(0, { owner: "tfjs" });
     // "ORT" makes a buffer through its guard, then tears down and destroys "its" device.
-    const ortBuffer = ort.createBuffer({ size: 16, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST });
+    const ortBuffer = ort.createBuffer({
+      size: 16,
+      usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST,
+    });
     ort.destroy();
     await new Promise((r) => setTimeout(r, 20));
     // "TF.js" keeps computing on the same device through its guard.
@@ -117,7 +141,16 @@ test("a framework destroying its device guard breaks no one: every framework can
     } catch (e) {
       after = (e as { code: string }).code;
     }
-    return { values, ownersBefore, heardAfterFrameworks, ownersAfter, stillWorks, heard, after, isGPUDevice: tf instanceof GPUDevice };
+    return {
+      values,
+      ownersBefore,
+      heardAfterFrameworks,
+      ownersAfter,
+      stillWorks,
+      heard,
+      after,
+      isGPUDevice: tf instanceof GPUDevice,
+    };
   });
   expect(result.values).toEqual([1, 2, 3, 4]);
   expect(result.ownersBefore).toEqual(["tfjs"]);

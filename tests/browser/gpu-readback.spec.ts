@@ -5,12 +5,18 @@
  */
 import { test, expect, type HarnessWindow } from "./fixtures.js";
 
-test("compute shader submitted, then readback at once → the new values (ArrayBuffer, view, wasm memory)", async ({ jsPage }) => {
+test("compute shader submitted, then readback at once → the new values (ArrayBuffer, view, wasm memory)", async ({
+  jsPage,
+}) => {
   const result = await jsPage.evaluate(async () => {
     const { ctx, device } = await (window as unknown as HarnessWindow).testkit.setup();
     const n = 1000;
     const ptr = await ctx.allocWebGPUChecked(n * 4, { owner: "shader" });
-    device.queue.writeBuffer(ctx.gpuPointerToBuffer(ptr), 0, Float32Array.from({ length: n }, (_, i) => i));
+    device.queue.writeBuffer(
+      ctx.gpuPointerToBuffer(ptr),
+      0,
+      Float32Array.from({ length: n }, (_, i) => i),
+    );
     const tripling = `
         @group(0) @binding(0) var<storage, read_write> data: array<f32>;
         @compute @workgroup_size(64)
@@ -37,13 +43,20 @@ test("compute shader submitted, then readback at once → the new values (ArrayB
     await intoHeap;
     const heap = Array.from(new Float32Array(memory.buffer, 1024, 2));
     const unaligned = Array.from(new Uint8Array(await ctx.readback(ptr, { byteOffset: 5, byteLength: 3 })));
-    const expectedUnaligned = Array.from(new Uint8Array(new Float32Array([((1 * 3 + 1) * 3 + 1) * 3 + 1]).buffer).subarray(1, 4));
+    const expectedUnaligned = Array.from(
+      new Uint8Array(new Float32Array([((1 * 3 + 1) * 3 + 1) * 3 + 1]).buffer).subarray(1, 4),
+    );
     let wrong = 0;
     for (let i = 0; i < n; i++) if (first[i] !== i * 3 + 1) wrong += 1;
     const stats = ctx.stats().devices[0]!;
     ctx.freeWebGPU(ptr);
     return {
-      wrong, firstFew: Array.from(first.subarray(0, 3)), view: Array.from(view), heap, unaligned, expectedUnaligned,
+      wrong,
+      firstFew: Array.from(first.subarray(0, 3)),
+      view: Array.from(view),
+      heap,
+      unaligned,
+      expectedUnaligned,
       stagingKept: stats.stagingBuffers,
     };
   });

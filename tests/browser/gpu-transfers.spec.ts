@@ -8,19 +8,21 @@
 import { test, expect, type PageTestkit } from "./fixtures.js";
 
 type Webdlpack = typeof import("../../js/src/index.js");
-type PyProxy = { toJs(opts?: object): unknown };
 type W = {
   webdlpack: Webdlpack;
   testkit: PageTestkit;
   pyodide: { runPython(c: string): unknown; runPythonAsync(c: string): Promise<unknown> };
 };
 
-test("readback ordering, pieces, host targets, uploads, copies and clears in Chromium; staging reused, none left out", async ({ jsPage }) => {
+test("readback ordering, pieces, host targets, uploads, copies and clears in Chromium; staging reused, none left out", async ({
+  jsPage,
+}) => {
   const r = await jsPage.evaluate(async () => {
     const w = window as unknown as W;
     const { ctx, device } = await w.testkit.setup();
     const MiB = 2 ** 20;
-    const bytes = (n: number, seed: number) => Uint8Array.from({ length: n }, (_, i) => (i * 7 + seed * 13 + (i >> 8)) & 0xff);
+    const bytes = (n: number, seed: number) =>
+      Uint8Array.from({ length: n }, (_, i) => (i * 7 + seed * 13 + (i >> 8)) & 0xff);
     const same = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((v, i) => v === b[i]);
     const out: Record<string, unknown> = {};
     for (const n of [12, 3 * MiB, 9 * MiB + 8]) {
@@ -47,7 +49,10 @@ test("readback ordering, pieces, host targets, uploads, copies and clears in Chr
     ctx.upload(a, bytes(4 * MiB, 3));
     ctx.copyBuffer(a, b, { srcOffset: 256, byteLength: 4 * MiB - 256 });
     ctx.clearBuffer(a);
-    out.copy = same(new Uint8Array(await ctx.readback(b, { byteLength: 4 * MiB - 256 })), bytes(4 * MiB, 3).subarray(256));
+    out.copy = same(
+      new Uint8Array(await ctx.readback(b, { byteLength: 4 * MiB - 256 })),
+      bytes(4 * MiB, 3).subarray(256),
+    );
     out.clear = new Uint8Array(await ctx.readback(a)).every((v) => v === 0);
     out.misaligned = w.testkit.codeOf(() => ctx.copyBuffer(a, b, { srcOffset: 2, byteLength: 8 }));
     ctx.freeWebGPU(a);
@@ -55,7 +60,8 @@ test("readback ordering, pieces, host targets, uploads, copies and clears in Chr
     out.stats = ctx.transferStats(0);
     return out;
   });
-  for (const [key, value] of Object.entries(r)) if (key !== "stats" && key !== "misaligned") expect(value, key).toBe(true);
+  for (const [key, value] of Object.entries(r))
+    if (key !== "stats" && key !== "misaligned") expect(value, key).toBe(true);
   expect(r.misaligned).toBe("UNSUPPORTED");
   const s = r.stats as { pending: number; read: { inUse: number; reused: number } };
   expect(s.pending).toBe(0);
@@ -63,7 +69,9 @@ test("readback ordering, pieces, host targets, uploads, copies and clears in Chr
   expect(s.read.reused).toBeGreaterThan(0);
 });
 
-test("a device lost mid-transfer: every pending transfer rejects with DEVICE_LOST; no staging buffer stays mapped, out or kept", async ({ jsPage }) => {
+test("a device lost mid-transfer: every pending transfer rejects with DEVICE_LOST; no staging buffer stays mapped, out or kept", async ({
+  jsPage,
+}) => {
   const r = await jsPage.evaluate(async () => {
     const w = window as unknown as W;
     const { ctx } = await w.testkit.setup();
@@ -85,7 +93,9 @@ test("a device lost mid-transfer: every pending transfer rejects with DEVICE_LOS
     const inFlight = ctx.transferStats(id).pending;
     doomed.destroy();
     const settled = await Promise.allSettled(pending);
-    const codes = settled.map((s) => (s.status === "rejected" ? (s.reason as { code?: string }).code ?? String(s.reason) : "resolved"));
+    const codes = settled.map((s) =>
+      s.status === "rejected" ? ((s.reason as { code?: string }).code ?? String(s.reason)) : "resolved",
+    );
     const stats = ctx.transferStats(id);
     const stillMapped = made.filter((b) => b.mapState !== "unmapped").map((b) => b.label);
     const after = w.testkit.codeOf(() => ctx.upload(ptrs[0]!, new Uint8Array(4)));
@@ -102,7 +112,9 @@ test("a device lost mid-transfer: every pending transfer rejects with DEVICE_LOS
   expect(r.after).toBe("DEVICE_LOST");
 });
 
-test("Python's asarray(device='webgpu:0'), from_dlpack(device='cpu') and to_cpu_async move bytes through the context's transfers", async ({ shared }) => {
+test("Python's asarray(device='webgpu:0'), from_dlpack(device='cpu') and to_cpu_async move bytes through the context's transfers", async ({
+  shared,
+}) => {
   const r = await shared.evaluate(async () => {
     const w = window as unknown as W;
     const ctx = w.webdlpack.getContext();
@@ -121,7 +133,7 @@ ok = c.tolist() == src.tolist() and a.tolist() == src.tolist()
 for t in (g, c, a):
     t.dispose()
 ok
-`) as boolean);
+`)) as boolean;
     const after = ctx.transferStats(0);
     return { result, before, after };
   });
@@ -132,10 +144,15 @@ ok
   expect(r.after.read.inUse).toBe(0);
 });
 
-test("the C library's memory ⇄ a GPU pointer C allocated: lib.upload / lib.readback, through the context's transfers", async ({ shared }) => {
+test("the C library's memory ⇄ a GPU pointer C allocated: lib.upload / lib.readback, through the context's transfers", async ({
+  shared,
+}) => {
   const r = await shared.evaluate(async () => {
     type Lib = Webdlpack & { loadWebDLPackC: typeof import("../../js/src/index.js").loadWebDLPackC };
-    const w = window as unknown as W & { webdlpack: Lib; pyodide: { _module: { HEAPU8: Uint8Array; _malloc(n: number): number; _free(a: number): void } } };
+    const w = window as unknown as W & {
+      webdlpack: Lib;
+      pyodide: { _module: { HEAPU8: Uint8Array; _malloc(n: number): number; _free(a: number): void } };
+    };
     const ctx = w.webdlpack.getContext();
     await ctx.setup();
     const lib = await w.webdlpack.loadWebDLPackC(w.pyodide as never, { url: "/wasm/build/libwebdlpack.so" });
@@ -150,10 +167,22 @@ test("the C library's memory ⇄ a GPU pointer C allocated: lib.upload / lib.rea
       lib.upload(ptr, src, n, 4);
       await lib.readback(ptr, dst, n, 4);
       let same = true;
-      for (let i = 0; i < n; i++) if (m.HEAPU8[dst + i] !== m.HEAPU8[src + i]) { same = false; break; }
+      for (let i = 0; i < n; i++)
+        if (m.HEAPU8[dst + i] !== m.HEAPU8[src + i]) {
+          same = false;
+          break;
+        }
       const after = ctx.transferStats(0);
-      const outside = await lib.readback(ptr, dst, n, 1 << 30).then(() => "no error", (e: { code?: string }) => e.code);
-      return { same, reads: after.read.created + after.read.reused - before.read.created - before.read.reused, outside, owner: ctx.gpuPointerInfo(ptr).owner };
+      const outside = await lib.readback(ptr, dst, n, 1 << 30).then(
+        () => "no error",
+        (e: { code?: string }) => e.code,
+      );
+      return {
+        same,
+        reads: after.read.created + after.read.reused - before.read.created - before.read.reused,
+        outside,
+        owner: ctx.gpuPointerInfo(ptr).owner,
+      };
     } finally {
       lib.exports.wdl_webgpu_free(ptr);
       m._free(src);
@@ -166,14 +195,28 @@ test("the C library's memory ⇄ a GPU pointer C allocated: lib.upload / lib.rea
   expect(r.owner).toBe("c");
 });
 
-test("the GPU transfer benchmark page runs its anchors and webdlpack rows (1 KiB only) and checks the bytes it moves", async ({ page }) => {
+test("the GPU transfer benchmark page runs its anchors and webdlpack rows (1 KiB only) and checks the bytes it moves", async ({
+  page,
+}) => {
   await page.goto("/bench/gpu/transfers.html?sizes=1024");
-  await page.waitForFunction(() => (window as unknown as { __result?: unknown }).__result !== undefined, null, { timeout: 60_000 });
-  const r = await page.evaluate(() => (window as unknown as { __result: { error?: string; rows: { name: string; samples: number[] }[] } }).__result);
+  await page.waitForFunction(() => (window as unknown as { __result?: unknown }).__result !== undefined, null, {
+    timeout: 60_000,
+  });
+  const r = await page.evaluate(
+    () => (window as unknown as { __result: { error?: string; rows: { name: string; samples: number[] }[] } }).__result,
+  );
   expect(r.error).toBeUndefined();
   const names = r.rows.map((row) => row.name);
-  for (const name of ["bare mapAsync (copy + submit + map + unmap)", "writeBuffer + wait", "ctx.readback (old algorithm)", "ctx.readback (new)",
-    "ctx.readbackInto wasm memory", "ctx.readbackInto reused TypedArray", "ctx.upload + wait", "ctx.copyBuffer + wait"]) {
+  for (const name of [
+    "bare mapAsync (copy + submit + map + unmap)",
+    "writeBuffer + wait",
+    "ctx.readback (old algorithm)",
+    "ctx.readback (new)",
+    "ctx.readbackInto wasm memory",
+    "ctx.readbackInto reused TypedArray",
+    "ctx.upload + wait",
+    "ctx.copyBuffer + wait",
+  ]) {
     expect(names, name).toContain(name);
   }
   for (const row of r.rows) expect(row.samples.length, row.name).toBeGreaterThan(0);

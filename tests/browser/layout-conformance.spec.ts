@@ -13,14 +13,34 @@ test("emcc, the JS codec and Python ctypes agree on every size and offset", asyn
     };
     await w.webdlpack.loadWebDLPack(w.pyodide as never);
     const emcc = await (await fetch("/build/layout/wasm32.json")).json();
-    const python = w.pyodide.runPython("import webdlpack; webdlpack.layout()").toJs({ dict_converter: Object.fromEntries });
+    const python = w.pyodide
+      .runPython("import webdlpack; webdlpack.layout()")
+      .toJs({ dict_converter: Object.fromEntries });
     type L = Record<string, Record<string, number>>;
     return { emcc: emcc as L, js: JSON.parse(JSON.stringify(w.webdlpack.LAYOUT)) as L, python: python as L };
   });
-  const structs = ["DLPackVersion", "DLDevice", "DLDataType", "DLTensor", "DLManagedTensor", "DLManagedTensorVersioned"];
+  const structs = [
+    "DLPackVersion",
+    "DLDevice",
+    "DLDataType",
+    "DLTensor",
+    "DLManagedTensor",
+    "DLManagedTensorVersioned",
+  ];
   const pick = (src: Record<string, Record<string, number>>) =>
-    Object.fromEntries(structs.map((s) => [s, Object.fromEntries(Object.entries(src[s] ?? {}).filter(([k]) => k !== "align").sort())]));
-  const emcc = pick(r.emcc), js = pick(r.js), python = pick(r.python);
+    Object.fromEntries(
+      structs.map((s) => [
+        s,
+        Object.fromEntries(
+          Object.entries(src[s] ?? {})
+            .filter(([k]) => k !== "align")
+            .sort(),
+        ),
+      ]),
+    );
+  const emcc = pick(r.emcc),
+    js = pick(r.js),
+    python = pick(r.python);
   expect(emcc.DLTensor!.size).toBe(40);
   expect(emcc.DLTensor!.byte_offset).toBe(32);
   expect(emcc.DLManagedTensorVersioned!.size).toBe(64);

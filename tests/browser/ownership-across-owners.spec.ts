@@ -23,7 +23,9 @@ test.beforeEach(async ({ page }) => {
   });
 });
 
-test("a JS ctx.scope() does not free C's or Python's GPU allocations made while it is open; C's free still works after it", async ({ page }) => {
+test("a JS ctx.scope() does not free C's or Python's GPU allocations made while it is open; C's free still works after it", async ({
+  page,
+}) => {
   const r = await page.evaluate(async () => {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const { webdlpack, pyodide } = window as any;
@@ -55,7 +57,13 @@ wdl15.wdl_webgpu_alloc(0, 4000, 0)`) as number;
       const afterScope = { c: state(cPtr), python: state(pyPtr), js: state(jsPtr) };
       const cFree = pyodide.runPython(`wdl15.wdl_webgpu_free(${cPtr})`) as number;
       pyodide.runPython("g15.dispose(); del g15");
-      return { afterScope, cFree, cStats: lib.gpuStats(), after: { c: state(cPtr), python: state(pyPtr) }, live: ctx.stats().livePointers };
+      return {
+        afterScope,
+        cFree,
+        cStats: lib.gpuStats(),
+        after: { c: state(cPtr), python: state(pyPtr) },
+        live: ctx.stats().livePointers,
+      };
     } finally {
       lib.dispose();
     }
@@ -67,13 +75,18 @@ wdl15.wdl_webgpu_alloc(0, 4000, 0)`) as number;
   expect(r.live).toBe(0);
 });
 
-test("lib.dispose() releases the tensors C published that JS never took, while C can still free their GPU buffers", async ({ page }) => {
+test("lib.dispose() releases the tensors C published that JS never took, while C can still free their GPU buffers", async ({
+  page,
+}) => {
   const r = await page.evaluate(async () => {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const { webdlpack, pyodide } = window as any;
     const ctx = webdlpack.getContext();
     const base = ctx.stats().livePointers;
-    const lib = await webdlpack.loadWebDLPackC(pyodide, { url: "/wasm/build/examples/c_webgpu_tensor.so", path: "/lib/c_webgpu_tensor_15.so" });
+    const lib = await webdlpack.loadWebDLPackC(pyodide, {
+      url: "/wasm/build/examples/c_webgpu_tensor.so",
+      path: "/lib/c_webgpu_tensor_15.so",
+    });
     const handle = pyodide.runPython(`
 import ctypes
 example15 = ctypes.CDLL("${lib.path}")
@@ -88,7 +101,9 @@ example15.example_gpu_tensor()`) as number;
   expect(r.liveAfter).toBe(0);
 });
 
-test("copyGPUTensor holds its source across its await: disposing the source meanwhile still gives the right copy, and nothing leaks", async ({ page }) => {
+test("copyGPUTensor holds its source across its await: disposing the source meanwhile still gives the right copy, and nothing leaks", async ({
+  page,
+}) => {
   const r = await page.evaluate(async () => {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const webdlpack = (window as any).webdlpack;
@@ -101,8 +116,17 @@ test("copyGPUTensor holds its source across its await: disposing the source mean
     const values = Float32Array.from({ length: 16 }, (_, i) => i * 1.5);
     ctx.getWebGPUDevice(0).queue.writeBuffer(ctx.gpuPointerToBuffer(ptr), 0, values);
     let released = 0;
-    const src = webdlpack.Tensor.webgpu({ pointer: ptr, deviceId: 0, dtype: "float32", shape: [4, 4], strides: [1, 4],
-      onRelease: () => { released += 1; ctx.freeWebGPU(ptr); } });
+    const src = webdlpack.Tensor.webgpu({
+      pointer: ptr,
+      deviceId: 0,
+      dtype: "float32",
+      shape: [4, 4],
+      strides: [1, 4],
+      onRelease: () => {
+        released += 1;
+        ctx.freeWebGPU(ptr);
+      },
+    });
     const pending = copyGPUTensor(src);
     src.dispose(); // while copyGPUTensor awaits its allocation
     const releasedWhileCopying = released;
@@ -118,11 +142,13 @@ test("copyGPUTensor holds its source across its await: disposing the source mean
   for (let i = 0; i < 4; i++) for (let j = 0; j < 4; j++) expected.push((i + 4 * j) * 1.5);
   expect(r.got).toEqual(expected);
   expect(r.releasedWhileCopying).toBe(0); // held by the copy
-  expect(r.releasedAfter).toBe(1);        // released once, after the copy was submitted
+  expect(r.releasedAfter).toBe(1); // released once, after the copy was submitted
   expect(r.live).toBe(0);
 });
 
-test("packed sub-byte GPU tensors are refused by the adapters' copy and readback with a typed error, nothing allocated", async ({ page }) => {
+test("packed sub-byte GPU tensors are refused by the adapters' copy and readback with a typed error, nothing allocated", async ({
+  page,
+}) => {
   const r = await page.evaluate(async () => {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const webdlpack = (window as any).webdlpack;
@@ -130,7 +156,11 @@ test("packed sub-byte GPU tensors are refused by the adapters' copy and readback
     const ctx = webdlpack.getContext();
     const base = ctx.stats().livePointers;
     const ptr = await ctx.allocWebGPUChecked(16);
-    ctx.getWebGPUDevice(0).queue.writeBuffer(ctx.gpuPointerToBuffer(ptr), 0, Uint8Array.from({ length: 16 }, (_, i) => i % 16));
+    ctx.getWebGPUDevice(0).queue.writeBuffer(
+      ctx.gpuPointerToBuffer(ptr),
+      0,
+      Uint8Array.from({ length: 16 }, (_, i) => i % 16),
+    );
     const packed = webdlpack.Tensor.webgpu({ pointer: ptr, deviceId: 0, dtype: "int4", shape: [32] });
     const errors: unknown[] = [];
     for (const attempt of [() => copyGPUTensor(packed), () => readTensor(packed)]) {
@@ -145,6 +175,9 @@ test("packed sub-byte GPU tensors are refused by the adapters' copy and readback
     ctx.freeWebGPU(ptr);
     return { errors, live: ctx.stats().livePointers - base };
   });
-  expect(r.errors).toEqual([["UNSUPPORTED", "tensor.dtype", "int4"], ["UNSUPPORTED", "tensor.dtype", "int4"]]);
+  expect(r.errors).toEqual([
+    ["UNSUPPORTED", "tensor.dtype", "int4"],
+    ["UNSUPPORTED", "tensor.dtype", "int4"],
+  ]);
   expect(r.live).toBe(0);
 });

@@ -24,10 +24,25 @@ test("a 1.2 copy refuses a context a 1.1 copy made, naming what is missing", asy
       current.getContext();
       return { threw: false, protocol: record.protocol, madeHasChecked: "allocWebGPUChecked" in made };
     } catch (e) {
-      const err = e as { code: string; errno: number; field: string; value: unknown; message: string; constructor: unknown };
-      return { threw: true, code: err.code, errno: err.errno, field: err.field, value: err.value, message: err.message,
+      const err = e as {
+        code: string;
+        errno: number;
+        field: string;
+        value: unknown;
+        message: string;
+        constructor: unknown;
+      };
+      return {
+        threw: true,
+        code: err.code,
+        errno: err.errno,
+        field: err.field,
+        value: err.value,
+        message: err.message,
         sameErrorClass: e instanceof current.WebDLPackError && e instanceof older.WebDLPackError,
-        protocol: record.protocol, madeHasChecked: "allocWebGPUChecked" in made };
+        protocol: record.protocol,
+        madeHasChecked: "allocWebGPUChecked" in made,
+      };
     }
   });
   expect(out.protocol).toEqual({ major: 1, minor: 1 });
@@ -49,8 +64,8 @@ test("a 1.1 copy uses a context a 1.2 copy made; its allocation calls keep worki
     const ctx = current.getContext();
     const seen = older.getContext();
     await seen.setup();
-    const a = seen.allocWebGPUSync(64);            // 1.1's synchronous name
-    const b = await seen.allocWebGPU(64);          // 1.1 awaited allocWebGPU: a number awaits to itself
+    const a = seen.allocWebGPUSync(64); // 1.1's synchronous name
+    const b = await seen.allocWebGPU(64); // 1.1 awaited allocWebGPU: a number awaits to itself
     const ok = [a, b].every((p: number) => seen.gpuPointerToBuffer(p).size >= 64);
     seen.freeWebGPU(a);
     seen.freeWebGPU(b);

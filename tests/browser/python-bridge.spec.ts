@@ -14,7 +14,9 @@ type W = {
   webdlpack: typeof import("../../js/src/index.js");
 };
 
-test("Python → JS: to_js gives a view on the same heap bytes; JS writes, Python sees; dispose runs the deleter once", async ({ shared }) => {
+test("Python → JS: to_js gives a view on the same heap bytes; JS writes, Python sees; dispose runs the deleter once", async ({
+  shared,
+}) => {
   const r = await shared.evaluate(async () => {
     const w = window as unknown as W;
     const py = w.pyodide;
@@ -38,8 +40,16 @@ jt = webdlpack.to_js(t)
     jt.dispose();
     const liveAfter = Number(py.runPython("_debug.export_stats()['live'] - before"));
     const unknown = Number(py.runPython("_debug.export_stats()['unknown_deletes']"));
-    return { sameHeap, offsetOk: view.byteOffset === dataPtr, values, pySees, liveWhileHeld, liveAfter, unknown,
-             pythonVersion: bridge.pythonVersion };
+    return {
+      sameHeap,
+      offsetOk: view.byteOffset === dataPtr,
+      values,
+      pySees,
+      liveWhileHeld,
+      liveAfter,
+      unknown,
+      pythonVersion: bridge.pythonVersion,
+    };
   });
   expect(r.sameHeap).toBe(true);
   expect(r.offsetOk).toBe(true);
@@ -51,7 +61,9 @@ jt = webdlpack.to_js(t)
   expect(r.pythonVersion).toBe("0.1.0");
 });
 
-test("JS → Python: from_js of a heap tensor is zero-copy; a TypedArray outside the heap is copied once with IS_COPIED; copy=False refuses", async ({ shared }) => {
+test("JS → Python: from_js of a heap tensor is zero-copy; a TypedArray outside the heap is copied once with IS_COPIED; copy=False refuses", async ({
+  shared,
+}) => {
   const r = await shared.evaluate(async () => {
     const w = window as unknown as W;
     const py = w.pyodide;
@@ -68,10 +80,12 @@ pt = webdlpack.from_js(ht)
     const sameAddress = ptr === (heapTensor.view as Int32Array).byteOffset;
     // Outside the heap: a plain Float64Array.
     py.globals.set("outside", new Float64Array([1.25, 2.5]));
-    const copiedRes = (py.runPython(`
+    const copiedRes = (
+      py.runPython(`
 c = webdlpack.from_js(outside)
 (c.tolist(), c.flags.is_copied, str(c.dtype))
-`) as { toJs(): [number[], boolean, string] }).toJs();
+`) as { toJs(): [number[], boolean, string] }
+    ).toJs();
     let refusal = "";
     try {
       py.runPython(`
@@ -96,7 +110,9 @@ except BufferError as e:
   expect(r.refusal).toMatch(/a JS ArrayBuffer, not in this host's memory; exporting needs a copy/); // says why
 });
 
-test("tensor.toPython(): a JS framework hands a tensor to Python without the bridge object; zero-copy in the heap, a copy outside", async ({ shared }) => {
+test("tensor.toPython(): a JS framework hands a tensor to Python without the bridge object; zero-copy in the heap, a copy outside", async ({
+  shared,
+}) => {
   const r = await shared.evaluate(async () => {
     const w = window as unknown as W;
     const py = w.pyodide;
@@ -120,7 +136,11 @@ consume
     } catch (e) {
       refusal = String((e as { code?: string }).code);
     }
-    inHeap.dispose(); inHeap.destroy(); copy.dispose(); copy.destroy(); consume.destroy();
+    inHeap.dispose();
+    inHeap.destroy();
+    copy.dispose();
+    copy.destroy();
+    consume.destroy();
     const heapStillValid = Array.from(heapTensor.view as Float32Array);
     const sameAddress = address === (heapTensor.view as Float32Array).byteOffset;
     heapTensor.dispose();
@@ -128,7 +148,10 @@ consume
     return { shape, values, copied, sameAddress, copyValues, copyFlag, refusal, heapStillValid };
   });
   expect(r.shape).toEqual([2, 3]);
-  expect(r.values).toEqual([[1, 2, 3], [4, 5, 6]]);
+  expect(r.values).toEqual([
+    [1, 2, 3],
+    [4, 5, 6],
+  ]);
   expect(r.copied).toBe(false);
   expect(r.sameAddress).toBe(true);
   expect(r.copyValues).toEqual([-1, 2, -3]);
@@ -137,7 +160,9 @@ consume
   expect(r.heapStillValid).toEqual([1, 2, 3, 4, 5, 6]);
 });
 
-test("10 000 exchange cycles (to_js, from_js, capsule) leave the wasm heap, Python's allocations and refcounts where they started", async ({ shared }) => {
+test("10 000 exchange cycles (to_js, from_js, capsule) leave the wasm heap, Python's allocations and refcounts where they started", async ({
+  shared,
+}) => {
   test.setTimeout(120_000);
   const r = await shared.evaluate(async () => {
     const w = window as unknown as W;
@@ -151,10 +176,13 @@ t12 = webdlpack.from_buffer(src12)
 `);
     const heapTensor = bridge.fromPython(py.runPython("webdlpack.zeros((64,), 'int32')"));
     py.globals.set("ht12", heapTensor);
-    const measure = (): number[] => (py.runPython(`
+    const measure = (): number[] =>
+      (
+        py.runPython(`
 gc.collect()
 [sys.getallocatedblocks(), sys.getrefcount(src12), sys.getrefcount(t12), _debug.live_exports(), _debug.live_imports()]
-`) as { toJs(): number[] }).toJs();
+`) as { toJs(): number[] }
+      ).toJs();
     const cycles = (n: number): void => {
       py.globals.set("n12", n);
       py.runPython(`
@@ -176,7 +204,9 @@ del jt, p, u
     cycles(10_000);
     const after = measure();
     const result = {
-      before, after, heapGrowth: py._module.HEAPU8.buffer.byteLength - heapBefore,
+      before,
+      after,
+      heapGrowth: py._module.HEAPU8.buffer.byteLength - heapBefore,
       jsExports: w.webdlpack.liveExportCount() - jsExportsBefore,
       unknownDeletes: Number(py.runPython("_debug.export_stats()['unknown_deletes']")),
     };
@@ -193,7 +223,9 @@ del jt, p, u
   expect(r.unknownDeletes).toBe(0);
 });
 
-test("a to_js tensor JS drops without dispose is collected: the safety net runs Python's deleter exactly once", async ({ shared }) => {
+test("a to_js tensor JS drops without dispose is collected: the safety net runs Python's deleter exactly once", async ({
+  shared,
+}) => {
   const r = await shared.evaluate(async () => {
     const w = window as unknown as W;
     const py = w.pyodide;
@@ -211,7 +243,7 @@ t14 = webdlpack.from_buffer(src14)
     let sum = 0;
     (function useAndDrop() {
       for (let i = 0; i < 3; i++) {
-        const jt = py.runPython("webdlpack.to_js(t14)") as { view: Float32Array };  // never disposed
+        const jt = py.runPython("webdlpack.to_js(t14)") as { view: Float32Array }; // never disposed
         sum += jt.view[i]!;
       }
     })();
@@ -220,18 +252,24 @@ t14 = webdlpack.from_buffer(src14)
       gc();
       await new Promise((res) => setTimeout(res, 10));
     }
-    const result = { sum, whileHeld, afterGC: live() - base,
-      unknownDeletes: Number(py.runPython("_debug.export_stats()['unknown_deletes']")) - unknownBase };
+    const result = {
+      sum,
+      whileHeld,
+      afterGC: live() - base,
+      unknownDeletes: Number(py.runPython("_debug.export_stats()['unknown_deletes']")) - unknownBase,
+    };
     py.runPython("del t14, src14");
     return result;
   });
   expect(r.sum).toBe(6);
-  expect(r.whileHeld).toBe(3);       // three exports, each kept alive by its JS tensor
-  expect(r.afterGC).toBe(0);         // collected: each deleter ran ...
-  expect(r.unknownDeletes).toBe(0);  // ... exactly once
+  expect(r.whileHeld).toBe(3); // three exports, each kept alive by its JS tensor
+  expect(r.afterGC).toBe(0); // collected: each deleter ran ...
+  expect(r.unknownDeletes).toBe(0); // ... exactly once
 });
 
-test("heap growth between export and use: the JS view is re-derived and still shows Python's bytes", async ({ shared }) => {
+test("heap growth between export and use: the JS view is re-derived and still shows Python's bytes", async ({
+  shared,
+}) => {
   const r = await shared.evaluate(async () => {
     const w = window as unknown as W;
     const py = w.pyodide;
@@ -259,7 +297,9 @@ gj = webdlpack.to_js(webdlpack.from_buffer(g))
   expect(r.values).toEqual([3, 1, 4, 1, 5]);
 });
 
-test("a malformed struct handed in from JS is a typed error in Python, and its deleter still runs once", async ({ shared }) => {
+test("a malformed struct handed in from JS is a typed error in Python, and its deleter still runs once", async ({
+  shared,
+}) => {
   const r = await shared.evaluate(async () => {
     const w = window as unknown as W;
     const py = w.pyodide;
@@ -271,7 +311,8 @@ test("a malformed struct handed in from JS is a typed error in Python, and its d
     new DataView(host.buffer).setInt32(address + 24 + 12, 99, true); // dl_tensor.ndim
     py.globals.set("bad_address", address);
     const live = w.webdlpack.liveExportCount();
-    const msg = String(py.runPython(`
+    const msg = String(
+      py.runPython(`
 from webdlpack.api import managed as _exchange
 try:
     _exchange.import_managed(bad_address)
@@ -279,7 +320,8 @@ try:
 except ValueError as e:
     msg = f"{type(e).__name__}: {e}"
 msg
-`));
+`),
+    );
     const liveAfter = w.webdlpack.liveExportCount();
     t.dispose();
     return { msg, released: live - liveAfter };
@@ -298,7 +340,11 @@ test("micropip installs the same wheel from a local URL", async ({ browser }) =>
       installer: "micropip",
       micropipURL: "/build/vendor/micropip-0.11.1-py3-none-any.whl",
     });
-    return String(w.pyodide.runPython("import webdlpack, micropip; webdlpack.__version__ + ' ' + str('webdlpack' in micropip.list())"));
+    return String(
+      w.pyodide.runPython(
+        "import webdlpack, micropip; webdlpack.__version__ + ' ' + str('webdlpack' in micropip.list())",
+      ),
+    );
   });
   await page.close();
   expect(version).toBe("0.1.0 True");

@@ -24,13 +24,19 @@ async function runPy(page: Page, code: string): Promise<{ out: unknown; live: nu
     await w.webdlpack.loadWebDLPack(w.pyodide as never);
     const base = ctx.stats().livePointers;
     const result = await w.pyodide.runPythonAsync(source);
-    const out = (result as PyProxy | undefined)?.toJs ? (result as PyProxy).toJs({ dict_converter: Object.fromEntries }) : result;
+    const out = (result as PyProxy | undefined)?.toJs
+      ? (result as PyProxy).toJs({ dict_converter: Object.fromEntries })
+      : result;
     return { out, live: ctx.stats().livePointers - base };
   }, code);
 }
 
-test("copy.deepcopy of a WebGPU tensor is a GPU copy that outlives the original; copy.copy is the tensor; pickling and owner copies are typed errors", async ({ shared }) => {
-  const r = await runPy(shared, `
+test("copy.deepcopy of a WebGPU tensor is a GPU copy that outlives the original; copy.copy is the tensor; pickling and owner copies are typed errors", async ({
+  shared,
+}) => {
+  const r = await runPy(
+    shared,
+    `
 import copy, gc, pickle, array
 import webdlpack
 from webdlpack.api import debug as _debug
@@ -56,7 +62,8 @@ except webdlpack.WebDLPackBufferError as e:
 res["errors"] = errors
 d.dispose(); del d; gc.collect()
 res
-`);
+`,
+  );
   const out = r.out as Record<string, unknown>;
   expect(out.made).toBe(1);
   expect(out.newPointer).toBe(true);
@@ -73,8 +80,12 @@ res
   expect(r.live).toBe(0);
 });
 
-test("memoryview(t) of a CPU tensor in the browser's Pyodide shares the wasm bytes and holds them after dispose", async ({ shared }) => {
-  const r = await runPy(shared, `
+test("memoryview(t) of a CPU tensor in the browser's Pyodide shares the wasm bytes and holds them after dispose", async ({
+  shared,
+}) => {
+  const r = await runPy(
+    shared,
+    `
 import webdlpack, sys
 t = webdlpack.zeros((2, 2), "int32")
 m = memoryview(t)
@@ -83,12 +94,25 @@ t.dispose()
 res = [sys.version_info >= (3, 12), m.format, list(m.shape), m.tolist()]
 m.release()
 res
-`);
-  expect(r.out).toEqual([true, "i", [2, 2], [[0, 0], [0, 42]]]);
+`,
+  );
+  expect(r.out).toEqual([
+    true,
+    "i",
+    [2, 2],
+    [
+      [0, 0],
+      [0, 42],
+    ],
+  ]);
 });
 
-test("a GPU tensor kept by an inner scope is freed when the enclosing scope closes; webdlpack.keep outlives both", async ({ shared }) => {
-  const r = await runPy(shared, `
+test("a GPU tensor kept by an inner scope is freed when the enclosing scope closes; webdlpack.keep outlives both", async ({
+  shared,
+}) => {
+  const r = await runPy(
+    shared,
+    `
 import gc
 import webdlpack
 from webdlpack.api import debug as _debug
@@ -103,13 +127,18 @@ after_outer = _debug.gpu_stats()["live"] - s0["live"]
 res = [after_inner, after_outer, handed_up.disposed, kept.disposed]
 kept.dispose(); del kept, handed_up; gc.collect()
 res
-`);
+`,
+  );
   expect(r.out).toEqual([2, 1, true, false]);
   expect(r.live).toBe(0);
 });
 
-test("bad copy and device arguments for WebGPU tensors are typed errors raised before any GPU work", async ({ shared }) => {
-  const r = await runPy(shared, `
+test("bad copy and device arguments for WebGPU tensors are typed errors raised before any GPU work", async ({
+  shared,
+}) => {
+  const r = await runPy(
+    shared,
+    `
 import gc
 import webdlpack
 from webdlpack.api import debug as _debug
@@ -131,7 +160,8 @@ for attempt in (lambda: webdlpack.from_dlpack(g, device="cuda"),
 res.append(_debug.gpu_stats()["allocated"] - s0)
 g.dispose(); del g; gc.collect()
 res
-`);
+`,
+  );
   expect(r.out).toEqual([
     "WebDLPackDeviceError BAD_DEVICE device",
     "WebDLPackTypeError INVALID_ARGUMENT copy",

@@ -13,7 +13,9 @@ type W = {
   };
 };
 
-test("malformed structs at and past the wasm memory end give typed errors in Python; Pyodide keeps running", async ({ shared }) => {
+test("malformed structs at and past the wasm memory end give typed errors in Python; Pyodide keeps running", async ({
+  shared,
+}) => {
   test.setTimeout(120_000);
   const r = await shared.evaluate(async () => {
     const py = (window as unknown as W).pyodide;
@@ -39,10 +41,13 @@ json.dumps({"end": struct_corpus.memory_end(), "table": struct_corpus.run_table(
   expect(r.alive).toBe(45);
 });
 
-test("from_js refuses a copy argument that is not None/True/False, like from_dlpack, before JS is called", async ({ shared }) => {
+test("from_js refuses a copy argument that is not None/True/False, like from_dlpack, before JS is called", async ({
+  shared,
+}) => {
   const r = await shared.evaluate(async () => {
     const py = (window as unknown as W).pyodide;
-    return (py.runPython(`
+    return (
+      py.runPython(`
 import array, webdlpack
 from webdlpack.api import debug as _debug
 t = webdlpack.from_buffer(array.array("f", [1.0, 2.0]))
@@ -58,7 +63,8 @@ for attempt in (lambda: webdlpack.from_js(jt, copy="x"), lambda: webdlpack.from_
 jt.dispose()
 res.append(_debug.live_exports())
 res
-`) as { toJs(): unknown[] }).toJs();
+`) as { toJs(): unknown[] }
+    ).toJs();
   });
   expect(r).toEqual([
     "WebDLPackTypeError INVALID_ARGUMENT copy",

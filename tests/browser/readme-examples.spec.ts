@@ -20,7 +20,9 @@ test.beforeEach(async ({ page }) => {
   await openExamplesPage(page);
 });
 
-test("Python in Pyodide: python_in_pyodide.mjs runs python_in_pyodide.py; every assert passes and no GPU pointer is left", async ({ page }) => {
+test("Python in Pyodide: python_in_pyodide.mjs runs python_in_pyodide.py; every assert passes and no GPU pointer is left", async ({
+  page,
+}) => {
   const r = await page.evaluate(async () => {
     const { run } = await import("/examples/python_in_pyodide.mjs" as string);
     const values = (await run()) as number[][];
@@ -29,11 +31,17 @@ test("Python in Pyodide: python_in_pyodide.mjs runs python_in_pyodide.py; every 
     return { values, livePointers: ctx.stats().livePointers as number };
   });
   // The example's last line: the async readback of the uploaded tensor, src[0] changed to 42 from Python.
-  expect(r.values).toEqual([[42, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]]);
+  expect(r.values).toEqual([
+    [42, 1, 2, 3],
+    [4, 5, 6, 7],
+    [8, 9, 10, 11],
+  ]);
   expect(r.livePointers).toBe(0);
 });
 
-test("a failing assert in the Python example rejects run() with the PythonError (so a pass means the asserts held)", async ({ page }) => {
+test("a failing assert in the Python example rejects run() with the PythonError (so a pass means the asserts held)", async ({
+  page,
+}) => {
   const message = await page.evaluate(async () => {
     // Serve the example with its first assert made false, through the same run().
     const original = window.fetch;
@@ -56,7 +64,9 @@ test("a failing assert in the Python example rejects run() with the PythonError 
   expect(message).toContain("AssertionError");
 });
 
-test("JS with ORT and TF.js: js_ort_tfjs.mjs gives sigmoid(model(x)) as NumPy does, with one readback, and leaves nothing alive", async ({ page }) => {
+test("JS with ORT and TF.js: js_ort_tfjs.mjs gives sigmoid(model(x)) as NumPy does, with one readback, and leaves nothing alive", async ({
+  page,
+}) => {
   const r = await page.evaluate(async () => {
     const [ort, tf, tfwebgpu, example] = await Promise.all([
       import("onnxruntime-web/webgpu" as string),
@@ -78,8 +88,12 @@ test("JS with ORT and TF.js: js_ort_tfjs.mjs gives sigmoid(model(x)) as NumPy do
     let values: Float32Array;
     try {
       values = await example.run({
-        ort, tf, WebGPUBackend: tfwebgpu.WebGPUBackend, modelBytes,
-        input: Float32Array.from(ref.input.flat()), dims: ref.shape,
+        ort,
+        tf,
+        WebGPUBackend: tfwebgpu.WebGPUBackend,
+        modelBytes,
+        input: Float32Array.from(ref.input.flat()),
+        dims: ref.shape,
       });
     } finally {
       GPUBuffer.prototype.mapAsync = mapAsync;
@@ -105,7 +119,9 @@ test("JS with ORT and TF.js: js_ort_tfjs.mjs gives sigmoid(model(x)) as NumPy do
   expect(r.guardOwners).toEqual(expect.arrayContaining(["onnxruntime-web", "tfjs"]));
 });
 
-test("C compiled to wasm: example_gpu_tensor() (built with emcc into a side module, called via ctypes) hands JS a WebGPU tensor; JS's dispose frees its buffer once", async ({ page }) => {
+test("C compiled to wasm: example_gpu_tensor() (built with emcc into a side module, called via ctypes) hands JS a WebGPU tensor; JS's dispose frees its buffer once", async ({
+  page,
+}) => {
   const r = await page.evaluate(async () => {
     const { loadPyodide } = await import("pyodide" as string);
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -116,7 +132,10 @@ test("C compiled to wasm: example_gpu_tensor() (built with emcc into a side modu
     const pyodide = await loadPyodide({ indexURL: "/node_modules/pyodide/" });
     const bridge = await webdlpack.loadWebDLPack(pyodide);
     // The side module holds the C library and the example (wasm/wasm.mk builds it).
-    const lib = await webdlpack.loadWebDLPackC(pyodide, { url: "/wasm/build/examples/c_webgpu_tensor.so", path: "/lib/c_webgpu_tensor.so" });
+    const lib = await webdlpack.loadWebDLPackC(pyodide, {
+      url: "/wasm/build/examples/c_webgpu_tensor.so",
+      path: "/lib/c_webgpu_tensor.so",
+    });
     try {
       const handle = pyodide.runPython(`
 import ctypes
@@ -128,8 +147,11 @@ example.example_gpu_tensor()
       const t = webdlpack.Tensor.fromManaged(bridge.host, lib.takeTensor(handle)); // JS owns it now
       const ptr = t.data as number;
       const head = {
-        storage: t.storage, device: [t.device.deviceType, t.device.deviceId], shape: [...t.shape],
-        sameBuffer: t.gpuBuffer === ctx.gpuPointerToBuffer(ptr), owner: ctx.gpuPointerInfo(ptr).owner,
+        storage: t.storage,
+        device: [t.device.deviceType, t.device.deviceId],
+        shape: [...t.shape],
+        sameBuffer: t.gpuBuffer === ctx.gpuPointerToBuffer(ptr),
+        owner: ctx.gpuPointerInfo(ptr).owner,
       };
       // The buffer C allocated is a real GPUBuffer: write it, read it back through the tensor.
       const written = Float32Array.from({ length: 1024 }, (_, i) => i * 0.5 - 7);
@@ -143,7 +165,15 @@ example.example_gpu_tensor()
       } catch (e) {
         afterDispose = (e as { code?: string }).code ?? String(e);
       }
-      return { handle, statsWhileLive, head, matches, afterDispose, statsAfter: lib.gpuStats(), livePointers: ctx.stats().livePointers };
+      return {
+        handle,
+        statsWhileLive,
+        head,
+        matches,
+        afterDispose,
+        statsAfter: lib.gpuStats(),
+        livePointers: ctx.stats().livePointers,
+      };
     } finally {
       lib.dispose();
     }

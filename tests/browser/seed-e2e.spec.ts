@@ -48,7 +48,9 @@ keep[address] = (m, shape, values)
 sizes = (ctypes.sizeof(DLTensor), DLManagedTensorVersioned.dl_tensor.offset, ctypes.sizeof(DLManagedTensorVersioned))
 `;
 
-test("Python writes a DLManagedTensorVersioned, JS reads it zero-copy and calls the deleter once", async ({ shared }) => {
+test("Python writes a DLManagedTensorVersioned, JS reads it zero-copy and calls the deleter once", async ({
+  shared,
+}) => {
   const result = await shared.evaluate(async (code) => {
     const w = window as unknown as {
       pyodide: { runPython(c: string): unknown; globals: { get(n: string): unknown }; _module: never };
@@ -80,8 +82,20 @@ test("Python writes a DLManagedTensorVersioned, JS reads it zero-copy and calls 
     } catch (e) {
       useAfterDispose = (e as { code?: string }).code ?? String(e);
     }
-    return { address, base, sizes, sameMemory, byteOffset, values, pythonSees, callsBefore, calls, useAfterDispose,
-             shape, dtype };
+    return {
+      address,
+      base,
+      sizes,
+      sameMemory,
+      byteOffset,
+      values,
+      pythonSees,
+      callsBefore,
+      calls,
+      useAfterDispose,
+      shape,
+      dtype,
+    };
   }, PYTHON_PRODUCER);
 
   expect(result.sizes).toEqual([40, 24, 64]); // wasm32 layout, as the header says

@@ -7,14 +7,26 @@ import { test, expect } from "./fixtures.js";
 type Webdlpack = typeof import("../../js/src/index.js");
 type WebdlpackTesting = typeof import("../../js/src/testing/index.js");
 
-test("Tensor.webgpu onRelease runs exactly once, after dispose, every toManaged export and every retain", async ({ jsPage }) => {
+test("Tensor.webgpu onRelease runs exactly once, after dispose, every toManaged export and every retain", async ({
+  jsPage,
+}) => {
   const r = await jsPage.evaluate(() => {
-    const { webdlpack: w, webdlpackTesting } = window as unknown as { webdlpack: Webdlpack; webdlpackTesting: WebdlpackTesting };
+    const { webdlpack: w, webdlpackTesting } = window as unknown as {
+      webdlpack: Webdlpack;
+      webdlpackTesting: WebdlpackTesting;
+    };
     const host = webdlpackTesting.createTestHost(1, 4);
     let released = 0;
     const t = w.Tensor.webgpu({
-      pointer: 0x10001, deviceId: 0, dtype: "float32", shape: [4], readOnly: true, isCopied: true,
-      onRelease: () => { released++; },
+      pointer: 0x10001,
+      deviceId: 0,
+      dtype: "float32",
+      shape: [4],
+      readOnly: true,
+      isCopied: true,
+      onRelease: () => {
+        released++;
+      },
     });
     const flags = { ...t.flags };
     const address = t.toManaged(host);
@@ -40,14 +52,25 @@ test("Tensor.webgpu onRelease runs exactly once, after dispose, every toManaged 
   expect(r.steps).toEqual([0, 0, 1, 1]);
 });
 
-test("Tensor.webgpu with a bad description runs onRelease once and throws a typed error; fromTypedArray sets IS_COPIED", async ({ jsPage }) => {
+test("Tensor.webgpu with a bad description runs onRelease once and throws a typed error; fromTypedArray sets IS_COPIED", async ({
+  jsPage,
+}) => {
   const r = await jsPage.evaluate(() => {
     const w = (window as unknown as { webdlpack: Webdlpack }).webdlpack;
     const out: Array<{ code: string; field: string | undefined; released: number }> = [];
     for (const bad of [{ pointer: 0 }, { shape: [-1] }, { dtype: "nope" }]) {
       let released = 0;
       try {
-        w.Tensor.webgpu({ pointer: 0x20001, deviceId: 0, dtype: "float32", shape: [1], ...bad, onRelease: () => { released++; } });
+        w.Tensor.webgpu({
+          pointer: 0x20001,
+          deviceId: 0,
+          dtype: "float32",
+          shape: [1],
+          ...bad,
+          onRelease: () => {
+            released++;
+          },
+        });
       } catch (e) {
         const err = e as { code: string; field?: string };
         out.push({ code: err.code, field: err.field, released });

@@ -40,7 +40,12 @@ async function failure(fn) {
     await fn();
     return { code: "no error", message: "", field: "", value: undefined };
   } catch (err) {
-    return { code: err?.code ?? String(err), message: String(err?.message), field: err?.field ?? "", value: err?.value };
+    return {
+      code: err?.code ?? String(err),
+      message: String(err?.message),
+      field: err?.field ?? "",
+      value: err?.value,
+    };
   }
 }
 
@@ -66,12 +71,17 @@ async function readBuffer(device, buffer, offset, size) {
  * over `workgroups` workgroups. Returns the pipeline, to dispatch it again.
  */
 function dispatch(device, pipelineOrCode, resource, workgroups) {
-  const pipeline = typeof pipelineOrCode === "string"
-    ? device.createComputePipeline({
-      layout: "auto", compute: { module: device.createShaderModule({ code: pipelineOrCode }), entryPoint: "main" },
-    })
-    : pipelineOrCode;
-  const bindGroup = device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries: [{ binding: 0, resource }] });
+  const pipeline =
+    typeof pipelineOrCode === "string"
+      ? device.createComputePipeline({
+          layout: "auto",
+          compute: { module: device.createShaderModule({ code: pipelineOrCode }), entryPoint: "main" },
+        })
+      : pipelineOrCode;
+  const bindGroup = device.createBindGroup({
+    layout: pipeline.getBindGroupLayout(0),
+    entries: [{ binding: 0, resource }],
+  });
   const encoder = device.createCommandEncoder();
   const pass = encoder.beginComputePass();
   pass.setPipeline(pipeline);

@@ -27,7 +27,8 @@ const ops = {
   async setup() {
     const setup = await timed(() => state.ctx.setup());
     return {
-      inWorker: typeof WorkerGlobalScope === "function" && self instanceof WorkerGlobalScope && typeof document === "undefined",
+      inWorker:
+        typeof WorkerGlobalScope === "function" && self instanceof WorkerGlobalScope && typeof document === "undefined",
       crossOriginIsolated: self.crossOriginIsolated,
       deviceInfo: setup.value,
       adapterFeatures: [...(await navigator.gpu.requestAdapter()).features].sort(),
@@ -66,12 +67,14 @@ const ops = {
 
   /** Python ⇄ JS on the CPU, JS → WebGPU, ORT → TF.js on the GPU (same buffers), one readback, values checked. */
   async exchange() {
-    const { ctx, pyodide, bridge, ort, tf, binding, session, backend, ref } = state;
+    const { ctx, pyodide, bridge, tf, binding, session, backend, ref } = state;
     const [rows, cols] = [ref.input.length, ref.input[0].length];
     const steps = {};
     const checks = {};
     const before = { pointers: ctx.stats().livePointers, tf: tf.memory().numTensors, read: state.gpuReadBytes };
-    const step = async (name, fn) => { steps[name] = (await timed(fn)).ms; };
+    const step = async (name, fn) => {
+      steps[name] = (await timed(fn)).ms;
+    };
     let jx, ptr, ty, out, values;
 
     await step("pythonToJs", () => {
@@ -86,7 +89,9 @@ webdlpack.to_js(x)`);
     await step("jsToPython", () => {
       const js = webdlpack.Tensor.fromTypedArray(Float32Array.from([1.5, -2, 3.25]), { shape: [3] });
       pyodide.globals.set("jt", js);
-      checks.jsToPythonValues = pyodide.runPython("t = webdlpack.from_js(jt); v = t.tolist(); t.dispose(); del jt; v").toJs();
+      checks.jsToPythonValues = pyodide
+        .runPython("t = webdlpack.from_js(jt); v = t.tolist(); t.dispose(); del jt; v")
+        .toJs();
       js.dispose();
     });
     await step("upload", async () => {
@@ -124,7 +129,9 @@ webdlpack.to_js(x)`);
     checks.maxError = Math.max(...values.map((v, i) => Math.abs(v - ref.tfjs_sigmoid.flat()[i])));
     checks.leftoverPointers = ctx.stats().livePointers - before.pointers;
     checks.leftoverTfjsTensors = tf.memory().numTensors - before.tf;
-    checks.pythonLiveExports = Number(pyodide.runPython("from webdlpack.api import debug; debug.export_stats()['live']"));
+    checks.pythonLiveExports = Number(
+      pyodide.runPython("from webdlpack.api import debug; debug.export_stats()['live']"),
+    );
     checks.nbytes = values.length * 4;
     void bridge;
     return { steps, checks };
@@ -154,8 +161,15 @@ webdlpack.to_js(x)`);
     const t = webdlpack.tensorFromThread(message);
     const values = Array.from(t.view);
     if (write !== undefined) t.view[0] = write;
-    const seen = { path: message.path, storage: t.storage, shape: [...t.shape], dtype: webdlpack.formatDType(t.dtype), values,
-      isCopied: t.flags.isCopied, bufferKind: t.view.buffer.constructor.name };
+    const seen = {
+      path: message.path,
+      storage: t.storage,
+      shape: [...t.shape],
+      dtype: webdlpack.formatDType(t.dtype),
+      values,
+      isCopied: t.flags.isCopied,
+      bufferKind: t.view.buffer.constructor.name,
+    };
     t.dispose();
     return seen;
   },
@@ -164,7 +178,12 @@ webdlpack.to_js(x)`);
   send({ kind }, reply) {
     let tensor;
     if (kind === "js") {
-      tensor = webdlpack.Tensor.fromTypedArray(Float32Array.from([10, 20, 30, 40]), { shape: [2, 2], onRelease: () => { state.released += 1; } });
+      tensor = webdlpack.Tensor.fromTypedArray(Float32Array.from([10, 20, 30, 40]), {
+        shape: [2, 2],
+        onRelease: () => {
+          state.released += 1;
+        },
+      });
     } else {
       tensor = state.pyodide.runPython(`import array, webdlpack
 _sent_src = array.array("f", [5.0, 6.0, 7.0])
@@ -178,7 +197,17 @@ webdlpack.to_js(webdlpack.from_buffer(_sent_src, shape=(3,)))`);
     } catch (err) {
       senderUse = err.code;
     }
-    reply({ message: packed.message, path: packed.path, bytesCopied: packed.bytesCopied, reason: packed.reason, packMs: packed.ms, senderUse }, packed.transfer);
+    reply(
+      {
+        message: packed.message,
+        path: packed.path,
+        bytesCopied: packed.bytesCopied,
+        reason: packed.reason,
+        packMs: packed.ms,
+        senderUse,
+      },
+      packed.transfer,
+    );
   },
 
   /** Sender-side counters: releases run here, tensors still held by a receiver, Python's live exports. */
@@ -186,7 +215,9 @@ webdlpack.to_js(webdlpack.from_buffer(_sent_src, shape=(3,)))`);
     return {
       released: state.released,
       pending: webdlpack.pendingThreadReleases(),
-      pythonLiveExports: Number(state.pyodide.runPython("from webdlpack.api import debug; debug.export_stats()['live']")),
+      pythonLiveExports: Number(
+        state.pyodide.runPython("from webdlpack.api import debug; debug.export_stats()['live']"),
+      ),
     };
   },
 };
@@ -208,7 +239,11 @@ self.onmessage = async ({ data: { id, op, args } }) => {
     const value = await ops[op](args ?? {}, reply);
     if (!replied) reply(value);
   } catch (err) {
-    self.postMessage({ id, ok: false, error: { code: err?.code ?? "", message: String(err?.message ?? err), stack: String(err?.stack ?? "") } });
+    self.postMessage({
+      id,
+      ok: false,
+      error: { code: err?.code ?? "", message: String(err?.message ?? err), stack: String(err?.stack ?? "") },
+    });
   }
 };
 self.postMessage({ ready: true });

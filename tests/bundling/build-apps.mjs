@@ -17,11 +17,17 @@ const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 function installTarball() {
   rmSync(out, { recursive: true, force: true });
   mkdirSync(join(app, "node_modules"), { recursive: true });
-  const [packed] = JSON.parse(execFileSync(npm, ["pack", "--json", "--pack-destination", out], {
-    cwd: repo, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }));
+  const [packed] = JSON.parse(
+    execFileSync(npm, ["pack", "--json", "--pack-destination", out], {
+      cwd: repo,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }),
+  );
   execFileSync("tar", ["xzf", join(out, packed.filename), "-C", join(app, "node_modules")]);
   renameSync(join(app, "node_modules", "package"), join(app, "node_modules", "webdlpack"));
-  for (const f of readdirSync(join(repo, "tests", "bundling", "app"))) copyFileSync(join(repo, "tests", "bundling", "app", f), join(app, f));
+  for (const f of readdirSync(join(repo, "tests", "bundling", "app")))
+    copyFileSync(join(repo, "tests", "bundling", "app", f), join(app, f));
   return packed;
 }
 
@@ -29,8 +35,14 @@ async function buildEsbuild() {
   const esbuild = await import("esbuild");
   const dir = join(out, "esbuild");
   await esbuild.build({
-    entryPoints: [join(app, "main.js")], bundle: true, format: "esm", target: "es2022", platform: "browser",
-    outfile: join(dir, "main.js"), logLevel: "warning", absWorkingDir: app,
+    entryPoints: [join(app, "main.js")],
+    bundle: true,
+    format: "esm",
+    target: "es2022",
+    platform: "browser",
+    outfile: join(dir, "main.js"),
+    logLevel: "warning",
+    absWorkingDir: app,
   });
   copyFileSync(join(app, "index.html"), join(dir, "index.html"));
 }
@@ -38,7 +50,10 @@ async function buildEsbuild() {
 async function buildVite() {
   const { build } = await import("vite");
   await build({
-    root: app, base: "./", configFile: false, logLevel: "warn",
+    root: app,
+    base: "./",
+    configFile: false,
+    logLevel: "warn",
     build: { outDir: join(out, "vite"), emptyOutDir: true },
   });
 }

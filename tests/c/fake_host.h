@@ -11,18 +11,18 @@
 
 /** How a fake entry fails when asked to. */
 typedef enum {
-  FAKE_OK = 0,           /**< Behave normally. */
-  FAKE_FAIL_LAST_ERROR,  /**< Return failure; report through last_error. */
-  FAKE_FAIL_SET_ERROR,   /**< Return failure after calling wdl_set_error itself. */
-  FAKE_FAIL_SILENT,      /**< Return failure; last_error returns 0 (no error known). */
+  FAKE_OK = 0,          /**< Behave normally. */
+  FAKE_FAIL_LAST_ERROR, /**< Return failure; report through last_error. */
+  FAKE_FAIL_SET_ERROR,  /**< Return failure after calling wdl_set_error itself. */
+  FAKE_FAIL_SILENT,     /**< Return failure; last_error returns 0 (no error known). */
 } fake_mode;
 
 /** State and counters of the fake host (reset before each case). */
 typedef struct {
   fake_mode alloc_mode, free_mode, query_mode, to_js_mode, from_js_mode;
-  int fail_code;                /**< wdl_error_code reported when failing. */
+  int fail_code; /**< wdl_error_code reported when failing. */
   unsigned alloc_calls, free_calls, query_calls, to_js_calls, from_js_calls, last_error_calls;
-  int32_t last_device_id;       /**< Arguments of the most recent gpu_alloc. */
+  int32_t last_device_id; /**< Arguments of the most recent gpu_alloc. */
   uint32_t last_lo, last_hi, last_usage;
 } fake_host_state;
 

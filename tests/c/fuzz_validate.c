@@ -29,13 +29,38 @@ static uint64_t pick(const uint64_t *values, size_t n) { return values[next() % 
 #define PICK(arr) pick((arr), sizeof(arr) / sizeof((arr)[0]))
 
 static const uint64_t k_memory[] = {0, 65536, 65536, 1u << 24, UINT64_C(1) << 32};
-static const uint64_t k_extent[] = {0, 1, 1, 2, 3, 5, 7, 64, 1000, UINT64_C(1) << 31, (UINT64_C(1) << 53) - 1,
-                                    UINT64_C(1) << 53, UINT64_C(1) << 62, (uint64_t)INT64_MAX, (uint64_t)-1};
-static const uint64_t k_stride[] = {0, 1, 1, 2, 3, (uint64_t)-1, (uint64_t)-3, 1000, UINT64_C(1) << 40,
-                                    (UINT64_C(1) << 53) - 1, UINT64_C(1) << 53, (uint64_t)INT64_MAX, (uint64_t)INT64_MIN};
+static const uint64_t k_extent[] = {0,
+                                    1,
+                                    1,
+                                    2,
+                                    3,
+                                    5,
+                                    7,
+                                    64,
+                                    1000,
+                                    UINT64_C(1) << 31,
+                                    (UINT64_C(1) << 53) - 1,
+                                    UINT64_C(1) << 53,
+                                    UINT64_C(1) << 62,
+                                    (uint64_t)INT64_MAX,
+                                    (uint64_t)-1};
+static const uint64_t k_stride[] = {0,
+                                    1,
+                                    1,
+                                    2,
+                                    3,
+                                    (uint64_t)-1,
+                                    (uint64_t)-3,
+                                    1000,
+                                    UINT64_C(1) << 40,
+                                    (UINT64_C(1) << 53) - 1,
+                                    UINT64_C(1) << 53,
+                                    (uint64_t)INT64_MAX,
+                                    (uint64_t)INT64_MIN};
 static const uint64_t k_bits[] = {0, 1, 2, 3, 4, 6, 8, 8, 12, 16, 16, 24, 32, 32, 64, 128, 255};
 static const uint64_t k_lanes[] = {0, 1, 1, 1, 2, 3, 4, 16, 65535};
-static const uint64_t k_offset[] = {0, 0, 0, 4, 12, 4096, 65536, (UINT64_C(1) << 53) - 1, UINT64_C(1) << 53, (uint64_t)-8};
+static const uint64_t k_offset[] = {0,           0, 0, 4, 12, 4096, 65536, (UINT64_C(1) << 53) - 1, UINT64_C(1) << 53,
+                                    (uint64_t)-8};
 
 /* A value from `table`, or (one time in four) a random one. */
 static uint64_t value(const uint64_t *table, size_t n) { return next() % 4 == 0 ? next() : pick(table, n); }
@@ -55,7 +80,10 @@ static int inside_memory(const DLTensor *t, int padded, uint64_t memory_size) {
     hi = 0;
     for (int i = 0; i < t->ndim; i++) {
       i128 reach = (i128)(t->shape[i] - 1) * t->strides[i];
-      if (reach < 0) lo += reach; else hi += reach;
+      if (reach < 0)
+        lo += reach;
+      else
+        hi += reach;
     }
   }
   i128 bits = (i128)t->dtype.bits * t->dtype.lanes, lo_b, hi_b;
@@ -90,9 +118,12 @@ int wdl_fuzz_validate(uint64_t seed, uint64_t max_cases, double seconds, wdl_fuz
     m.flags = next() % 8 == 0 ? next() >> (next() % 64) : next() % 8;
     DLTensor *t = &m.dl_tensor;
     int r = (int)(next() % 16);
-    t->ndim = r < 12 ? (int32_t)(next() % 5) : r < 14 ? 32 + (int32_t)(next() % 2) - (int32_t)(next() % 2) : (int32_t)next();
+    t->ndim = r < 12   ? (int32_t)(next() % 5)
+              : r < 14 ? 32 + (int32_t)(next() % 2) - (int32_t)(next() % 2)
+                       : (int32_t)next();
     int ndim_cap = t->ndim >= 0 && t->ndim <= 40 ? t->ndim : 0;
-    for (int i = 0; i < 40; i++) shape[i] = (int64_t)(i < ndim_cap && next() % 3 == 0 ? VALUE(k_extent) : 1 + next() % 4);
+    for (int i = 0; i < 40; i++)
+      shape[i] = (int64_t)(i < ndim_cap && next() % 3 == 0 ? VALUE(k_extent) : 1 + next() % 4);
     t->shape = next() % 32 == 0 ? NULL : shape;
     int contiguous_strides = next() % 2;
     uint64_t step = 1; /* row-major strides of the small extents (wraps harmlessly past 2^64) */
@@ -104,10 +135,15 @@ int wdl_fuzz_validate(uint64_t seed, uint64_t max_cases, double seconds, wdl_fuz
     t->dtype.code = (uint8_t)(next() % 8 == 0 ? next() : next() % 18);
     t->dtype.bits = (uint8_t)VALUE(k_bits);
     t->dtype.lanes = (uint16_t)VALUE(k_lanes);
-    t->device.device_type = (DLDeviceType)(next() % 8 == 0 ? (int32_t)next() : next() % 4 == 0 ? (int32_t)(next() % 20) : kDLCPU);
+    t->device.device_type = (DLDeviceType)(next() % 8 == 0   ? (int32_t)next()
+                                           : next() % 4 == 0 ? (int32_t)(next() % 20)
+                                                             : kDLCPU);
     t->device.device_id = next() % 8 == 0 ? (int32_t)next() : 0;
     uint64_t where = next() % 6;
-    uint64_t data = where == 0 ? 0 : where == 1 && memory_size ? memory_size - next() % 64 : where == 2 ? next() : next() % 65536;
+    uint64_t data = where == 0                  ? 0
+                    : where == 1 && memory_size ? memory_size - next() % 64
+                    : where == 2                ? next()
+                                                : next() % 65536;
     t->data = (void *)(uintptr_t)data;
     t->byte_offset = VALUE(k_offset);
     wdl_clear_error();

@@ -44,13 +44,23 @@ typedef struct {
 static void xml_escape(FILE *f, const char *s) {
   for (; *s; s++) {
     switch (*s) {
-      case '<': fputs("&lt;", f); break;
-      case '>': fputs("&gt;", f); break;
-      case '&': fputs("&amp;", f); break;
-      case '"': fputs("&quot;", f); break;
+      case '<':
+        fputs("&lt;", f);
+        break;
+      case '>':
+        fputs("&gt;", f);
+        break;
+      case '&':
+        fputs("&amp;", f);
+        break;
+      case '"':
+        fputs("&quot;", f);
+        break;
       default:
-        if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t') fputc('?', f);
-        else fputc(*s, f);
+        if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t')
+          fputc('?', f);
+        else
+          fputc(*s, f);
     }
   }
 }
@@ -63,8 +73,9 @@ static int write_junit(const char *path, const result *rs, size_t n, size_t fail
   }
   fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
   fprintf(f, "<testsuites name=\"c\" tests=\"%zu\" failures=\"%zu\" time=\"%.6f\">\n", n, failures, total);
-  fprintf(f, "  <testsuite name=\"webdlpack-c\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"0\" time=\"%.6f\">\n",
-          n, failures, total);
+  fprintf(
+      f, "  <testsuite name=\"webdlpack-c\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"0\" time=\"%.6f\">\n",
+      n, failures, total);
   for (size_t i = 0; i < n; i++) {
     fprintf(f, "    <testcase classname=\"c.");
     xml_escape(f, rs[i].c->group);
@@ -92,16 +103,21 @@ static double now(void) {
 int main(int argc, char **argv) {
   const char *junit = NULL, *filter = NULL;
   for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--junit") == 0 && i + 1 < argc) junit = argv[++i];
-    else filter = argv[i];
+    if (strcmp(argv[i], "--junit") == 0 && i + 1 < argc)
+      junit = argv[++i];
+    else
+      filter = argv[i];
   }
   struct {
     const wdl_test_case *cases;
     size_t n;
   } groups[] = {
-      {wdl_errors_cases, wdl_errors_count},   {wdl_validate_cases, wdl_validate_count},
-      {wdl_managed_cases, wdl_managed_count}, {wdl_webgpu_cases, wdl_webgpu_count},
-      {wdl_host_cases, wdl_host_count},       {wdl_example_cases, wdl_example_count},
+      {wdl_errors_cases, wdl_errors_count},
+      {wdl_validate_cases, wdl_validate_count},
+      {wdl_managed_cases, wdl_managed_count},
+      {wdl_webgpu_cases, wdl_webgpu_count},
+      {wdl_host_cases, wdl_host_count},
+      {wdl_example_cases, wdl_example_count},
       {wdl_dlpack_upstream_first_cases, wdl_dlpack_upstream_first_count},
       {wdl_dlpack_webdlpack_first_cases, wdl_dlpack_webdlpack_first_count},
       {wdl_dlpack_via_macro_cases, wdl_dlpack_via_macro_count},

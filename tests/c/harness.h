@@ -30,51 +30,50 @@ void wdl_t_checked(void);
 /** 1 if the current case has failed. */
 int wdl_t_has_failed(void);
 
-#define CHECK(cond)                                          \
-  do {                                                       \
-    wdl_t_checked();                                         \
-    if (!(cond)) {                                           \
-      wdl_t_fail(__FILE__, __LINE__, "CHECK(%s)", #cond);    \
-      return;                                                \
-    }                                                        \
+#define CHECK(cond)                                       \
+  do {                                                    \
+    wdl_t_checked();                                      \
+    if (!(cond)) {                                        \
+      wdl_t_fail(__FILE__, __LINE__, "CHECK(%s)", #cond); \
+      return;                                             \
+    }                                                     \
   } while (0)
 
-#define CHECK_EQ_INT(a, b)                                                                              \
-  do {                                                                                                  \
-    int64_t wdl_a_ = (int64_t)(a), wdl_b_ = (int64_t)(b);                                                \
-    wdl_t_checked();                                                                                    \
-    if (wdl_a_ != wdl_b_) {                                                                             \
-      wdl_t_fail(__FILE__, __LINE__, "%s == %s: %" PRId64 " != %" PRId64, #a, #b, wdl_a_, wdl_b_);      \
-      return;                                                                                           \
-    }                                                                                                   \
+#define CHECK_EQ_INT(a, b)                                                                         \
+  do {                                                                                             \
+    int64_t wdl_a_ = (int64_t)(a), wdl_b_ = (int64_t)(b);                                          \
+    wdl_t_checked();                                                                               \
+    if (wdl_a_ != wdl_b_) {                                                                        \
+      wdl_t_fail(__FILE__, __LINE__, "%s == %s: %" PRId64 " != %" PRId64, #a, #b, wdl_a_, wdl_b_); \
+      return;                                                                                      \
+    }                                                                                              \
   } while (0)
 
-#define CHECK_EQ_U64(a, b)                                                                              \
-  do {                                                                                                  \
-    uint64_t wdl_a_ = (uint64_t)(a), wdl_b_ = (uint64_t)(b);                                             \
-    wdl_t_checked();                                                                                    \
-    if (wdl_a_ != wdl_b_) {                                                                             \
-      wdl_t_fail(__FILE__, __LINE__, "%s == %s: %" PRIu64 " != %" PRIu64, #a, #b, wdl_a_, wdl_b_);      \
-      return;                                                                                           \
-    }                                                                                                   \
+#define CHECK_EQ_U64(a, b)                                                                         \
+  do {                                                                                             \
+    uint64_t wdl_a_ = (uint64_t)(a), wdl_b_ = (uint64_t)(b);                                       \
+    wdl_t_checked();                                                                               \
+    if (wdl_a_ != wdl_b_) {                                                                        \
+      wdl_t_fail(__FILE__, __LINE__, "%s == %s: %" PRIu64 " != %" PRIu64, #a, #b, wdl_a_, wdl_b_); \
+      return;                                                                                      \
+    }                                                                                              \
   } while (0)
 
-#define CHECK_CONTAINS(hay, needle)                                                                     \
-  do {                                                                                                  \
-    const char *wdl_h_ = (hay), *wdl_n_ = (needle);                                                     \
-    wdl_t_checked();                                                                                    \
-    if (wdl_h_ == NULL || strstr(wdl_h_, wdl_n_) == NULL) {                                             \
-      wdl_t_fail(__FILE__, __LINE__, "\"%s\" does not contain \"%s\"", wdl_h_ ? wdl_h_ : "(null)",      \
-                 wdl_n_);                                                                               \
-      return;                                                                                           \
-    }                                                                                                   \
+#define CHECK_CONTAINS(hay, needle)                                                                         \
+  do {                                                                                                      \
+    const char *wdl_h_ = (hay), *wdl_n_ = (needle);                                                         \
+    wdl_t_checked();                                                                                        \
+    if (wdl_h_ == NULL || strstr(wdl_h_, wdl_n_) == NULL) {                                                 \
+      wdl_t_fail(__FILE__, __LINE__, "\"%s\" does not contain \"%s\"", wdl_h_ ? wdl_h_ : "(null)", wdl_n_); \
+      return;                                                                                               \
+    }                                                                                                       \
   } while (0)
 
 /** Check the library's last error: code and a substring of the message. */
-#define CHECK_ERROR(code, needle)                          \
-  do {                                                     \
-    CHECK_EQ_INT(wdl_last_error_code(), (code));           \
-    CHECK_CONTAINS(wdl_last_error_message(), (needle));    \
+#define CHECK_ERROR(code, needle)                       \
+  do {                                                  \
+    CHECK_EQ_INT(wdl_last_error_code(), (code));        \
+    CHECK_CONTAINS(wdl_last_error_message(), (needle)); \
   } while (0)
 
 /* Case tables, one per test file. */

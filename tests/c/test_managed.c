@@ -22,9 +22,8 @@ static void create_then_release_once(void) {
   float data[6] = {0};
   int64_t shape[2] = {2, 3};
   int ctx_marker = 7;
-  DLManagedTensorVersioned *t =
-      wdl_managed_tensor_create(k_cpu, k_f32, 2, shape, NULL, data, 0, DLPACK_FLAG_BITMASK_READ_ONLY, count_release,
-                                &ctx_marker);
+  DLManagedTensorVersioned *t = wdl_managed_tensor_create(k_cpu, k_f32, 2, shape, NULL, data, 0,
+                                                          DLPACK_FLAG_BITMASK_READ_ONLY, count_release, &ctx_marker);
   CHECK(t != NULL);
   CHECK_EQ_INT(wdl_managed_tensor_live_count(), 1);
   CHECK_EQ_INT(t->version.major, DLPACK_MAJOR_VERSION);

@@ -33,6 +33,8 @@ typedef struct {
 } bad_row;
 
 /* data, device, ndim, dtype, shape, strides, byte_offset */
+// One row per case, as wide as the rule table it mirrors:
+// clang-format off
 static const bad_row k_bad[] = {
     {"ndim_negative", {AT(0x1000), CPU, -1, F32, S23, NULL, 0}, MEM, WDL_BAD_NDIM, "field DLTensor.ndim; value -1"},
     {"ndim_33", {AT(0x1000), CPU, 33, F32, S23, NULL, 0}, MEM, WDL_BAD_NDIM, "field DLTensor.ndim; value 33"},
@@ -79,8 +81,9 @@ static void run_bad(size_t i) {
 BAD(0) BAD(1) BAD(2) BAD(3) BAD(4) BAD(5) BAD(6) BAD(7) BAD(8) BAD(9)
 BAD(10) BAD(11) BAD(12) BAD(13) BAD(14) BAD(15) BAD(16) BAD(17) BAD(18) BAD(19)
 BAD(20) BAD(21) BAD(22) BAD(23) BAD(24) BAD(25) BAD(26) BAD(27) BAD(28) BAD(29)
+    // clang-format on
 
-static void bad_table_complete(void) {
+    static void bad_table_complete(void) {
   /* Every row of k_bad has a case below; keep them in step. */
   CHECK_EQ_INT(WDL_COUNT_OF(k_bad), 30);
 }

@@ -48,7 +48,8 @@ static int run_rule(const wdl_rule_case *r) {
   t->strides = (int64_t *)r->strides;
   t->byte_offset = r->byte_offset;
   wdl_clear_error();
-  int rc = r->legacy ? wdl_tensor_validate(t, WDL_RULES_MEMORY_SIZE) : wdl_managed_tensor_validate(&m, WDL_RULES_MEMORY_SIZE);
+  int rc = r->legacy ? wdl_tensor_validate(t, WDL_RULES_MEMORY_SIZE)
+                     : wdl_managed_tensor_validate(&m, WDL_RULES_MEMORY_SIZE);
   if (r->expect_code == WDL_OK) {
     if (rc != 0) {
       fprintf(stderr, "  rule %s: expected valid, got %s\n", r->name, wdl_last_error_message());
@@ -56,7 +57,8 @@ static int run_rule(const wdl_rule_case *r) {
     }
     /* wdl_tensor_nbytes sees a bare DLTensor (no flags): padded sizes are checked by JS/Python only. */
     uint64_t n = 0;
-    if (r->nbytes >= 0 && !(r->flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) && (wdl_tensor_nbytes(t, &n) != 0 || n != (uint64_t)r->nbytes)) {
+    if (r->nbytes >= 0 && !(r->flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) &&
+        (wdl_tensor_nbytes(t, &n) != 0 || n != (uint64_t)r->nbytes)) {
       fprintf(stderr, "  rule %s: nbytes %llu, expected %lld\n", r->name, (unsigned long long)n, (long long)r->nbytes);
       return 1;
     }

@@ -38,7 +38,8 @@ function bytes(n, seed) {
 
 function sameBytes(got, want, what) {
   assert.equal(got.byteLength, want.byteLength, `${what}: length`);
-  for (let i = 0; i < want.byteLength; i++) if (got[i] !== want[i]) assert.fail(`${what}: byte ${i} is ${got[i]}, expected ${want[i]}`);
+  for (let i = 0; i < want.byteLength; i++)
+    if (got[i] !== want[i]) assert.fail(`${what}: byte ${i} is ${got[i]}, expected ${want[i]}`);
 }
 
 const ctx = getContext();
@@ -74,11 +75,16 @@ describe("readback", () => {
   test("a compute shader's output is read back without waiting for it", async () => {
     const n = 5 * MiB;
     const ptr = await ctx.allocWebGPUChecked(n);
-    const module = device.createShaderModule({ code: `@group(0) @binding(0) var<storage, read_write> b: array<u32>;
+    const module = device.createShaderModule({
+      code: `@group(0) @binding(0) var<storage, read_write> b: array<u32>;
       @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) {
-        let i = g.y * 65535u * 64u + g.x; if (i < arrayLength(&b)) { b[i] = i * 3u + 1u; } }` });
+        let i = g.y * 65535u * 64u + g.x; if (i < arrayLength(&b)) { b[i] = i * 3u + 1u; } }`,
+    });
     const pipeline = device.createComputePipeline({ layout: "auto", compute: { module, entryPoint: "main" } });
-    const bind = device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries: [{ binding: 0, resource: { buffer: ctx.gpuPointerToBuffer(ptr) } }] });
+    const bind = device.createBindGroup({
+      layout: pipeline.getBindGroupLayout(0),
+      entries: [{ binding: 0, resource: { buffer: ctx.gpuPointerToBuffer(ptr) } }],
+    });
     const enc = device.createCommandEncoder();
     const pass = enc.beginComputePass();
     pass.setPipeline(pipeline);
@@ -122,8 +128,14 @@ describe("readback", () => {
   test("typed errors: range outside the buffer, a target too small, a bad target", async () => {
     const ptr = await ctx.allocWebGPUChecked(64);
     const size = ctx.gpuPointerInfo(ptr).size; // the allocation may be rounded up
-    await assert.rejects(ctx.readback(ptr, { byteOffset: size - 4, byteLength: 8 }), (e) => e instanceof WebDLPackError && e.code === "OUT_OF_BOUNDS");
-    await assert.rejects(ctx.readbackInto(ptr, new Uint8Array(8), { byteLength: 16 }), (e) => e.code === "INVALID_ARGUMENT");
+    await assert.rejects(
+      ctx.readback(ptr, { byteOffset: size - 4, byteLength: 8 }),
+      (e) => e instanceof WebDLPackError && e.code === "OUT_OF_BOUNDS",
+    );
+    await assert.rejects(
+      ctx.readbackInto(ptr, new Uint8Array(8), { byteLength: 16 }),
+      (e) => e.code === "INVALID_ARGUMENT",
+    );
     await assert.rejects(ctx.readbackInto(ptr, { address: 0, byteLength: 4 }), (e) => e.code === "INVALID_ARGUMENT");
     assert.equal(ctx.transferStats(0).read.inUse, 0);
     ctx.freeWebGPU(ptr);
@@ -133,7 +145,14 @@ describe("readback", () => {
 describe("staging ring", () => {
   test("a buffer given back while mapped is never handed out again", async () => {
     const destroyed = [];
-    const ring = new ReadRing(device, (b) => { destroyed.push(b); b.destroy(); }, 64 * MiB);
+    const ring = new ReadRing(
+      device,
+      (b) => {
+        destroyed.push(b);
+        b.destroy();
+      },
+      64 * MiB,
+    );
     const a = ring.take(1000);
     await a.mapAsync(GPUMapMode.READ);
     ring.give(a); // still mapped: must be dropped, not kept
@@ -158,7 +177,7 @@ describe("upload, copy, clear", () => {
       for (const via of ["ctx", "gpu plan", "gpu plan again"]) {
         const ptr = await ctx.allocWebGPU(n + 8);
         ctx.clearBuffer(ptr);
-        const src = bytes(n, 20 + n % 7);
+        const src = bytes(n, 20 + (n % 7));
         if (via === "ctx") ctx.upload(ptr, src, { byteOffset: 4 });
         else paths.add(gpuPlan.write(ctx.gpuPointerToBuffer(ptr), 4, src));
         const got = new Uint8Array(await ctx.readback(ptr, { byteOffset: 0, byteLength: 4 + Math.ceil(n / 4) * 4 }));
@@ -186,7 +205,11 @@ describe("upload, copy, clear", () => {
     const shared = new Uint8Array(new SharedArrayBuffer(4096));
     shared.set(bytes(4096, 31));
     ctx.upload(ptr, shared);
-    sameBytes(new Uint8Array(await ctx.readback(ptr, { byteLength: 4096 })), bytes(4096, 31), "from a SharedArrayBuffer");
+    sameBytes(
+      new Uint8Array(await ctx.readback(ptr, { byteLength: 4096 })),
+      bytes(4096, 31),
+      "from a SharedArrayBuffer",
+    );
     ctx.freeWebGPU(ptr);
   });
 
@@ -199,10 +222,22 @@ describe("upload, copy, clear", () => {
     ctx.clearBuffer(a, { byteOffset: 0, byteLength: 1024 });
     sameBytes(new Uint8Array(await ctx.readback(b, { byteLength: n - 1024 })), bytes(n, 40).subarray(1024), "copy");
     assert.deepEqual(new Uint8Array(await ctx.readback(a, { byteLength: 1024 })), new Uint8Array(1024));
-    assert.throws(() => ctx.copyBuffer(a, b, { srcOffset: 2, byteLength: 4 }), (e) => e.code === "UNSUPPORTED" && e.field === "srcOffset");
-    assert.throws(() => ctx.copyBuffer(a, b, { srcOffset: n, byteLength: 4 }), (e) => e.code === "OUT_OF_BOUNDS");
-    assert.throws(() => ctx.upload(a, new Uint8Array(8), { byteOffset: 2 }), (e) => e.code === "UNSUPPORTED");
-    assert.throws(() => ctx.upload(a, new Uint8Array(8), { byteOffset: n }), (e) => e.code === "OUT_OF_BOUNDS");
+    assert.throws(
+      () => ctx.copyBuffer(a, b, { srcOffset: 2, byteLength: 4 }),
+      (e) => e.code === "UNSUPPORTED" && e.field === "srcOffset",
+    );
+    assert.throws(
+      () => ctx.copyBuffer(a, b, { srcOffset: n, byteLength: 4 }),
+      (e) => e.code === "OUT_OF_BOUNDS",
+    );
+    assert.throws(
+      () => ctx.upload(a, new Uint8Array(8), { byteOffset: 2 }),
+      (e) => e.code === "UNSUPPORTED",
+    );
+    assert.throws(
+      () => ctx.upload(a, new Uint8Array(8), { byteOffset: n }),
+      (e) => e.code === "OUT_OF_BOUNDS",
+    );
     ctx.freeWebGPU(a);
     ctx.freeWebGPU(b);
   });
@@ -236,7 +271,10 @@ describe("device loss", () => {
     assert.equal(s.read.inUse + s.write.inUse, 0, "no staging buffer is out");
     assert.equal(s.read.kept + s.write.kept, 0, "no staging buffer is kept");
     for (const b of created) assert.equal(b.mapState, "unmapped", `${b.label} stays mapped`);
-    assert.throws(() => ctx.upload(ptrs[0], new Uint8Array(4)), (e) => e.code === "DEVICE_LOST");
+    assert.throws(
+      () => ctx.upload(ptrs[0], new Uint8Array(4)),
+      (e) => e.code === "DEVICE_LOST",
+    );
     await assert.rejects(ctx.readback(ptrs[0]), (e) => e.code === "DEVICE_LOST");
     for (const p of ptrs) ctx.freeWebGPU(p);
     ctx.unregisterWebGPUDevice(id);

@@ -15,7 +15,8 @@ function randoms(seed: number): () => number {
     x >>>= 0;
     x ^= x >>> 17;
     x ^= x << 5;
-    return (x >>>= 0);
+    x >>>= 0;
+    return x;
   };
 }
 
@@ -24,7 +25,10 @@ test("AddressTable agrees with a Map under random adds and removals (collisions,
   const table = new AddressTable<number>();
   const ref = new Map<number, number>();
   // Few distinct addresses (many collisions and re-adds), some above 2 GiB, all 8-aligned and non-zero.
-  const pool = Array.from({ length: 300 }, (_, i) => (i % 3 === 0 ? 0x80000000 + i * 8 : 1024 + (next() % 4096) * 8) >>> 0);
+  const pool = Array.from(
+    { length: 300 },
+    (_, i) => (i % 3 === 0 ? 0x80000000 + i * 8 : 1024 + (next() % 4096) * 8) >>> 0,
+  );
   for (let step = 0; step < 20000; step++) {
     const address = pool[next() % pool.length]!;
     const op = next() % 3;

@@ -32,9 +32,13 @@ test("no option: next to the module if there, else the embedded copy, byte for b
 });
 
 test("a wrong file or a missing one at an explicit location is a typed error naming the option", async () => {
-  await assert.rejects(loadAssetBytes("wheel", { url: pathToFileURL(join(repoRoot(), "README.md")), field: "wheelURL" }),
-    isCode("INVALID_ARGUMENT", /not a wheel \(zip\); field wheelURL/));
-  await assert.rejects(loadAssetBytes("clib", { assetBase: "file:///nonexistent-webdlpack-assets/" }),
-    isCode("INVALID_ARGUMENT", /read failed.*field assetBase/));
+  await assert.rejects(
+    loadAssetBytes("wheel", { url: pathToFileURL(join(repoRoot(), "README.md")), field: "wheelURL" }),
+    isCode("INVALID_ARGUMENT", /not a wheel \(zip\); field wheelURL/),
+  );
+  await assert.rejects(
+    loadAssetBytes("clib", { assetBase: "file:///nonexistent-webdlpack-assets/" }),
+    isCode("INVALID_ARGUMENT", /read failed.*field assetBase/),
+  );
   assert.throws(() => assetURL("clib", "http://[bad"), isCode("INVALID_ARGUMENT", /field assetBase/));
 });

@@ -7,8 +7,13 @@ import { WebDLPackError } from "../../js/src/errors.js";
 import { Tensor } from "../../js/src/tensor/index.js";
 
 const fakePyodide = {
-  _module: {}, runPython: () => undefined, runPythonAsync: async () => undefined, registerJsModule: () => undefined,
-  loadPackage: async () => undefined, pyimport: () => undefined, globals: {},
+  _module: {},
+  runPython: () => undefined,
+  runPythonAsync: async () => undefined,
+  registerJsModule: () => undefined,
+  loadPackage: async () => undefined,
+  pyimport: () => undefined,
+  globals: {},
 };
 
 async function rejectsWith(p: Promise<unknown>, field: string, text?: RegExp): Promise<void> {
@@ -24,13 +29,19 @@ async function rejectsWith(p: Promise<unknown>, field: string, text?: RegExp): P
 
 test("loadWebDLPack(non-Pyodide) rejects INVALID_ARGUMENT naming `pyodide`", async () => {
   let unhandled = 0;
-  const onUnhandled = (): void => { unhandled += 1; };
+  const onUnhandled = (): void => {
+    unhandled += 1;
+  };
   process.on("unhandledRejection", onUnhandled);
   try {
     await rejectsWith(loadWebDLPack(null as never), "pyodide");
     await rejectsWith(loadWebDLPack(42 as never), "pyodide");
     await rejectsWith(loadWebDLPack({} as never), "pyodide", /no _module, runPython/);
-    await rejectsWith(loadWebDLPack({ ...fakePyodide, registerJsModule: undefined } as never), "pyodide", /registerJsModule/);
+    await rejectsWith(
+      loadWebDLPack({ ...fakePyodide, registerJsModule: undefined } as never),
+      "pyodide",
+      /registerJsModule/,
+    );
     await new Promise((r) => setTimeout(r, 10));
     assert.equal(unhandled, 0, "no stray rejected promise");
   } finally {
@@ -70,9 +81,22 @@ test("loadWebDLPackC options: not an object, unknown key, wrong kinds are typed 
 });
 
 test("Tensor.fromTypedArray of a non-array names field, value and expected", () => {
-  assert.throws(() => Tensor.fromTypedArray(42 as never), (err: unknown) =>
-    err instanceof WebDLPackError && err.code === "INVALID_ARGUMENT" && err.field === "array" && err.value === 42 &&
-    typeof err.expected === "string" && err.expected.includes("TypedArray"));
-  assert.throws(() => Tensor.fromTypedArray(new ArrayBuffer(8) as never), (err: unknown) =>
-    err instanceof WebDLPackError && err.code === "BAD_DTYPE" && err.field === "dtype" && typeof err.expected === "string");
+  assert.throws(
+    () => Tensor.fromTypedArray(42 as never),
+    (err: unknown) =>
+      err instanceof WebDLPackError &&
+      err.code === "INVALID_ARGUMENT" &&
+      err.field === "array" &&
+      err.value === 42 &&
+      typeof err.expected === "string" &&
+      err.expected.includes("TypedArray"),
+  );
+  assert.throws(
+    () => Tensor.fromTypedArray(new ArrayBuffer(8) as never),
+    (err: unknown) =>
+      err instanceof WebDLPackError &&
+      err.code === "BAD_DTYPE" &&
+      err.field === "dtype" &&
+      typeof err.expected === "string",
+  );
 });

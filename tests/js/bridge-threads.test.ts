@@ -7,7 +7,12 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { WebDLPackError } from "../../js/src/errors.js";
 import { Tensor } from "../../js/src/tensor/index.js";
-import { packTensorForThread, pendingThreadReleases, tensorFromThread, type PackedThreadTensor } from "../../js/src/bridge/threads.js";
+import {
+  packTensorForThread,
+  pendingThreadReleases,
+  tensorFromThread,
+  type PackedThreadTensor,
+} from "../../js/src/bridge/threads.js";
 import { createTestHost } from "../../js/src/testing/index.js";
 import { DeviceType, DataTypeCode } from "../../js/src/dlpack/index.js";
 import { produce } from "./helpers.js";
@@ -15,7 +20,9 @@ import { produce } from "./helpers.js";
 /** Post `packed` over a MessageChannel as a thread would and take the tensor out on the other side. */
 async function crossOver(packed: PackedThreadTensor): Promise<Tensor> {
   const { port1, port2 } = new MessageChannel();
-  const received = new Promise<unknown>((resolve) => { port2.onmessage = (e) => resolve(e.data); });
+  const received = new Promise<unknown>((resolve) => {
+    port2.onmessage = (e) => resolve(e.data);
+  });
   port1.postMessage({ tensor: packed.message }, packed.transfer);
   const data = (await received) as { tensor: unknown };
   port1.close();
@@ -42,20 +49,31 @@ function codeOf(fn: () => unknown): string {
 test("transfer: a tensor over its own ArrayBuffer moves without a copy; the sender's release runs once, after the receiver's", async () => {
   let released = 0;
   const array = Float32Array.from({ length: 12 }, (_, i) => i * 0.5);
-  const sender = Tensor.fromTypedArray(array, { shape: [3, 4], onRelease: () => { released += 1; } });
+  const sender = Tensor.fromTypedArray(array, {
+    shape: [3, 4],
+    onRelease: () => {
+      released += 1;
+    },
+  });
   const packed = packTensorForThread(sender);
   assert.equal(packed.path, "transfer");
   assert.equal(packed.bytesCopied, 0);
   assert.match(packed.reason, /whole ArrayBuffer/);
   assert.equal(array.byteLength, 0, "the sender's buffer is detached at once");
-  assert.equal(codeOf(() => sender.shape), "DISPOSED");
+  assert.equal(
+    codeOf(() => sender.shape),
+    "DISPOSED",
+  );
   assert.equal(released, 0, "the receiver still holds the bytes");
   assert.equal(pendingThreadReleases(), 1);
   const received = await crossOver(packed);
   assert.deepEqual([...received.shape], [3, 4]);
   assert.equal(received.storage, "js");
   assert.equal(received.flags.isCopied, false);
-  assert.deepEqual(Array.from(received.view as Float32Array), Array.from({ length: 12 }, (_, i) => i * 0.5));
+  assert.deepEqual(
+    Array.from(received.view as Float32Array),
+    Array.from({ length: 12 }, (_, i) => i * 0.5),
+  );
   received.dispose();
   received.dispose();
   assert.ok(await settle(() => released === 1));
@@ -66,8 +84,16 @@ test("transfer: a tensor over its own ArrayBuffer moves without a copy; the send
 
 test("copy: a tensor in a wasm heap takes one copy; the producer's deleter runs once, at the send", async () => {
   const host = createTestHost();
-  const made = produce(host, { device: { deviceType: DeviceType.kDLCPU, deviceId: 0 }, dtype: { code: DataTypeCode.kDLInt, bits: 32, lanes: 1 }, shape: [2, 3] }, 24,
-    { fill: (i) => (i % 4 === 0 ? i / 4 + 1 : 0) });
+  const made = produce(
+    host,
+    {
+      device: { deviceType: DeviceType.kDLCPU, deviceId: 0 },
+      dtype: { code: DataTypeCode.kDLInt, bits: 32, lanes: 1 },
+      shape: [2, 3],
+    },
+    24,
+    { fill: (i) => (i % 4 === 0 ? i / 4 + 1 : 0) },
+  );
   const sender = Tensor.fromManaged(host, made.address);
   const packed = packTensorForThread(sender);
   assert.equal(packed.path, "copy");
@@ -111,8 +137,16 @@ test("copy: part of a buffer, a strided tensor, or copy: true; the sender's buff
 test("shared: a tensor in a shared wasm memory crosses with no copy; writes are seen both ways; release after the receiver's", async () => {
   const host = createTestHost(1, 4, { shared: true });
   assert.ok(host.buffer instanceof SharedArrayBuffer);
-  const made = produce(host, { device: { deviceType: DeviceType.kDLCPU, deviceId: 0 }, dtype: { code: DataTypeCode.kDLFloat, bits: 32, lanes: 1 }, shape: [4] }, 16,
-    { fill: () => 0 });
+  const made = produce(
+    host,
+    {
+      device: { deviceType: DeviceType.kDLCPU, deviceId: 0 },
+      dtype: { code: DataTypeCode.kDLFloat, bits: 32, lanes: 1 },
+      shape: [4],
+    },
+    16,
+    { fill: () => 0 },
+  );
   new Float32Array(host.buffer, made.data, 4).set([1, 2, 3, 4]);
   const packed = packTensorForThread(Tensor.fromManaged(host, made.address));
   assert.equal(packed.path, "shared");
@@ -129,23 +163,64 @@ test("shared: a tensor in a shared wasm memory crosses with no copy; writes are 
 
 test("refusals: a WebGPU tensor stays usable; a malformed message is INVALID_ARGUMENT and still frees the sender's hold", async () => {
   const gpu = Tensor.webgpu({ pointer: 0x10040000, deviceId: 0, dtype: "float32", shape: [4] });
-  assert.throws(() => packTensorForThread(gpu), (err: unknown) =>
-    err instanceof WebDLPackError && err.code === "UNSUPPORTED" && /WebGPU objects can not cross threads/.test(err.message));
+  assert.throws(
+    () => packTensorForThread(gpu),
+    (err: unknown) =>
+      err instanceof WebDLPackError &&
+      err.code === "UNSUPPORTED" &&
+      /WebGPU objects can not cross threads/.test(err.message),
+  );
   assert.deepEqual([...gpu.shape], [4]);
-  assert.equal(codeOf(() => packTensorForThread({} as Tensor)), "INVALID_ARGUMENT");
-  assert.equal(codeOf(() => tensorFromThread({ hello: 1 })), "INVALID_ARGUMENT");
-  assert.equal(codeOf(() => tensorFromThread(null)), "INVALID_ARGUMENT");
+  assert.equal(
+    codeOf(() => packTensorForThread({} as Tensor)),
+    "INVALID_ARGUMENT",
+  );
+  assert.equal(
+    codeOf(() => tensorFromThread({ hello: 1 })),
+    "INVALID_ARGUMENT",
+  );
+  assert.equal(
+    codeOf(() => tensorFromThread(null)),
+    "INVALID_ARGUMENT",
+  );
 
   let released = 0;
-  const packed = packTensorForThread(Tensor.fromTypedArray(new Int16Array(4), { onRelease: () => { released += 1; } }));
+  const packed = packTensorForThread(
+    Tensor.fromTypedArray(new Int16Array(4), {
+      onRelease: () => {
+        released += 1;
+      },
+    }),
+  );
   const bad = { ...packed.message, nbytes: 1 << 20 };
-  assert.equal(codeOf(() => tensorFromThread(bad)), "INVALID_ARGUMENT");
+  assert.equal(
+    codeOf(() => tensorFromThread(bad)),
+    "INVALID_ARGUMENT",
+  );
   assert.ok(await settle(() => released === 1));
-  const wrongShape = packTensorForThread(Tensor.fromTypedArray(new Int16Array(4), { onRelease: () => { released += 1; } }));
-  assert.equal(codeOf(() => tensorFromThread({ ...wrongShape.message, shape: [5] })), "BAD_SHAPE");
+  const wrongShape = packTensorForThread(
+    Tensor.fromTypedArray(new Int16Array(4), {
+      onRelease: () => {
+        released += 1;
+      },
+    }),
+  );
+  assert.equal(
+    codeOf(() => tensorFromThread({ ...wrongShape.message, shape: [5] })),
+    "BAD_SHAPE",
+  );
   assert.ok(await settle(() => released === 2));
-  const wrongDType = packTensorForThread(Tensor.fromTypedArray(new Int16Array(4), { onRelease: () => { released += 1; } }));
-  assert.equal(codeOf(() => tensorFromThread({ ...wrongDType.message, dtype: "float99" })), "BAD_DTYPE");
+  const wrongDType = packTensorForThread(
+    Tensor.fromTypedArray(new Int16Array(4), {
+      onRelease: () => {
+        released += 1;
+      },
+    }),
+  );
+  assert.equal(
+    codeOf(() => tensorFromThread({ ...wrongDType.message, dtype: "float99" })),
+    "BAD_DTYPE",
+  );
   assert.ok(await settle(() => released === 3));
   assert.equal(pendingThreadReleases(), 0);
 });

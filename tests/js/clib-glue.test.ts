@@ -11,8 +11,14 @@ import { join } from "node:path";
 import { before, test } from "node:test";
 import { pathToFileURL } from "node:url";
 import {
-  TensorHandleTable, errorFromC, hostErrorOf, loadWebDLPackC, readCString, writeCString,
-  type ClibPyodide, type WebDLPackCLib,
+  TensorHandleTable,
+  errorFromC,
+  hostErrorOf,
+  loadWebDLPackC,
+  readCString,
+  writeCString,
+  type ClibPyodide,
+  type WebDLPackCLib,
 } from "../../js/src/bridge/clib/index.js";
 import { PageContext } from "../../js/src/context/context.js";
 import { CONTEXT_PROTOCOL } from "../../js/src/context/get-context.js";
@@ -140,13 +146,22 @@ before(async () => {
 
 test("C library in Pyodide: bad inputs refuse before anything is loaded", async () => {
   // Nothing given and nothing at path: the shipped side module — here from an assetBase where it is not.
-  await assert.rejects(loadWebDLPackC(py, { path: "/lib/nothing-here.so", assetBase: "file:///nonexistent-webdlpack-assets/" }),
-    isCode("INVALID_ARGUMENT", /wasm\/libwebdlpack\.so.*field assetBase/));
-  await assert.rejects(loadWebDLPackC(py, { bytes: new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8]) }),
-    isCode("INVALID_ARGUMENT", /not a wasm module/));
-  await assert.rejects(loadWebDLPackC({ _module: {} } as unknown as ClibPyodide, { bytes: libBytes() }),
-    isCode("UNSUPPORTED", /dynamic loader/));
-  await assert.rejects(loadWebDLPackC(py, { bytes: libBytes(), owner: "" }), isCode("INVALID_ARGUMENT", /options\.owner/));
+  await assert.rejects(
+    loadWebDLPackC(py, { path: "/lib/nothing-here.so", assetBase: "file:///nonexistent-webdlpack-assets/" }),
+    isCode("INVALID_ARGUMENT", /wasm\/libwebdlpack\.so.*field assetBase/),
+  );
+  await assert.rejects(
+    loadWebDLPackC(py, { bytes: new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8]) }),
+    isCode("INVALID_ARGUMENT", /not a wasm module/),
+  );
+  await assert.rejects(
+    loadWebDLPackC({ _module: {} } as unknown as ClibPyodide, { bytes: libBytes() }),
+    isCode("UNSUPPORTED", /dynamic loader/),
+  );
+  await assert.rejects(
+    loadWebDLPackC(py, { bytes: libBytes(), owner: "" }),
+    isCode("INVALID_ARGUMENT", /options\.owner/),
+  );
 });
 
 test("C library in Pyodide: loads once; Python's ctypes.CDLL gets the same instance", async () => {
@@ -166,17 +181,30 @@ test("C library in Pyodide: Python allocates a WebGPU buffer; JS sees it in the 
   assert.equal(info.requestedSize, 1000);
   assert.equal(info.owned, true);
   assert.equal(ctx.gpuPointerToBuffer(ptr).size, 1024);
-  const q = run<number[]>("i = Info(); rc = lib.wdl_webgpu_query(p, ctypes.byref(i)); [rc, i.nbytes, i.allocated_nbytes, i.device_id, i.usage, i.owned]");
+  const q = run<number[]>(
+    "i = Info(); rc = lib.wdl_webgpu_query(p, ctypes.byref(i)); [rc, i.nbytes, i.allocated_nbytes, i.device_id, i.usage, i.owned]",
+  );
   assert.deepEqual(q, [0, 1000, 1024, 0, 0x8c, 1]);
   // One ledger: C's allocation is a gpu-buffer entry of owner "c", counted in the per-owner stats.
   const entry = ctx.ledger.entries().find((e) => e.pointer === ptr);
-  assert.deepEqual(entry && { kind: entry.kind, owner: entry.owner, deviceId: entry.deviceId, bytes: entry.bytes },
-    { kind: "gpu-buffer", owner: "c", deviceId: 0, bytes: 1024 });
-  assert.deepEqual(ctx.stats().owners.find((o) => o.owner === "c"), { owner: "c", deviceId: 0, livePointers: 1, liveBytes: 1024, hits: 0, misses: 1 });
+  assert.deepEqual(entry && { kind: entry.kind, owner: entry.owner, deviceId: entry.deviceId, bytes: entry.bytes }, {
+    kind: "gpu-buffer",
+    owner: "c",
+    deviceId: 0,
+    bytes: 1024,
+  });
+  assert.deepEqual(
+    ctx.stats().owners.find((o) => o.owner === "c"),
+    { owner: "c", deviceId: 0, livePointers: 1, liveBytes: 1024, hits: 0, misses: 1 },
+  );
   assert.deepEqual(lib.gpuStats(), { liveCount: 1, liveBytes: 1000 });
   assert.equal(run<number>("lib.wdl_webgpu_free(p)"), 0);
   assert.throws(() => ctx.gpuPointerInfo(ptr), isCode("STALE_POINTER"));
-  assert.equal(ctx.ledger.entries().some((e) => e.pointer === ptr), false, "the ledger entry went with the free");
+  assert.equal(
+    ctx.ledger.entries().some((e) => e.pointer === ptr),
+    false,
+    "the ledger entry went with the free",
+  );
   assert.equal(ctx.stats().cachedBuffers, 1, "freed through the context: the buffer went back to its cache");
   assert.deepEqual(lib.gpuStats(), { liveCount: 0, liveBytes: 0 });
   const again = run<[number, [number, string]]>("(lib.wdl_webgpu_free(p), last())");
@@ -197,13 +225,21 @@ test("C library in Pyodide: a context error reaches Python with its code and mes
 });
 
 test("C library in Pyodide: lib.check turns C failures into typed errors", () => {
-  assert.throws(() => lib.check(lib.exports.wdl_webgpu_free(12345), "wdl_webgpu_free"),
-    isCode("INVALID_POINTER", /wdl_webgpu_free: GPU pointer was not allocated by wdl_webgpu_alloc; field ptr; value 0x00003039/));
+  assert.throws(
+    () => lib.check(lib.exports.wdl_webgpu_free(12345), "wdl_webgpu_free"),
+    isCode(
+      "INVALID_POINTER",
+      /wdl_webgpu_free: GPU pointer was not allocated by wdl_webgpu_alloc; field ptr; value 0x00003039/,
+    ),
+  );
   lib.exports.wdl_clear_error();
   assert.equal(lib.lastError(), undefined);
   // Pointer/handle results fail only with 0: 0xFFFFFFFF (a valid GPU pointer) arrives from C as -1.
   assert.equal(lib.check(-1, "wdl_webgpu_alloc", true), -1);
-  assert.throws(() => lib.check(0, "wdl_webgpu_alloc", true), (e: unknown) => e instanceof Error);
+  assert.throws(
+    () => lib.check(0, "wdl_webgpu_alloc", true),
+    (e: unknown) => e instanceof Error,
+  );
 });
 
 test("C library in Pyodide: tensor from Python's C to JS and back, deleter once", () => {
@@ -235,14 +271,18 @@ test("C library in Pyodide: host writes survive memory growth", () => {
   const big = py._module._malloc(128 << 20) >>> 0; // grows linear memory: old views detach
   assert.ok(big !== 0);
   assert.notEqual(py._module.HEAPU8.buffer, before, "memory grew");
-  const q = run<number[]>("p = lib.wdl_webgpu_alloc(0, 48, 0); i = Info(); [lib.wdl_webgpu_query(p, ctypes.byref(i)), i.nbytes, lib.wdl_webgpu_free(p)]");
+  const q = run<number[]>(
+    "p = lib.wdl_webgpu_alloc(0, 48, 0); i = Info(); [lib.wdl_webgpu_query(p, ctypes.byref(i)), i.nbytes, lib.wdl_webgpu_free(p)]",
+  );
   py._module._free(big);
   assert.deepEqual(q, [0, 48, 0]);
 });
 
 test("C library in Pyodide: dispose: shutdown, untaken tensors released, a new load re-initialises", async () => {
   const live0 = lib.exports.wdl_managed_tensor_live_count();
-  const h = run<number>("t3 = lib.wdl_managed_tensor_alloc_cpu_p(ctypes.byref(dt), 2, shape); lib.wdl_tensor_to_js(t3)");
+  const h = run<number>(
+    "t3 = lib.wdl_managed_tensor_alloc_cpu_p(ctypes.byref(dt), 2, shape); lib.wdl_tensor_to_js(t3)",
+  );
   assert.ok(h > 0);
   lib.dispose();
   lib.dispose(); // twice is fine

@@ -16,13 +16,17 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import {
-  CLIB_EXPORT_NAMES, CLIB_VERSION, GPU_BUFFER_INFO_LAYOUT, HOST_SIGNATURES, HOST_TABLE_LAYOUT, HOST_TABLE_VERSION,
+  CLIB_EXPORT_NAMES,
+  CLIB_VERSION,
+  GPU_BUFFER_INFO_LAYOUT,
+  HOST_SIGNATURES,
+  HOST_TABLE_LAYOUT,
+  HOST_TABLE_VERSION,
   WEBGPU_STATS_LAYOUT,
 } from "../../js/src/bridge/clib/index.js";
 import { LAYOUT } from "../../js/src/dlpack/layout.js";
 import { ErrorCode } from "../../js/src/errors.js";
 import { repoRoot, wasmBuildOutput } from "./helpers.js";
-
 
 const ROOT = repoRoot();
 const HEADER = readFileSync(join(ROOT, "wasm/include/webdlpack/webdlpack.h"), "utf8");
@@ -30,7 +34,10 @@ const ERRORS_TS = readFileSync(join(ROOT, "js/src/errors.ts"), "utf8");
 
 /** The emcc layout JSON; built on demand (make -f wasm/wasm.mk) when missing. */
 function wasmLayout(): Record<string, Record<string, number>> {
-  return JSON.parse(readFileSync(wasmBuildOutput("build/layout/wasm32.json"), "utf8")) as Record<string, Record<string, number>>;
+  return JSON.parse(readFileSync(wasmBuildOutput("build/layout/wasm32.json"), "utf8")) as Record<
+    string,
+    Record<string, number>
+  >;
 }
 
 /** The built C side module's path; built on demand when missing. */
@@ -43,7 +50,14 @@ function plain(o: object): Record<string, number> {
   return { ...(o as Record<string, number>) };
 }
 
-const DLPACK_STRUCTS = ["DLPackVersion", "DLDevice", "DLDataType", "DLTensor", "DLManagedTensor", "DLManagedTensorVersioned"] as const;
+const DLPACK_STRUCTS = [
+  "DLPackVersion",
+  "DLDevice",
+  "DLDataType",
+  "DLTensor",
+  "DLManagedTensor",
+  "DLManagedTensorVersioned",
+] as const;
 
 test("emcc layout of every DLPack struct equals LAYOUT key by key", () => {
   const wasm = wasmLayout();
@@ -51,7 +65,11 @@ test("emcc layout of every DLPack struct equals LAYOUT key by key", () => {
     assert.ok(wasm[name], `wasm32.json lacks ${name}`);
     assert.deepEqual(wasm[name], plain(LAYOUT[name]), `${name}: emcc vs js/src/dlpack/layout.ts`);
   }
-  assert.deepEqual(Object.keys(LAYOUT).sort(), [...DLPACK_STRUCTS].sort(), "LAYOUT describes exactly the DLPack structs");
+  assert.deepEqual(
+    Object.keys(LAYOUT).sort(),
+    [...DLPACK_STRUCTS].sort(),
+    "LAYOUT describes exactly the DLPack structs",
+  );
 });
 
 test("the header's documented wasm32 numbers hold in the emcc build", () => {
@@ -93,7 +111,11 @@ test("WDL_EXPORT functions of the header are exactly CLIB_EXPORT_NAMES", () => {
 
 test("the built side module exports every entry point and nothing internal", () => {
   const module = new WebAssembly.Module(readFileSync(sideModule()));
-  const exported = new Set(WebAssembly.Module.exports(module).filter((e) => e.kind === "function").map((e) => e.name));
+  const exported = new Set(
+    WebAssembly.Module.exports(module)
+      .filter((e) => e.kind === "function")
+      .map((e) => e.name),
+  );
   for (const name of CLIB_EXPORT_NAMES) assert.ok(exported.has(name), `libwebdlpack.so lacks ${name}`);
   const internal = [...exported].filter((n) => n.startsWith("wdl__"));
   assert.deepEqual(internal, [], "internal helpers must not be exported");
@@ -109,14 +131,19 @@ test("host-table entries in the header match HOST_SIGNATURES (names, order, arit
     const args = m[2]!.trim();
     entries.push([m[1]!, args === "void" || args === "" ? 0 : args.split(",").length]);
   }
-  assert.deepEqual(entries.map(([n]) => n), Object.keys(HOST_SIGNATURES));
+  assert.deepEqual(
+    entries.map(([n]) => n),
+    Object.keys(HOST_SIGNATURES),
+  );
   for (const [name, arity] of entries) {
     const sig = HOST_SIGNATURES[name as keyof typeof HOST_SIGNATURES];
     assert.equal(sig.length - 1, arity, `${name}: signature ${sig} vs ${arity} C arguments`);
     assert.match(sig, /^i+$/, `${name}: every argument and result is i32`);
   }
   // offsets follow the declaration order: two u32 header fields, then one 4-byte pointer each
-  entries.forEach(([name], i) => assert.equal(HOST_TABLE_LAYOUT[name as keyof typeof HOST_TABLE_LAYOUT], 8 + 4 * i, name));
+  entries.forEach(([name], i) =>
+    assert.equal(HOST_TABLE_LAYOUT[name as keyof typeof HOST_TABLE_LAYOUT], 8 + 4 * i, name),
+  );
 });
 
 test("version macros in the header equal the TS mirror", () => {

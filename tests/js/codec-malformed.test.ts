@@ -38,20 +38,47 @@ const T = LAYOUT.DLTensor;
 const big = (dv: DataView, at: number, v: bigint): void => dv.setBigInt64(at, v, true);
 
 // [description, corrupt (returns the address to read, default ctx.addr), code, field]
+// A mutation either returns the address to decode or returns nothing (decode the default one).
+// biome-ignore lint/suspicious/noConfusingVoidType: the mutations are statements with no return value
 type Row = [string, (c: Ctx) => number | void, ErrorCodeName, string];
 const ROWS: Row[] = [
   ["NULL struct", () => 0, "NULL_POINTER", "DLManagedTensorVersioned"],
   ["misaligned struct", (c) => c.addr + 4, "INVALID_POINTER", "DLManagedTensorVersioned"],
   ["struct past memory end", (c) => c.end - 32, "OUT_OF_BOUNDS", "DLManagedTensorVersioned"],
   ["struct wholly outside memory", (c) => c.end + 64, "OUT_OF_BOUNDS", "DLManagedTensorVersioned"],
-  ["major version 2", (c) => c.dv.setUint32(c.addr + V.version, 2, true), "VERSION_MISMATCH", "DLManagedTensorVersioned.version.major"],
-  ["major version 0", (c) => c.dv.setUint32(c.addr + V.version, 0, true), "VERSION_MISMATCH", "DLManagedTensorVersioned.version.major"],
-  ["unknown flag bit 3", (c) => c.dv.setBigUint64(c.addr + V.flags, 8n, true), "BAD_FLAGS", "DLManagedTensorVersioned.flags"],
-  ["unknown flag bit 63", (c) => c.dv.setBigUint64(c.addr + V.flags, 1n << 63n, true), "BAD_FLAGS", "DLManagedTensorVersioned.flags"],
+  [
+    "major version 2",
+    (c) => c.dv.setUint32(c.addr + V.version, 2, true),
+    "VERSION_MISMATCH",
+    "DLManagedTensorVersioned.version.major",
+  ],
+  [
+    "major version 0",
+    (c) => c.dv.setUint32(c.addr + V.version, 0, true),
+    "VERSION_MISMATCH",
+    "DLManagedTensorVersioned.version.major",
+  ],
+  [
+    "unknown flag bit 3",
+    (c) => c.dv.setBigUint64(c.addr + V.flags, 8n, true),
+    "BAD_FLAGS",
+    "DLManagedTensorVersioned.flags",
+  ],
+  [
+    "unknown flag bit 63",
+    (c) => c.dv.setBigUint64(c.addr + V.flags, 1n << 63n, true),
+    "BAD_FLAGS",
+    "DLManagedTensorVersioned.flags",
+  ],
   ["ndim -1", (c) => c.dv.setInt32(c.t + T.ndim, -1, true), "BAD_NDIM", "DLTensor.ndim"],
   ["ndim 33", (c) => c.dv.setInt32(c.t + T.ndim, 33, true), "BAD_NDIM", "DLTensor.ndim"],
   ["ndim 2^31-1", (c) => c.dv.setInt32(c.t + T.ndim, 0x7fffffff, true), "BAD_NDIM", "DLTensor.ndim"],
-  ["device type 5 (not in the enum)", (c) => c.dv.setInt32(c.t + T.device, 5, true), "BAD_DEVICE", "DLTensor.device.device_type"],
+  [
+    "device type 5 (not in the enum)",
+    (c) => c.dv.setInt32(c.t + T.device, 5, true),
+    "BAD_DEVICE",
+    "DLTensor.device.device_type",
+  ],
   ["device type 0", (c) => c.dv.setInt32(c.t + T.device, 0, true), "BAD_DEVICE", "DLTensor.device.device_type"],
   ["device type 99", (c) => c.dv.setInt32(c.t + T.device, 99, true), "BAD_DEVICE", "DLTensor.device.device_type"],
   ["CPU device id 1", (c) => c.dv.setInt32(c.t + T.device + 4, 1, true), "BAD_DEVICE", "DLTensor.device.device_id"],
@@ -69,7 +96,12 @@ const ROWS: Row[] = [
   ["dtype bits 0", (c) => c.dv.setUint8(c.t + T.dtype + 1, 0), "BAD_DTYPE", "DLTensor.dtype.bits"],
   ["dtype lanes 0", (c) => c.dv.setUint16(c.t + T.dtype + 2, 0, true), "BAD_DTYPE", "DLTensor.dtype.lanes"],
   ["float32 with bits 24", (c) => c.dv.setUint8(c.t + T.dtype + 1, 24), "BAD_DTYPE", "DLTensor.dtype.bits"],
-  ["fp4 code with bits 8", (c) => c.dv.setUint8(c.t + T.dtype, DataTypeCode.kDLFloat4_e2m1fn), "BAD_DTYPE", "DLTensor.dtype.bits"],
+  [
+    "fp4 code with bits 8",
+    (c) => c.dv.setUint8(c.t + T.dtype, DataTypeCode.kDLFloat4_e2m1fn),
+    "BAD_DTYPE",
+    "DLTensor.dtype.bits",
+  ],
   [
     "fp6 code with bits 4",
     (c) => {
@@ -105,19 +137,49 @@ const ROWS: Row[] = [
     "DLTensor.shape",
   ],
   ["larger than memory", (c) => big(c.dv, c.shapeAt, 1n << 30n), "SIZE_OVERFLOW", "DLTensor.shape"],
-  ["strides misaligned", (c) => c.dv.setUint32(c.t + T.strides, c.stridesAt + 2, true), "INVALID_POINTER", "DLTensor.strides"],
-  ["strides past memory end", (c) => c.dv.setUint32(c.t + T.strides, c.end - 8, true), "OUT_OF_BOUNDS", "DLTensor.strides"],
+  [
+    "strides misaligned",
+    (c) => c.dv.setUint32(c.t + T.strides, c.stridesAt + 2, true),
+    "INVALID_POINTER",
+    "DLTensor.strides",
+  ],
+  [
+    "strides past memory end",
+    (c) => c.dv.setUint32(c.t + T.strides, c.end - 8, true),
+    "OUT_OF_BOUNDS",
+    "DLTensor.strides",
+  ],
   ["stride 2^60", (c) => big(c.dv, c.stridesAt, 1n << 60n), "BAD_STRIDES", "DLTensor.strides[0]"],
   ["stride -2^60", (c) => big(c.dv, c.stridesAt + 8, -(1n << 60n)), "BAD_STRIDES", "DLTensor.strides[1]"],
   ["stride × (dim−1) past 2^53", (c) => big(c.dv, c.stridesAt + 8, 1n << 52n), "SIZE_OVERFLOW", "DLTensor.strides[1]"],
-  ["negative stride reaching below 0", (c) => big(c.dv, c.stridesAt, -(1n << 40n)), "OUT_OF_BOUNDS", "DLTensor.strides"],
+  [
+    "negative stride reaching below 0",
+    (c) => big(c.dv, c.stridesAt, -(1n << 40n)),
+    "OUT_OF_BOUNDS",
+    "DLTensor.strides",
+  ],
   ["positive stride reaching past memory", (c) => big(c.dv, c.stridesAt, 1n << 20n), "OUT_OF_BOUNDS", "DLTensor.data"],
   ["data NULL with 6 elements", (c) => c.dv.setUint32(c.t + T.data, 0, true), "NULL_POINTER", "DLTensor.data"],
   ["data near memory end", (c) => c.dv.setUint32(c.t + T.data, c.end - 16, true), "OUT_OF_BOUNDS", "DLTensor.data"],
   ["data at 0xfffffff0", (c) => c.dv.setUint32(c.t + T.data, 0xfffffff0, true), "OUT_OF_BOUNDS", "DLTensor.data"],
-  ["byte_offset 2^60", (c) => c.dv.setBigUint64(c.t + T.byte_offset, 1n << 60n, true), "SIZE_OVERFLOW", "DLTensor.byte_offset"],
-  ["byte_offset 2^64-1", (c) => c.dv.setBigUint64(c.t + T.byte_offset, (1n << 64n) - 1n, true), "SIZE_OVERFLOW", "DLTensor.byte_offset"],
-  ["byte_offset past memory", (c) => c.dv.setBigUint64(c.t + T.byte_offset, BigInt(c.end), true), "OUT_OF_BOUNDS", "DLTensor.byte_offset"],
+  [
+    "byte_offset 2^60",
+    (c) => c.dv.setBigUint64(c.t + T.byte_offset, 1n << 60n, true),
+    "SIZE_OVERFLOW",
+    "DLTensor.byte_offset",
+  ],
+  [
+    "byte_offset 2^64-1",
+    (c) => c.dv.setBigUint64(c.t + T.byte_offset, (1n << 64n) - 1n, true),
+    "SIZE_OVERFLOW",
+    "DLTensor.byte_offset",
+  ],
+  [
+    "byte_offset past memory",
+    (c) => c.dv.setBigUint64(c.t + T.byte_offset, BigInt(c.end), true),
+    "OUT_OF_BOUNDS",
+    "DLTensor.byte_offset",
+  ],
   [
     "WebGPU data NULL",
     (c) => {
@@ -164,7 +226,11 @@ for (const [name, corrupt, code, field] of ROWS) {
   test(`malformed: ${name} → ${code} at ${field}`, () => {
     const c = setup();
     const at = corrupt(c);
-    const err = expectError(() => readManagedTensorVersioned(c.host, typeof at === "number" ? at : c.addr), code, field);
+    const err = expectError(
+      () => readManagedTensorVersioned(c.host, typeof at === "number" ? at : c.addr),
+      code,
+      field,
+    );
     assert.ok(err.message.includes(code));
     assert.ok(err.message.includes(field), "the message names the field");
     assert.ok("value" in err, "the error carries the value found");
@@ -174,7 +240,12 @@ for (const [name, corrupt, code, field] of ROWS) {
 test("legacy DLManagedTensor: the same DLTensor checks apply", () => {
   const host = createTestHost(1, 1);
   const data = host.malloc(24);
-  const addr = writeManagedTensor(host, { data, device: { deviceType: DeviceType.kDLCPU, deviceId: 0 }, dtype: "int32", shape: [6] });
+  const addr = writeManagedTensor(host, {
+    data,
+    device: { deviceType: DeviceType.kDLCPU, deviceId: 0 },
+    dtype: "int32",
+    shape: [6],
+  });
   const dv = new DataView(host.buffer);
   assert.deepEqual([...readManagedTensor(host, addr).shape], [6]);
   expectError(() => readManagedTensor(host, addr + 4), "INVALID_POINTER", "DLManagedTensor");
@@ -194,7 +265,11 @@ test("version mismatch: callManagedDeleter reads only the deleter and calls it",
   c.dv.setUint32(c.addr + V.version, 7, true);
   // Garbage everywhere past the deleter must not matter.
   for (let i = V.flags; i < V.size; i++) c.dv.setUint8(c.addr + i, 0xff);
-  const err = expectError(() => readManagedTensorVersioned(c.host, c.addr), "VERSION_MISMATCH", "DLManagedTensorVersioned.version.major");
+  const err = expectError(
+    () => readManagedTensorVersioned(c.host, c.addr),
+    "VERSION_MISMATCH",
+    "DLManagedTensorVersioned.version.major",
+  );
   assert.match(err.message, /deleter must be called/);
   assert.equal(callManagedDeleter(c.host, c.addr), true);
   assert.equal(calls, 1);

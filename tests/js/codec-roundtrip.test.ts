@@ -22,11 +22,36 @@ import { createTestHost } from "../../js/src/testing/index.js";
 import { expectError } from "./helpers.js";
 
 const DTYPES = [
-  "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-  "float16", "float32", "float64", "bfloat16", "complex32", "complex64", "complex128", "bool",
-  "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz",
-  "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn",
-  "float32x4", "int4", "handle64",
+  "int8",
+  "int16",
+  "int32",
+  "int64",
+  "uint8",
+  "uint16",
+  "uint32",
+  "uint64",
+  "float16",
+  "float32",
+  "float64",
+  "bfloat16",
+  "complex32",
+  "complex64",
+  "complex128",
+  "bool",
+  "float8_e3m4",
+  "float8_e4m3",
+  "float8_e4m3b11fnuz",
+  "float8_e4m3fn",
+  "float8_e4m3fnuz",
+  "float8_e5m2",
+  "float8_e5m2fnuz",
+  "float8_e8m0fnu",
+  "float6_e2m3fn",
+  "float6_e3m2fn",
+  "float4_e2m1fn",
+  "float32x4",
+  "int4",
+  "handle64",
 ];
 
 // shape, strides (null = contiguous), byteOffset in elements
@@ -52,7 +77,12 @@ function expected(desc: DLTensorDesc, explicitStrides: boolean) {
     ndim: desc.ndim,
     dtype: { ...desc.dtype },
     shape: [...desc.shape],
-    strides: desc.strides === null ? (explicitStrides && desc.ndim > 0 ? contiguousStrides(desc.shape) : null) : [...desc.strides],
+    strides:
+      desc.strides === null
+        ? explicitStrides && desc.ndim > 0
+          ? contiguousStrides(desc.shape)
+          : null
+        : [...desc.strides],
     byteOffset: desc.byteOffset,
   };
 }
@@ -75,12 +105,30 @@ for (const name of DTYPES) {
       const input = { data, device: { deviceType: DeviceType.kDLCPU, deviceId: 0 }, dtype, shape, strides, byteOffset };
       if (isSubByte(dtype) && ext.count > 0 && !ext.contiguous) {
         // Packed sub-byte tensors are C-contiguous (spec/validation-rules.json, packed_subbyte_strided).
-        expectError(() => writeManagedTensorVersioned(host, { ...input, managerCtx: 0, deleter: 0 }), "BAD_STRIDES", "DLTensor.strides");
+        expectError(
+          () => writeManagedTensorVersioned(host, { ...input, managerCtx: 0, deleter: 0 }),
+          "BAD_STRIDES",
+          "DLTensor.strides",
+        );
         continue;
       }
-      const want = { data, device: input.device, ndim: shape.length, dtype, shape, strides, byteOffset } as DLTensorDesc;
+      const want = {
+        data,
+        device: input.device,
+        ndim: shape.length,
+        dtype,
+        shape,
+        strides,
+        byteOffset,
+      } as DLTensorDesc;
       for (const explicitStrides of [true, false]) {
-        const v = writeManagedTensorVersioned(host, { ...input, managerCtx: 0x1234, deleter: 7, flags: DLPackFlag.READ_ONLY, explicitStrides });
+        const v = writeManagedTensorVersioned(host, {
+          ...input,
+          managerCtx: 0x1234,
+          deleter: 7,
+          flags: DLPackFlag.READ_ONLY,
+          explicitStrides,
+        });
         const got = readManagedTensorVersioned(host, v);
         assert.deepEqual(plain(got), expected(want, explicitStrides), `${name} ${JSON.stringify(shape)} versioned`);
         assert.deepEqual(got.version, { major: 1, minor: 1 });
@@ -167,10 +215,19 @@ test("sub-byte tensors: packed extent vs IS_SUBBYTE_TYPE_PADDED", () => {
   const host = createTestHost(1, 1);
   const end = host.buffer.byteLength;
   // 10 fp4 elements packed take 5 bytes; padded they take 10.
-  const input = { data: end - 5, device: { deviceType: DeviceType.kDLCPU, deviceId: 0 }, dtype: "float4_e2m1fn", shape: [10] };
+  const input = {
+    data: end - 5,
+    device: { deviceType: DeviceType.kDLCPU, deviceId: 0 },
+    dtype: "float4_e2m1fn",
+    shape: [10],
+  };
   const packed = writeManagedTensorVersioned(host, input);
   assert.deepEqual(readManagedTensorVersioned(host, packed).shape, [10]);
-  expectError(() => writeManagedTensorVersioned(host, { ...input, flags: DLPackFlag.IS_SUBBYTE_TYPE_PADDED }), "OUT_OF_BOUNDS", "DLTensor.data");
+  expectError(
+    () => writeManagedTensorVersioned(host, { ...input, flags: DLPackFlag.IS_SUBBYTE_TYPE_PADDED }),
+    "OUT_OF_BOUNDS",
+    "DLTensor.data",
+  );
   // Set the padded flag on the packed struct: now it reaches past memory.
   new DataView(host.buffer).setBigUint64(packed + LAYOUT.DLManagedTensorVersioned.flags, 4n, true);
   expectError(() => readManagedTensorVersioned(host, packed), "OUT_OF_BOUNDS", "DLTensor.data");
@@ -179,23 +236,82 @@ test("sub-byte tensors: packed extent vs IS_SUBBYTE_TYPE_PADDED", () => {
 test("writers validate before allocating and report OUT_OF_MEMORY", () => {
   const host = createTestHost();
   const cpu = { deviceType: DeviceType.kDLCPU, deviceId: 0 };
-  expectError(() => writeManagedTensorVersioned(host, { data: 0, device: cpu, dtype: "float32", shape: [2] }), "NULL_POINTER", "DLTensor.data");
-  expectError(() => writeManagedTensorVersioned(host, { data: 1024, device: cpu, dtype: "float32", shape: [-1] }), "BAD_SHAPE", "DLTensor.shape[0]");
-  expectError(() => writeManagedTensorVersioned(host, { data: 1024, device: cpu, dtype: "float32", shape: [2], strides: [1, 1] }), "BAD_STRIDES", "DLTensor.strides");
-  expectError(() => writeManagedTensorVersioned(host, { data: 1024, device: cpu, dtype: "float32", shape: [2], flags: 16 }), "BAD_FLAGS", "DLManagedTensorVersioned.flags");
-  expectError(() => writeManagedTensor(host, { data: 1024, device: cpu, dtype: "float32", shape: [2], flags: 1 }), "BAD_FLAGS", "flags");
-  expectError(() => writeManagedTensorVersioned(host, { data: 1024, device: cpu, dtype: "float32", shape: new Array(33).fill(1) }), "BAD_NDIM", "DLTensor.ndim");
-  expectError(() => writeManagedTensorVersioned(host, { data: 1024, device: cpu, dtype: "float32", shape: [1.5] }), "BAD_SHAPE", "DLTensor.shape[0]");
-  expectError(() => writeManagedTensorVersioned(host, { data: 1024, device: cpu, dtype: "float32", shape: [1], byteOffset: -4 }), "INVALID_ARGUMENT", "DLTensor.byte_offset");
-  expectError(() => writeManagedTensorVersioned(host, { data: 2 ** 32, device: cpu, dtype: "float32", shape: [1] }), "INVALID_ARGUMENT", "DLTensor.data");
-  expectError(() => writeManagedTensorVersioned(host, { data: 1024, device: cpu, dtype: "float32", shape: [1], deleter: 1.5 }), "INVALID_ARGUMENT", "DLManagedTensorVersioned.deleter");
+  expectError(
+    () => writeManagedTensorVersioned(host, { data: 0, device: cpu, dtype: "float32", shape: [2] }),
+    "NULL_POINTER",
+    "DLTensor.data",
+  );
+  expectError(
+    () => writeManagedTensorVersioned(host, { data: 1024, device: cpu, dtype: "float32", shape: [-1] }),
+    "BAD_SHAPE",
+    "DLTensor.shape[0]",
+  );
+  expectError(
+    () => writeManagedTensorVersioned(host, { data: 1024, device: cpu, dtype: "float32", shape: [2], strides: [1, 1] }),
+    "BAD_STRIDES",
+    "DLTensor.strides",
+  );
+  expectError(
+    () => writeManagedTensorVersioned(host, { data: 1024, device: cpu, dtype: "float32", shape: [2], flags: 16 }),
+    "BAD_FLAGS",
+    "DLManagedTensorVersioned.flags",
+  );
+  expectError(
+    () => writeManagedTensor(host, { data: 1024, device: cpu, dtype: "float32", shape: [2], flags: 1 }),
+    "BAD_FLAGS",
+    "flags",
+  );
+  expectError(
+    () =>
+      writeManagedTensorVersioned(host, { data: 1024, device: cpu, dtype: "float32", shape: new Array(33).fill(1) }),
+    "BAD_NDIM",
+    "DLTensor.ndim",
+  );
+  expectError(
+    () => writeManagedTensorVersioned(host, { data: 1024, device: cpu, dtype: "float32", shape: [1.5] }),
+    "BAD_SHAPE",
+    "DLTensor.shape[0]",
+  );
+  expectError(
+    () => writeManagedTensorVersioned(host, { data: 1024, device: cpu, dtype: "float32", shape: [1], byteOffset: -4 }),
+    "INVALID_ARGUMENT",
+    "DLTensor.byte_offset",
+  );
+  expectError(
+    () => writeManagedTensorVersioned(host, { data: 2 ** 32, device: cpu, dtype: "float32", shape: [1] }),
+    "INVALID_ARGUMENT",
+    "DLTensor.data",
+  );
+  expectError(
+    () => writeManagedTensorVersioned(host, { data: 1024, device: cpu, dtype: "float32", shape: [1], deleter: 1.5 }),
+    "INVALID_ARGUMENT",
+    "DLManagedTensorVersioned.deleter",
+  );
   assert.equal(host.liveAllocations, 0, "nothing allocated by failed writes");
   host.failMalloc(true);
-  expectError(() => writeManagedTensorVersioned(host, { data: 1024, device: cpu, dtype: "float32", shape: [1] }), "OUT_OF_MEMORY", "malloc");
+  expectError(
+    () => writeManagedTensorVersioned(host, { data: 1024, device: cpu, dtype: "float32", shape: [1] }),
+    "OUT_OF_MEMORY",
+    "malloc",
+  );
   host.failMalloc(false);
   const block = host.malloc(48);
-  expectError(() => writeDLTensor(host, block + 4, { data: 1024, device: cpu, dtype: "int8", shape: [1] }, { shape: block + 40, strides: 0 }), "INVALID_POINTER", "DLTensor");
-  expectError(() => writeDLTensor(host, block, { data: 1024, device: cpu, dtype: "int8", shape: [1] }, { shape: 0, strides: 0 }), "NULL_POINTER", "DLTensor.shape");
+  expectError(
+    () =>
+      writeDLTensor(
+        host,
+        block + 4,
+        { data: 1024, device: cpu, dtype: "int8", shape: [1] },
+        { shape: block + 40, strides: 0 },
+      ),
+    "INVALID_POINTER",
+    "DLTensor",
+  );
+  expectError(
+    () => writeDLTensor(host, block, { data: 1024, device: cpu, dtype: "int8", shape: [1] }, { shape: 0, strides: 0 }),
+    "NULL_POINTER",
+    "DLTensor.shape",
+  );
 });
 
 test("int64 fields decode exactly across the 32-bit boundary and up to 2^53 - 1", () => {
@@ -226,12 +342,22 @@ test("int64 fields decode exactly across the 32-bit boundary and up to 2^53 - 1"
 test("the reader follows a new memory buffer after growth (no stale cached view)", () => {
   const host = createTestHost();
   const p = host.malloc(16);
-  const a = writeManagedTensorVersioned(host, { data: p, device: { deviceType: DeviceType.kDLCPU, deviceId: 0 }, dtype: "int32", shape: [4] });
+  const a = writeManagedTensorVersioned(host, {
+    data: p,
+    device: { deviceType: DeviceType.kDLCPU, deviceId: 0 },
+    dtype: "int32",
+    shape: [4],
+  });
   assert.deepEqual([...readManagedTensorVersioned(host, a).shape], [4]);
   const before = host.buffer;
   const big = host.malloc(before.byteLength); // forces growth: a new buffer
   assert.notEqual(host.buffer, before);
-  const b = writeManagedTensorVersioned(host, { data: p, device: { deviceType: DeviceType.kDLCPU, deviceId: 0 }, dtype: "int32", shape: [2, 2] });
+  const b = writeManagedTensorVersioned(host, {
+    data: p,
+    device: { deviceType: DeviceType.kDLCPU, deviceId: 0 },
+    dtype: "int32",
+    shape: [2, 2],
+  });
   assert.deepEqual([...readManagedTensorVersioned(host, b).shape], [2, 2]);
   assert.deepEqual([...readManagedTensorVersioned(host, a).shape], [4]);
   host.free(big);

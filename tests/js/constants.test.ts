@@ -87,7 +87,11 @@ test("LAYOUT is self-consistent: fields in header order, inside the struct, alig
   const aligns: Record<string, number> = { device: 4, dtype: 2, dl_tensor: 8, version: 4, flags: 8, byte_offset: 8 };
   for (const [struct, fields] of Object.entries(fieldSizes)) {
     const l = (LAYOUT as unknown as Record<string, Record<string, number>>)[struct]!;
-    assert.deepEqual(Object.keys(l).filter((k) => k !== "size" && k !== "align"), Object.keys(fields), struct);
+    assert.deepEqual(
+      Object.keys(l).filter((k) => k !== "size" && k !== "align"),
+      Object.keys(fields),
+      struct,
+    );
     let end = 0;
     for (const [field, size] of Object.entries(fields)) {
       const off = l[field]!;

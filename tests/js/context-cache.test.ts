@@ -1,14 +1,14 @@
 /** Node tests of the caching allocator against fake WebGPU: size classes, the four cache modes, caps, stats, sync allocation. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { WebDLPackError } from "../../js/src/errors.js";
+import type { WebDLPackError } from "../../js/src/errors.js";
 import { PageContext } from "../../js/src/context/context.js";
 import { CONTEXT_PROTOCOL } from "../../js/src/context/get-context.js";
 import { GPUUsage } from "../../js/src/context/allocation.js";
 import { bucketSize, FINE_BUCKET_THRESHOLD, MIN_BUCKET_SIZE } from "../../js/src/context/size-classes.js";
 import { DeviceAllocator, MAX_OWNER_COUNT_ROWS } from "../../js/src/context/device-allocator.js";
 import type { DeviceRecord } from "../../js/src/context/devices.js";
-import { asGPU, FakeBuffer, FakeDevice, FakeGPU } from "./context-fakes.js";
+import { asGPU, type FakeBuffer, FakeDevice, FakeGPU } from "./context-fakes.js";
 import { isCode } from "./helpers.js";
 
 async function ready(limits: Record<string, number> = {}): Promise<{ ctx: PageContext; device: FakeDevice }> {
@@ -24,9 +24,21 @@ const MiB = 2 ** 20;
 
 test("bucket size classes: 256 minimum, powers of two to 16 KiB, then four steps per doubling", () => {
   const cases: [number, number][] = [
-    [0, 256], [1, 256], [256, 256], [257, 512], [1000, 1024], [1024, 1024], [16384, 16384],
-    [16385, 20480], [20480, 20480], [20481, 24576], [30000, 32768], [32769, 40960],
-    [16 * MiB, 16 * MiB], [16 * MiB + 1, 20 * MiB], [100 * MiB, 112 * MiB],
+    [0, 256],
+    [1, 256],
+    [256, 256],
+    [257, 512],
+    [1000, 1024],
+    [1024, 1024],
+    [16384, 16384],
+    [16385, 20480],
+    [20480, 20480],
+    [20481, 24576],
+    [30000, 32768],
+    [32769, 40960],
+    [16 * MiB, 16 * MiB],
+    [16 * MiB + 1, 20 * MiB],
+    [100 * MiB, 112 * MiB],
   ];
   for (const [n, want] of cases) assert.equal(bucketSize(n), want, `bucketSize(${n})`);
   let previous = 0;
@@ -65,8 +77,13 @@ test("bucket (default): a freed buffer serves the next request of its class unde
   assert.notEqual(ctx.gpuPointerToBuffer(c), bufA);
   s = ctx.stats();
   assert.deepEqual([s.cachedBuffers, s.hits, s.misses, s.livePointers, s.liveBytes], [0, 1, 2, 2, 2048]);
-  assert.deepEqual(s.owners.map((o) => [o.owner, o.deviceId, o.livePointers, o.liveBytes, o.hits, o.misses]),
-    [["ort", 0, 0, 0, 0, 1], ["tfjs", 0, 2, 2048, 1, 1]]);
+  assert.deepEqual(
+    s.owners.map((o) => [o.owner, o.deviceId, o.livePointers, o.liveBytes, o.hits, o.misses]),
+    [
+      ["ort", 0, 0, 0, 0, 1],
+      ["tfjs", 0, 2, 2048, 1, 1],
+    ],
+  );
   assert.equal(s.devices[0]!.cacheMode, "bucket");
   // Another usage is another class; non-storage buffers keep their 16-byte size.
   ctx.freeWebGPU(b);
@@ -134,15 +151,24 @@ test("lazyRelease: destroyed only after the work submitted before the free is do
 
 test("caps: per-class count and bytes, and the device total; the overflow is released", async () => {
   const { ctx } = await ready();
-  ctx.setCacheMode("bucket", { cacheLimits: { maxBuffersPerClass: 2, maxBytesPerClass: 4096, maxCachedBytes: 1 << 20 } });
+  ctx.setCacheMode("bucket", {
+    cacheLimits: { maxBuffersPerClass: 2, maxBytesPerClass: 4096, maxCachedBytes: 1 << 20 },
+  });
   const small = await Promise.all([1, 2, 3].map(() => ctx.allocWebGPUChecked(256)));
   const bufs = small.map((p) => ctx.gpuPointerToBuffer(p) as unknown as FakeBuffer);
   for (const p of small) ctx.freeWebGPU(p);
-  assert.deepEqual(bufs.map((b) => b.destroyed), [0, 0, 1], "third buffer of the class is over the count cap");
+  assert.deepEqual(
+    bufs.map((b) => b.destroyed),
+    [0, 0, 1],
+    "third buffer of the class is over the count cap",
+  );
   const big = await Promise.all([1, 2].map(() => ctx.allocWebGPUChecked(3000))); // class 4096: two would be 8192 > 4096 bytes
   const bigBufs = big.map((p) => ctx.gpuPointerToBuffer(p) as unknown as FakeBuffer);
   for (const p of big) ctx.freeWebGPU(p);
-  assert.deepEqual(bigBufs.map((b) => b.destroyed), [0, 1]);
+  assert.deepEqual(
+    bigBufs.map((b) => b.destroyed),
+    [0, 1],
+  );
   assert.deepEqual([ctx.stats().cachedBuffers, ctx.stats().cachedBytes], [3, 2 * 256 + 4096]);
   // Lowering the caps evicts; switching to disabled empties the cache.
   ctx.setCacheMode("bucket", { cacheLimits: { maxBuffersPerClass: 1 } });
@@ -166,12 +192,24 @@ test("cache mode per device; bad modes and limits are INVALID_ARGUMENT; setup({c
   assert.equal(ctx.gpuPointerToBuffer(p).size, 112);
   assert.throws(() => ctx.setCacheMode("pool" as "simple"), isCode("INVALID_ARGUMENT", /"bucket"/));
   assert.throws(() => ctx.setCacheMode("simple", { deviceId: 9 }), isCode("UNKNOWN_DEVICE"));
-  assert.throws(() => ctx.setCacheMode("simple", { cacheLimits: { maxBuffers: 3 } as never }), isCode("INVALID_ARGUMENT", /maxBuffers/));
-  assert.throws(() => ctx.setCacheMode("simple", { cacheLimits: { maxCachedBytes: -1 } }),
-    (e: unknown) => isCode("INVALID_ARGUMENT")(e) && (e as WebDLPackError).field === "options.cacheLimits.maxCachedBytes");
-  assert.throws(() => ctx.setCacheMode("simple", { throttleLimits: { markerBytes: 1.5 } }), isCode("INVALID_ARGUMENT", /markerBytes/));
+  assert.throws(
+    () => ctx.setCacheMode("simple", { cacheLimits: { maxBuffers: 3 } as never }),
+    isCode("INVALID_ARGUMENT", /maxBuffers/),
+  );
+  assert.throws(
+    () => ctx.setCacheMode("simple", { cacheLimits: { maxCachedBytes: -1 } }),
+    (e: unknown) =>
+      isCode("INVALID_ARGUMENT")(e) && (e as WebDLPackError).field === "options.cacheLimits.maxCachedBytes",
+  );
+  assert.throws(
+    () => ctx.setCacheMode("simple", { throttleLimits: { markerBytes: 1.5 } }),
+    isCode("INVALID_ARGUMENT", /markerBytes/),
+  );
   const other = new PageContext(CONTEXT_PROTOCOL);
-  await assert.rejects(other.setup({ gpu: asGPU<GPU>(new FakeGPU()), cacheMode: "huge" as "simple" }), isCode("INVALID_ARGUMENT", /cfg\.cacheMode/));
+  await assert.rejects(
+    other.setup({ gpu: asGPU<GPU>(new FakeGPU()), cacheMode: "huge" as "simple" }),
+    isCode("INVALID_ARGUMENT", /cfg\.cacheMode/),
+  );
   await other.setup({ gpu: asGPU<GPU>(new FakeGPU()), cacheMode: "simple" });
   assert.equal(other.getCacheMode(0), "simple");
 });
@@ -196,7 +234,10 @@ test("allocWebGPU (synchronous): checks throw at once; a hit needs no GPU call; 
   assert.ok(bad > 0, "returned before the verdict");
   assert.equal(ctx.lastAsyncError(), null);
   await tick();
-  assert.throws(() => ctx.gpuPointerToBuffer(bad), (e: unknown) => isCode("OUT_OF_MEMORY", /Out of memory/)(e) && (e as WebDLPackError).value === bad);
+  assert.throws(
+    () => ctx.gpuPointerToBuffer(bad),
+    (e: unknown) => isCode("OUT_OF_MEMORY", /Out of memory/)(e) && (e as WebDLPackError).value === bad,
+  );
   assert.equal(ctx.lastAsyncError()?.code, "OUT_OF_MEMORY");
   await assert.rejects(ctx.readback(bad), isCode("OUT_OF_MEMORY"));
   const failed = device.created.at(-1)!;
@@ -263,9 +304,16 @@ test("a late allocation error follows the buffer: out of the cache if it sits th
   const b = ctx.allocWebGPU(3000);
   ctx.freeWebGPU(b);
   const c = ctx.allocWebGPU(3000);
-  assert.equal(ctx.gpuPointerToBuffer(c), asGPU<GPUBuffer>(device.created.at(-1)), "a hit on the not-yet-judged buffer");
+  assert.equal(
+    ctx.gpuPointerToBuffer(c),
+    asGPU<GPUBuffer>(device.created.at(-1)),
+    "a hit on the not-yet-judged buffer",
+  );
   await tick();
-  assert.throws(() => ctx.gpuPointerToBuffer(c), (e: unknown) => isCode("OUT_OF_MEMORY")(e) && (e as WebDLPackError).value === c);
+  assert.throws(
+    () => ctx.gpuPointerToBuffer(c),
+    (e: unknown) => isCode("OUT_OF_MEMORY")(e) && (e as WebDLPackError).value === c,
+  );
   assert.equal(ctx.lastAsyncError()?.value, c);
   ctx.freeWebGPU(c);
   assert.equal(ctx.stats().cachedBuffers, 0, "never cached again");
@@ -273,7 +321,11 @@ test("a late allocation error follows the buffer: out of the cache if it sits th
 
 test("per-owner hit/miss rows are bounded: past 256 owners the least recently allocating one is dropped", async () => {
   const { ctx } = await ready();
-  const rowsOn0 = (): string[] => ctx.stats().owners.filter((o) => o.deviceId === 0).map((o) => o.owner);
+  const rowsOn0 = (): string[] =>
+    ctx
+      .stats()
+      .owners.filter((o) => o.deviceId === 0)
+      .map((o) => o.owner);
   const kept = ctx.allocWebGPU(64, { owner: "model" }); // a long-lived owner that stops allocating (bucket: 256 bytes)
   const busy = "busy";
   ctx.freeWebGPU(ctx.allocWebGPU(64, { owner: busy }));
@@ -282,14 +334,25 @@ test("per-owner hit/miss rows are bounded: past 256 owners the least recently al
     if (i % 100 === 0) ctx.freeWebGPU(ctx.allocWebGPU(64, { owner: busy })); // keeps allocating: stays recent
   }
   const owners = rowsOn0();
-  assert.equal(owners.length, MAX_OWNER_COUNT_ROWS + 1, "256 counted rows, plus the row of an evicted owner that still holds a pointer");
+  assert.equal(
+    owners.length,
+    MAX_OWNER_COUNT_ROWS + 1,
+    "256 counted rows, plus the row of an evicted owner that still holds a pointer",
+  );
   assert.ok(!owners.includes("request-0"), "the oldest idle owner's row went");
   assert.ok(owners.includes(`request-${MAX_OWNER_COUNT_ROWS + 49}`), "the newest owner is there");
   const busyRow = ctx.stats().owners.find((o) => o.owner === busy)!;
-  assert.deepEqual([busyRow.hits + busyRow.misses, busyRow.livePointers], [5, 0], "a recently allocating owner keeps its whole history");
+  assert.deepEqual(
+    [busyRow.hits + busyRow.misses, busyRow.livePointers],
+    [5, 0],
+    "a recently allocating owner keeps its whole history",
+  );
   const model = ctx.stats().owners.find((o) => o.owner === "model")!;
-  assert.deepEqual([model.livePointers, model.liveBytes, model.hits, model.misses], [1, 256, 0, 0],
-    "an evicted owner with a live pointer is still listed; its hit/miss history restarted");
+  assert.deepEqual(
+    [model.livePointers, model.liveBytes, model.hits, model.misses],
+    [1, 256, 0, 0],
+    "an evicted owner with a live pointer is still listed; its hit/miss history restarted",
+  );
   const s = ctx.stats();
   assert.equal(s.hits + s.misses, MAX_OWNER_COUNT_ROWS + 50 + 5 + 1, "device totals are not affected by evicting rows");
   ctx.freeWebGPU(kept);

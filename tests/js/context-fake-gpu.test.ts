@@ -1,7 +1,7 @@
 /** Node tests of the context against fake WebGPU objects: setup, devices, allocation, errors, loss. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { WebDLPackError } from "../../js/src/errors.js";
+import type { WebDLPackError } from "../../js/src/errors.js";
 import { PageContext } from "../../js/src/context/context.js";
 import { CONTEXT_PROTOCOL } from "../../js/src/context/get-context.js";
 import { DEFAULT_GPU_USAGE, GPUUsage } from "../../js/src/context/allocation.js";
@@ -48,11 +48,23 @@ test("concurrent and repeated setup() calls share one adapter and one device", a
 test("a feature or limit the adapter lacks is UNSUPPORTED naming it; bad config is INVALID_ARGUMENT", async () => {
   const ctx = newContext();
   const gpu = asGPU<GPU>(new FakeGPU());
-  await assert.rejects(ctx.setup({ gpu, requiredFeatures: ["shader-f16"] }),
-    (err: unknown) => isCode("UNSUPPORTED", /"shader-f16"/)(err) && (err as WebDLPackError).field === "cfg.requiredFeatures");
-  await assert.rejects(ctx.setup({ gpu, requiredLimits: { maxBufferSize: 2 ** 40 } }), isCode("UNSUPPORTED", /maxBufferSize/));
-  await assert.rejects(ctx.setup({ gpu, requiredLimits: { maxBogus: 1 } }), isCode("INVALID_ARGUMENT", /unknown WebGPU limit "maxBogus"/));
-  await assert.rejects(ctx.setup({ gpu, powerPreference: "fast" as GPUPowerPreference }), isCode("INVALID_ARGUMENT", /cfg\.powerPreference/));
+  await assert.rejects(
+    ctx.setup({ gpu, requiredFeatures: ["shader-f16"] }),
+    (err: unknown) =>
+      isCode("UNSUPPORTED", /"shader-f16"/)(err) && (err as WebDLPackError).field === "cfg.requiredFeatures",
+  );
+  await assert.rejects(
+    ctx.setup({ gpu, requiredLimits: { maxBufferSize: 2 ** 40 } }),
+    isCode("UNSUPPORTED", /maxBufferSize/),
+  );
+  await assert.rejects(
+    ctx.setup({ gpu, requiredLimits: { maxBogus: 1 } }),
+    isCode("INVALID_ARGUMENT", /unknown WebGPU limit "maxBogus"/),
+  );
+  await assert.rejects(
+    ctx.setup({ gpu, powerPreference: "fast" as GPUPowerPreference }),
+    isCode("INVALID_ARGUMENT", /cfg\.powerPreference/),
+  );
   await assert.rejects(ctx.setup(42 as unknown as undefined), isCode("INVALID_ARGUMENT"));
   const info = await ctx.setup({ gpu, requiredFeatures: ["timestamp-query"] });
   assert.deepEqual(info.features, ["timestamp-query"]);
@@ -65,12 +77,19 @@ test("setup asks for the adapter's maxima of the ML limits unless cfg.limits is 
   const gpu = new FakeGPU();
   await newContext().setup({ gpu: asGPU<GPU>(gpu), requiredLimits: { maxComputeWorkgroupSizeX: 128 } });
   assert.deepEqual(gpu.adapter!.lastDescriptor?.requiredLimits, {
-    maxBufferSize: 1 << 20, maxStorageBufferBindingSize: 1 << 20, maxStorageBuffersPerShaderStage: 8,
-    maxComputeWorkgroupStorageSize: 32768, maxComputeInvocationsPerWorkgroup: 256, maxComputeWorkgroupSizeX: 128,
+    maxBufferSize: 1 << 20,
+    maxStorageBufferBindingSize: 1 << 20,
+    maxStorageBuffersPerShaderStage: 8,
+    maxComputeWorkgroupStorageSize: 32768,
+    maxComputeInvocationsPerWorkgroup: 256,
+    maxComputeWorkgroupSizeX: 128,
   });
   await newContext().setup({ gpu: asGPU<GPU>(gpu), limits: "default" });
   assert.equal(gpu.adapter!.lastDescriptor?.requiredLimits, undefined);
-  await assert.rejects(newContext().setup({ gpu: asGPU<GPU>(gpu), limits: "max" as "default" }), isCode("INVALID_ARGUMENT", /cfg\.limits/));
+  await assert.rejects(
+    newContext().setup({ gpu: asGPU<GPU>(gpu), limits: "max" as "default" }),
+    isCode("INVALID_ARGUMENT", /cfg\.limits/),
+  );
 });
 
 test("a user-supplied device becomes device 0 with its adapter info", async () => {
@@ -79,7 +98,10 @@ test("a user-supplied device becomes device 0 with its adapter info", async () =
   const info = await ctx.setup({ device: asGPU<GPUDevice>(device), adapterInfo: { vendor: "me", architecture: "x" } });
   assert.equal(info.adapterInfo?.vendor, "me");
   assert.equal(ctx.getWebGPUDevice(0), asGPU<GPUDevice>(device));
-  await assert.rejects(ctx.setup({ device: asGPU<GPUDevice>(new FakeDevice()) }), isCode("INVALID_ARGUMENT", /cfg\.device/));
+  await assert.rejects(
+    ctx.setup({ device: asGPU<GPUDevice>(new FakeDevice()) }),
+    isCode("INVALID_ARGUMENT", /cfg\.device/),
+  );
 });
 
 test("device ids: 0 needs setup, registered devices get stable ids > 0, unknown ids fail", async () => {
@@ -109,7 +131,13 @@ test("device ids: 0 needs setup, registered devices get stable ids > 0, unknown 
 test("allocWebGPUChecked (cache mode disabled) rounds to 16 bytes, reports both sizes and uses the default usage", async () => {
   const { ctx, device } = await readyContext();
   ctx.setCacheMode("disabled");
-  const cases: [number, number][] = [[10, 16], [0, 16], [16, 16], [33, 48], [1 << 20, 1 << 20]];
+  const cases: [number, number][] = [
+    [10, 16],
+    [0, 16],
+    [16, 16],
+    [33, 48],
+    [1 << 20, 1 << 20],
+  ];
   for (const [nbytes, allocated] of cases) {
     const ptr = await ctx.allocWebGPUChecked(nbytes, { label: "t", owner: "me" });
     const info = ctx.gpuPointerInfo(ptr);
@@ -131,8 +159,10 @@ test("allocWebGPUChecked (cache mode disabled) rounds to 16 bytes, reports both 
 test("bad sizes and usages are INVALID_ARGUMENT naming the value and the limit", async () => {
   const { ctx, device } = await readyContext();
   for (const bad of [-1, 1.5, Number.NaN, 2 ** 53, (1 << 20) + 1, "10"]) {
-    await assert.rejects(ctx.allocWebGPUChecked(bad as number),
-      (err: unknown) => isCode("INVALID_ARGUMENT", /maxBufferSize/)(err) && (err as WebDLPackError).field === "nbytes");
+    await assert.rejects(
+      ctx.allocWebGPUChecked(bad as number),
+      (err: unknown) => isCode("INVALID_ARGUMENT", /maxBufferSize/)(err) && (err as WebDLPackError).field === "nbytes",
+    );
   }
   await assert.rejects(ctx.allocWebGPUChecked(8, { usage: 0 }), isCode("INVALID_ARGUMENT", /usage/));
   await assert.rejects(ctx.allocWebGPUChecked(8, { usage: 0x800 }), isCode("INVALID_ARGUMENT", /usage/));
@@ -148,11 +178,20 @@ test("allocation errors in error scopes become OUT_OF_MEMORY / GPU_ERROR; the bu
   await assert.rejects(ctx.allocWebGPUChecked(64), isCode("OUT_OF_MEMORY", /Out of memory/));
   assert.equal(device.created.at(-1)!.destroyed, 1);
   device.failNext = { filter: "validation", message: "Invalid usage" };
-  await assert.rejects(ctx.allocWebGPUChecked(64, { usage: GPUUsage.INDEX | GPUUsage.STORAGE }), isCode("GPU_ERROR", /Invalid usage/));
+  await assert.rejects(
+    ctx.allocWebGPUChecked(64, { usage: GPUUsage.INDEX | GPUUsage.STORAGE }),
+    isCode("GPU_ERROR", /Invalid usage/),
+  );
   // Usage WebGPU always refuses is caught before any GPU call.
   const created = device.created.length;
-  await assert.rejects(ctx.allocWebGPUChecked(64, { usage: GPUUsage.MAP_READ | GPUUsage.STORAGE }), isCode("INVALID_ARGUMENT", /MAP_READ/));
-  assert.throws(() => ctx.allocWebGPU(64, { usage: GPUUsage.MAP_WRITE | GPUUsage.STORAGE }), isCode("INVALID_ARGUMENT", /MAP_WRITE/));
+  await assert.rejects(
+    ctx.allocWebGPUChecked(64, { usage: GPUUsage.MAP_READ | GPUUsage.STORAGE }),
+    isCode("INVALID_ARGUMENT", /MAP_READ/),
+  );
+  assert.throws(
+    () => ctx.allocWebGPU(64, { usage: GPUUsage.MAP_WRITE | GPUUsage.STORAGE }),
+    isCode("INVALID_ARGUMENT", /MAP_WRITE/),
+  );
   assert.equal(device.created.length, created);
   assert.equal(device.created.at(-1)!.destroyed, 1);
   assert.equal(device.scopes.length, 0);
@@ -176,11 +215,17 @@ test("registerGPUBuffer adopts a foreign buffer: not owned → onRelease, owned 
   const { ctx } = await readyContext();
   const foreign = new FakeBuffer(64, GPUUsage.STORAGE | GPUUsage.COPY_SRC, "ort-out");
   const released: number[] = [];
-  const ptr = ctx.registerGPUBuffer(asGPU<GPUBuffer>(foreign), { owner: "onnxruntime", onRelease: (_b, p) => released.push(p) });
+  const ptr = ctx.registerGPUBuffer(asGPU<GPUBuffer>(foreign), {
+    owner: "onnxruntime",
+    onRelease: (_b, p) => released.push(p),
+  });
   assert.equal(ctx.gpuPointerToBuffer(ptr), asGPU<GPUBuffer>(foreign));
   const info = ctx.gpuPointerInfo(ptr);
   assert.deepEqual([info.size, info.requestedSize, info.owned, info.owner], [64, 64, false, "onnxruntime"]);
-  assert.throws(() => ctx.registerGPUBuffer(asGPU<GPUBuffer>(foreign)), isCode("INVALID_ARGUMENT", /already in the pointer table/));
+  assert.throws(
+    () => ctx.registerGPUBuffer(asGPU<GPUBuffer>(foreign)),
+    isCode("INVALID_ARGUMENT", /already in the pointer table/),
+  );
   ctx.freeWebGPU(ptr);
   assert.deepEqual(released, [ptr]);
   assert.equal(foreign.destroyed, 0);
@@ -189,11 +234,20 @@ test("registerGPUBuffer adopts a foreign buffer: not owned → onRelease, owned 
   ctx.freeWebGPU(owned);
   assert.equal(foreign.destroyed, 1);
   assert.throws(() => ctx.registerGPUBuffer({} as GPUBuffer), isCode("INVALID_ARGUMENT", /needs a GPUBuffer/));
-  assert.throws(() => ctx.registerGPUBuffer(asGPU<GPUBuffer>(new FakeBuffer(4, 0x80, "")), { owned: "yes" as unknown as boolean }),
-    isCode("INVALID_ARGUMENT", /options\.owned/));
-  assert.throws(() => ctx.registerGPUBuffer(asGPU<GPUBuffer>(new FakeBuffer(4, 0x80, "")), { deviceId: 3 }), isCode("UNKNOWN_DEVICE"));
+  assert.throws(
+    () => ctx.registerGPUBuffer(asGPU<GPUBuffer>(new FakeBuffer(4, 0x80, "")), { owned: "yes" as unknown as boolean }),
+    isCode("INVALID_ARGUMENT", /options\.owned/),
+  );
+  assert.throws(
+    () => ctx.registerGPUBuffer(asGPU<GPUBuffer>(new FakeBuffer(4, 0x80, "")), { deviceId: 3 }),
+    isCode("UNKNOWN_DEVICE"),
+  );
   // A throwing onRelease still frees the slot.
-  const p2 = ctx.registerGPUBuffer(asGPU<GPUBuffer>(new FakeBuffer(4, 0x80, "")), { onRelease: () => { throw new Error("boom"); } });
+  const p2 = ctx.registerGPUBuffer(asGPU<GPUBuffer>(new FakeBuffer(4, 0x80, "")), {
+    onRelease: () => {
+      throw new Error("boom");
+    },
+  });
   assert.throws(() => ctx.freeWebGPU(p2), /boom/);
   assert.throws(() => ctx.freeWebGPU(p2), isCode("DOUBLE_FREE"));
   assert.equal(ctx.stats().livePointers, 0);
@@ -213,7 +267,9 @@ test("device loss: pointers fail DEVICE_LOST with the reason, listeners hear it,
   const { ctx, gpu, device } = await readyContext();
   const events: DeviceLostEvent[] = [];
   const off = ctx.onDeviceLost((e) => events.push(e));
-  const offOther = ctx.onDeviceLost(() => { throw new Error("listener bug"); });
+  const offOther = ctx.onDeviceLost(() => {
+    throw new Error("listener bug");
+  });
   const ptr = await ctx.allocWebGPUChecked(32);
   const originalError = console.error;
   console.error = () => {};
@@ -225,8 +281,14 @@ test("device loss: pointers fail DEVICE_LOST with the reason, listeners hear it,
   }
   offOther();
   assert.equal(events.length, 1);
-  assert.deepEqual([events[0]!.deviceId, events[0]!.reason, events[0]!.message], [0, "destroyed", "Device was destroyed."]);
-  assert.throws(() => ctx.gpuPointerToBuffer(ptr), isCode("DEVICE_LOST", /device 0 was lost \(reason "destroyed": Device was destroyed\.\)/));
+  assert.deepEqual(
+    [events[0]!.deviceId, events[0]!.reason, events[0]!.message],
+    [0, "destroyed", "Device was destroyed."],
+  );
+  assert.throws(
+    () => ctx.gpuPointerToBuffer(ptr),
+    isCode("DEVICE_LOST", /device 0 was lost \(reason "destroyed": Device was destroyed\.\)/),
+  );
   assert.throws(() => ctx.getWebGPUDevice(0), isCode("DEVICE_LOST", /call setup\(\) again/));
   await assert.rejects(ctx.allocWebGPUChecked(8), isCode("DEVICE_LOST"));
   assert.equal(ctx.gpuPointerInfo(ptr).deviceLost, true);
@@ -244,7 +306,13 @@ test("device loss: pointers fail DEVICE_LOST with the reason, listeners hear it,
   assert.ok(ctx.gpuPointerToBuffer(fresh));
   assert.throws(() => ctx.gpuPointerToBuffer(ptr), isCode("DEVICE_LOST"));
   const stats = ctx.stats();
-  assert.deepEqual(stats.devices.map((d) => [d.deviceId, d.current, d.lost, d.livePointers]), [[0, true, false, 1], [0, false, true, 1]]);
+  assert.deepEqual(
+    stats.devices.map((d) => [d.deviceId, d.current, d.lost, d.livePointers]),
+    [
+      [0, true, false, 1],
+      [0, false, true, 1],
+    ],
+  );
   ctx.freeWebGPU(ptr); // a dead pointer can still be freed
   assert.throws(() => ctx.freeWebGPU(ptr), isCode("DOUBLE_FREE"));
   off();
@@ -262,7 +330,13 @@ test("stats() counts live pointers, allocated (bucket class) and requested bytes
   const s = ctx.stats();
   assert.equal(s.livePointers, 3);
   assert.equal(s.liveBytes, 256 * 3, "bucket mode: the smallest class is 256 bytes");
-  assert.deepEqual(s.devices.map((d) => [d.deviceId, d.livePointers, d.liveBytes, d.requestedBytes]), [[0, 2, 512, 110], [id, 1, 256, 1]]);
+  assert.deepEqual(
+    s.devices.map((d) => [d.deviceId, d.livePointers, d.liveBytes, d.requestedBytes]),
+    [
+      [0, 2, 512, 110],
+      [id, 1, 256, 1],
+    ],
+  );
   ctx.freeWebGPU(a);
   assert.equal(ctx.stats().devices[0]!.livePointers, 1);
 });
@@ -292,8 +366,13 @@ test("allocations with {scoped: false} (memory C or Python frees) never join an 
   assert.equal(ctx.gpuPointerInfo(foreign).owner, "c", "still live after the scope");
   assert.throws(() => ctx.gpuPointerInfo(inScope), isCode("STALE_POINTER"));
   ctx.freeWebGPU(foreign);
-  assert.throws(() => ctx.allocWebGPU(64, { scoped: "no" as unknown as boolean }), isCode("INVALID_ARGUMENT", /options\.scoped/));
-  assert.throws(() => ctx.ledger.track({ kind: "tensor", release: () => undefined, scoped: 1 as unknown as boolean }),
-    isCode("INVALID_ARGUMENT", /options\.scoped/));
+  assert.throws(
+    () => ctx.allocWebGPU(64, { scoped: "no" as unknown as boolean }),
+    isCode("INVALID_ARGUMENT", /options\.scoped/),
+  );
+  assert.throws(
+    () => ctx.ledger.track({ kind: "tensor", release: () => undefined, scoped: 1 as unknown as boolean }),
+    isCode("INVALID_ARGUMENT", /options\.scoped/),
+  );
   assert.equal(ctx.stats().livePointers, 0);
 });

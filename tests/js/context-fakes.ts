@@ -8,7 +8,11 @@ export class FakeBuffer {
   destroyed = 0;
   mapState: "unmapped" | "pending" | "mapped" = "unmapped";
   data: Uint8Array;
-  constructor(readonly size: number, readonly usage: number, public label: string) {
+  constructor(
+    readonly size: number,
+    readonly usage: number,
+    public label: string,
+  ) {
     this.data = new Uint8Array(size);
   }
   destroy(): void {
@@ -34,7 +38,8 @@ export class FakeBuffer {
 export class FakeEncoder {
   readonly copies: (() => void)[] = [];
   copyBufferToBuffer(src: FakeBuffer, srcOffset: number, dst: FakeBuffer, dstOffset: number, size: number): void {
-    if (srcOffset % 4 !== 0 || dstOffset % 4 !== 0 || size % 4 !== 0) throw new Error("copy offsets and size must be multiples of 4");
+    if (srcOffset % 4 !== 0 || dstOffset % 4 !== 0 || size % 4 !== 0)
+      throw new Error("copy offsets and size must be multiples of 4");
     this.copies.push(() => dst.data.set(src.data.subarray(srcOffset, srcOffset + size), dstOffset));
   }
   finish(): { run: () => void } {
@@ -140,7 +145,9 @@ export class FakeAdapter {
   ) {}
 
   lastDescriptor: { requiredFeatures?: string[]; requiredLimits?: Record<string, number> } | undefined;
-  async requestDevice(desc: { requiredFeatures?: string[]; requiredLimits?: Record<string, number> } = {}): Promise<FakeDevice> {
+  async requestDevice(
+    desc: { requiredFeatures?: string[]; requiredLimits?: Record<string, number> } = {},
+  ): Promise<FakeDevice> {
     this.requestDeviceCalls += 1;
     this.lastDescriptor = desc;
     await new Promise((r) => setTimeout(r, 5));

@@ -25,7 +25,10 @@ test("the ML features are shader-f16 and subgroups", () => {
 test("requested = adapter ∩ {shader-f16, subgroups}, plus requiredFeatures; the device has them", async () => {
   const cases: [string[], string[]][] = [
     [["subgroups", "timestamp-query"], ["subgroups"]], // SwiftShader: no shader-f16
-    [["shader-f16", "subgroups", "timestamp-query"], ["shader-f16", "subgroups"]],
+    [
+      ["shader-f16", "subgroups", "timestamp-query"],
+      ["shader-f16", "subgroups"],
+    ],
     [["shader-f16"], ["shader-f16"]],
     [["timestamp-query"], []],
   ];
@@ -42,10 +45,19 @@ test("requested = adapter ∩ {shader-f16, subgroups}, plus requiredFeatures; th
 
 test('features: "required" asks only for requiredFeatures; a bad value is INVALID_ARGUMENT naming cfg.features', async () => {
   assert.deepEqual((await setupWith(["shader-f16", "subgroups"], { features: "required" })).info.requestedFeatures, []);
-  const { info } = await setupWith(["shader-f16", "subgroups"], { features: "required", requiredFeatures: ["subgroups"] });
+  const { info } = await setupWith(["shader-f16", "subgroups"], {
+    features: "required",
+    requiredFeatures: ["subgroups"],
+  });
   assert.deepEqual(info.requestedFeatures, ["subgroups"]);
-  await assert.rejects(setupWith(["subgroups"], { features: "all" }), isCode("INVALID_ARGUMENT", /bad setup\(\) config/));
-  await assert.rejects(setupWith(["subgroups"], { features: "all" }), (err: unknown) => (err as { field?: string }).field === "cfg.features");
+  await assert.rejects(
+    setupWith(["subgroups"], { features: "all" }),
+    isCode("INVALID_ARGUMENT", /bad setup\(\) config/),
+  );
+  await assert.rejects(
+    setupWith(["subgroups"], { features: "all" }),
+    (err: unknown) => (err as { field?: string }).field === "cfg.features",
+  );
 });
 
 test("a device given to setup() is used as it is: nothing requested", async () => {

@@ -45,8 +45,13 @@ test("a malformed record at the key refuses with INCOMPATIBLE_CONTEXT", () => {
   const key = Symbol.for("webdlpack.test.malformed");
   for (const junk of [42, "ctx", { protocol: "1.0", context: {} }, { protocol: { major: 1, minor: 0 } }, null]) {
     slot[key] = junk;
-    assert.throws(() => claimSharedContext({ major: 1, minor: 0 }, () => ({}), key),
-      (err: unknown) => err instanceof WebDLPackError && err.code === "INCOMPATIBLE_CONTEXT" && /not a webdlpack context record/.test(err.message));
+    assert.throws(
+      () => claimSharedContext({ major: 1, minor: 0 }, () => ({}), key),
+      (err: unknown) =>
+        err instanceof WebDLPackError &&
+        err.code === "INCOMPATIBLE_CONTEXT" &&
+        /not a webdlpack context record/.test(err.message),
+    );
   }
   delete slot[key];
 });
@@ -61,7 +66,10 @@ test("getContext() returns one context at Symbol.for('webdlpack.context') with t
   // A faked incompatible page context is refused.
   const saved = slot[CONTEXT_GLOBAL_KEY];
   slot[CONTEXT_GLOBAL_KEY] = { protocol: { major: CONTEXT_PROTOCOL.major + 1, minor: 0 }, context: {} };
-  assert.throws(() => getContext(), (err: unknown) => err instanceof WebDLPackError && err.code === "INCOMPATIBLE_CONTEXT");
+  assert.throws(
+    () => getContext(),
+    (err: unknown) => err instanceof WebDLPackError && err.code === "INCOMPATIBLE_CONTEXT",
+  );
   slot[CONTEXT_GLOBAL_KEY] = saved;
   assert.equal(getContext(), a);
 });
@@ -78,6 +86,11 @@ test("getContext() answers from the record it claimed only while the global stil
   const fresh = getContext();
   assert.notEqual(fresh, a);
   assert.equal((slot[CONTEXT_GLOBAL_KEY] as { context: unknown }).context, fresh);
-  Object.defineProperty(globalThis, CONTEXT_GLOBAL_KEY, { value: saved, writable: true, configurable: true, enumerable: false });
+  Object.defineProperty(globalThis, CONTEXT_GLOBAL_KEY, {
+    value: saved,
+    writable: true,
+    configurable: true,
+    enumerable: false,
+  });
   assert.equal(getContext(), a);
 });

@@ -5,7 +5,7 @@ import { PageContext } from "../../js/src/context/context.js";
 import { CONTEXT_PROTOCOL } from "../../js/src/context/get-context.js";
 import { GPUUsage } from "../../js/src/context/allocation.js";
 import { unwrapDevice } from "../../js/src/context/device-guard.js";
-import { asGPU, FakeBuffer, FakeDevice, FakeGPU } from "./context-fakes.js";
+import { asGPU, type FakeBuffer, type FakeDevice, FakeGPU } from "./context-fakes.js";
 import { isCode } from "./helpers.js";
 
 async function ready(): Promise<{ ctx: PageContext; device: FakeDevice }> {
@@ -32,15 +32,22 @@ test("guards: one per owner, methods bound to the real device; destroy() drops o
   assert.deepEqual(ctx.stats().devices[0]!.guardOwners, ["onnxruntime", "tfjs"]);
 
   let lost = false;
-  void raw.lost.then(() => { lost = true; });
+  void raw.lost.then(() => {
+    lost = true;
+  });
   const warnings: string[] = [];
   const warn = console.warn;
-  console.warn = (msg: unknown) => { warnings.push(String(msg)); };
+  console.warn = (msg: unknown) => {
+    warnings.push(String(msg));
+  };
   try {
     ort.destroy();
     ort.destroy(); // a second destroy by the same owner is a no-op
     assert.equal(warnings.length, 1);
-    assert.match(warnings[0]!, /"onnxruntime" called destroy\(\) on its guard.*other frameworks: tfjs.*ctx\.getWebGPUDevice\(id\)\.destroy\(\)/);
+    assert.match(
+      warnings[0]!,
+      /"onnxruntime" called destroy\(\) on its guard.*other frameworks: tfjs.*ctx\.getWebGPUDevice\(id\)\.destroy\(\)/,
+    );
     assert.deepEqual(ctx.stats().devices[0]!.guardOwners, ["tfjs"]);
     const again = ctx.getWebGPUDevice(0, { owner: "onnxruntime" });
     assert.notEqual(again, ort, "a new guard after releasing");
@@ -70,7 +77,10 @@ test("guards: one per owner, methods bound to the real device; destroy() drops o
 test("guard owner must be a non-empty string", async () => {
   const { ctx } = await ready();
   assert.throws(() => ctx.getWebGPUDevice(0, { owner: "" }), isCode("INVALID_ARGUMENT", /options\.owner/));
-  assert.throws(() => ctx.getWebGPUDevice(0, { owner: 3 as unknown as string }), isCode("INVALID_ARGUMENT", /options\.owner/));
+  assert.throws(
+    () => ctx.getWebGPUDevice(0, { owner: 3 as unknown as string }),
+    isCode("INVALID_ARGUMENT", /options\.owner/),
+  );
   assert.equal(ctx.getWebGPUDevice(0, {}), ctx.getWebGPUDevice(0));
 });
 
@@ -111,13 +121,18 @@ test("readback copies after submitted work, handles unaligned ranges, pools stag
 test("readback errors: bounds, usage, target, stale pointer, lost device", async () => {
   const { ctx, device } = await ready();
   const p = await ctx.allocWebGPUChecked(16);
-  await assert.rejects(ctx.readback(p, { byteOffset: 250, byteLength: 16 }), isCode("OUT_OF_BOUNDS", /outside the 256-byte buffer/));
+  await assert.rejects(
+    ctx.readback(p, { byteOffset: 250, byteLength: 16 }),
+    isCode("OUT_OF_BOUNDS", /outside the 256-byte buffer/),
+  );
   await assert.rejects(ctx.readback(p, { byteOffset: -1 }), isCode("INVALID_ARGUMENT", /byteOffset/));
   await assert.rejects(ctx.readback(p, { byteLength: 1.5 }), isCode("INVALID_ARGUMENT", /byteLength/));
   const noCopy = await ctx.allocWebGPUChecked(16, { usage: GPUUsage.STORAGE });
   await assert.rejects(ctx.readback(noCopy), isCode("INVALID_ARGUMENT", /COPY_SRC/));
-  await assert.rejects(ctx.readbackInto(p, { memory: new WebAssembly.Memory({ initial: 1 }), address: 65530, byteLength: 16 }),
-    isCode("OUT_OF_BOUNDS", /outside wasm memory/));
+  await assert.rejects(
+    ctx.readbackInto(p, { memory: new WebAssembly.Memory({ initial: 1 }), address: 65530, byteLength: 16 }),
+    isCode("OUT_OF_BOUNDS", /outside wasm memory/),
+  );
   await assert.rejects(ctx.readbackInto(p, {} as never), isCode("INVALID_ARGUMENT", /target/));
   ctx.freeWebGPU(noCopy);
   await assert.rejects(ctx.readback(noCopy), isCode("STALE_POINTER"));

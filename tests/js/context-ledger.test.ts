@@ -22,9 +22,30 @@ async function ready(): Promise<PageContext> {
 test("track → entry; release runs exactly once whichever path runs first; entries() reports it", () => {
   const ledger = new Ledger();
   let calls = 0;
-  const entry = ledger.track({ kind: "tensor", owner: "tfjs", deviceId: 0, bytes: 64, release: () => { calls += 1; } });
+  const entry = ledger.track({
+    kind: "tensor",
+    owner: "tfjs",
+    deviceId: 0,
+    bytes: 64,
+    release: () => {
+      calls += 1;
+    },
+  });
   const [row] = ledger.entries();
-  assert.deepEqual({ ...row, ageMs: 0 }, { id: entry.id, kind: "tensor", owner: "tfjs", deviceId: 0, bytes: 64, pointer: null, ageMs: 0, stack: null, scoped: false });
+  assert.deepEqual(
+    { ...row, ageMs: 0 },
+    {
+      id: entry.id,
+      kind: "tensor",
+      owner: "tfjs",
+      deviceId: 0,
+      bytes: 64,
+      pointer: null,
+      ageMs: 0,
+      stack: null,
+      scoped: false,
+    },
+  );
   assert.ok(row!.ageMs >= 0);
   assert.equal(entry.release(), true);
   assert.equal(entry.release(), false);
@@ -34,7 +55,12 @@ test("track → entry; release runs exactly once whichever path runs first; entr
   assert.equal(entry.releasedBy, "dispose");
   assert.equal(ledger.entries().length, 0);
   // A throwing release still counts as released.
-  const bad = ledger.track({ kind: "tensor", release: () => { throw new Error("boom"); } });
+  const bad = ledger.track({
+    kind: "tensor",
+    release: () => {
+      throw new Error("boom");
+    },
+  });
   assert.throws(() => bad.release(), /boom/);
   assert.equal(bad.released, true);
   assert.equal(bad.release(), false);
@@ -43,14 +69,23 @@ test("track → entry; release runs exactly once whichever path runs first; entr
 test("bad track options are INVALID_ARGUMENT naming the field", () => {
   const ledger = new Ledger();
   const cases: [unknown, string][] = [
-    [null, "options."], [{ kind: "array", release: () => {} }, "options.kind"], [{ kind: "tensor" }, "options.release"],
-    [{ kind: "tensor", release: () => {}, bytes: -1 }, "options.bytes"], [{ kind: "tensor", release: () => {}, pointer: 0 }, "options.pointer"],
+    [null, "options."],
+    [{ kind: "array", release: () => {} }, "options.kind"],
+    [{ kind: "tensor" }, "options.release"],
+    [{ kind: "tensor", release: () => {}, bytes: -1 }, "options.bytes"],
+    [{ kind: "tensor", release: () => {}, pointer: 0 }, "options.pointer"],
     [{ kind: "tensor", release: () => {}, deviceId: 1.5 }, "options.deviceId"],
   ];
   for (const [options, field] of cases) {
-    assert.throws(() => ledger.track(options as never), (e: unknown) => isCode("INVALID_ARGUMENT")(e) && (e as WebDLPackError).field === field);
+    assert.throws(
+      () => ledger.track(options as never),
+      (e: unknown) => isCode("INVALID_ARGUMENT")(e) && (e as WebDLPackError).field === field,
+    );
   }
-  assert.throws(() => ledger.watch(42 as never, ledger.track({ kind: "tensor", release: () => {} })), isCode("INVALID_ARGUMENT", /watch needs an object/));
+  assert.throws(
+    () => ledger.watch(42 as never, ledger.track({ kind: "tensor", release: () => {} })),
+    isCode("INVALID_ARGUMENT", /watch needs an object/),
+  );
   assert.throws(() => ledger.keep(999), isCode("INVALID_ARGUMENT", /names nothing live/));
 });
 
@@ -67,19 +102,33 @@ test("registerGPUBuffer with tracked: false makes no ledger entry; the holders' 
   const ctx = await ready();
   const released: number[] = [];
   const foreign = new FakeBuffer(64, 0x84, "ort");
-  const p = ctx.registerGPUBuffer(asGPU<GPUBuffer>(foreign), { owner: "ort", onRelease: (_b, ptr) => released.push(ptr), tracked: false });
+  const p = ctx.registerGPUBuffer(asGPU<GPUBuffer>(foreign), {
+    owner: "ort",
+    onRelease: (_b, ptr) => released.push(ptr),
+    tracked: false,
+  });
   assert.equal(ctx.ledger.size, 0);
   assert.equal(ctx.ledger.entryForPointer(p), undefined);
   assert.equal(ctx.gpuPointerToBuffer(p), foreign as unknown as GPUBuffer);
   // A holder tracked as a "tensor" entry naming the pointer: ctx.dispose(pointer) reaches it, and its release frees the pointer.
-  const holder = ctx.ledger.track({ kind: "tensor", owner: "ort", deviceId: 0, bytes: 64, pointer: p, release: () => ctx.freeWebGPU(p) });
+  const holder = ctx.ledger.track({
+    kind: "tensor",
+    owner: "ort",
+    deviceId: 0,
+    bytes: 64,
+    pointer: p,
+    release: () => ctx.freeWebGPU(p),
+  });
   assert.equal(ctx.ledger.entryForPointer(p), holder);
   assert.equal(ctx.dispose(p), true);
   assert.deepEqual(released, [p]);
   assert.equal(ctx.ledger.size, 0);
   assert.throws(() => ctx.gpuPointerToBuffer(p), isCode("STALE_POINTER"));
   // Device loss still gives an untracked buffer back, once.
-  const q = ctx.registerGPUBuffer(asGPU<GPUBuffer>(new FakeBuffer(64, 0x84, "ort")), { onRelease: (_b, ptr) => released.push(ptr), tracked: false });
+  const q = ctx.registerGPUBuffer(asGPU<GPUBuffer>(new FakeBuffer(64, 0x84, "ort")), {
+    onRelease: (_b, ptr) => released.push(ptr),
+    tracked: false,
+  });
   (ctx.getWebGPUDevice(0) as unknown as { destroy(): void }).destroy();
   await new Promise((res) => setTimeout(res, 0));
   assert.deepEqual(released, [p, q]);
@@ -91,8 +140,10 @@ test("registerGPUBuffer with tracked: false makes no ledger entry; the holders' 
 test("registerGPUBuffer refuses a tracked option that is not a boolean", async () => {
   const ctx = await ready();
   const buffer = asGPU<GPUBuffer>(new FakeBuffer(64, 0x84, "x"));
-  assert.throws(() => ctx.registerGPUBuffer(buffer, { tracked: "no" as unknown as boolean }),
-    (e: unknown) => e instanceof WebDLPackError && e.code === "INVALID_ARGUMENT" && e.field === "options.tracked");
+  assert.throws(
+    () => ctx.registerGPUBuffer(buffer, { tracked: "no" as unknown as boolean }),
+    (e: unknown) => e instanceof WebDLPackError && e.code === "INVALID_ARGUMENT" && e.field === "options.tracked",
+  );
   assert.equal(ctx.stats().livePointers, 0);
 });
 
@@ -100,7 +151,10 @@ test("every allocation is in the ledger; freeing either way releases once", asyn
   const ctx = await ready();
   const p = await ctx.allocWebGPUChecked(100, { owner: "ort" });
   const entry = ctx.ledger.entryForPointer(p)!;
-  assert.deepEqual([entry.kind, entry.owner, entry.deviceId, entry.bytes, entry.pointer], ["gpu-buffer", "ort", 0, 256, p]);
+  assert.deepEqual(
+    [entry.kind, entry.owner, entry.deviceId, entry.bytes, entry.pointer],
+    ["gpu-buffer", "ort", 0, 256, p],
+  );
   ctx.freeWebGPU(p);
   assert.equal(entry.released, true);
   assert.equal(entry.release(), false, "already released by freeWebGPU");
@@ -133,10 +187,14 @@ test("scope (sync): releases what was made inside, newest first, except kept and
   assert.equal(outer.released, false, "made outside the scope");
   // A throwing scope still releases.
   let leaked = 0;
-  assert.throws(() => ctx.scope(() => {
-    leaked = ctx.allocWebGPU(16);
-    throw new Error("inside");
-  }), /inside/);
+  assert.throws(
+    () =>
+      ctx.scope(() => {
+        leaked = ctx.allocWebGPU(16);
+        throw new Error("inside");
+      }),
+    /inside/,
+  );
   assert.throws(() => ctx.gpuPointerToBuffer(leaked), isCode("STALE_POINTER"));
 });
 
@@ -149,7 +207,14 @@ test("scope: nested returns move to the enclosing scope; a tensor on a pointer t
     assert.ok(ctx.gpuPointerToBuffer(innerPtr), "survives the inner scope");
     const p = ctx.allocWebGPU(32);
     const holder = {};
-    const t = ctx.ledger.track({ kind: "tensor", pointer: p, release: () => { tensorReleased += 1; ctx.freeWebGPU(p); } });
+    const t = ctx.ledger.track({
+      kind: "tensor",
+      pointer: p,
+      release: () => {
+        tensorReleased += 1;
+        ctx.freeWebGPU(p);
+      },
+    });
     ctx.ledger.watch(holder, t);
     return holder;
   });
@@ -171,10 +236,13 @@ test("scope (async): releases after the promise settles, also on rejection", asy
   assert.throws(() => ctx.gpuPointerToBuffer(made), isCode("STALE_POINTER"));
   assert.ok(ctx.gpuPointerToBuffer(kept));
   let inside = 0;
-  await assert.rejects(ctx.scope(async () => {
-    inside = await ctx.allocWebGPUChecked(64);
-    throw new Error("async failure");
-  }), /async failure/);
+  await assert.rejects(
+    ctx.scope(async () => {
+      inside = await ctx.allocWebGPUChecked(64);
+      throw new Error("async failure");
+    }),
+    /async failure/,
+  );
   assert.throws(() => ctx.gpuPointerToBuffer(inside), isCode("STALE_POINTER"));
 });
 
@@ -200,7 +268,10 @@ test("a dropped watched object is released by the finalizer and reported as a le
   }
   const leaks = ctx.leaks();
   assert.equal(leaks.length, 1);
-  assert.deepEqual([leaks[0]!.kind, leaks[0]!.owner, leaks[0]!.bytes, leaks[0]!.pointer], ["gpu-buffer", "leaky-framework", 1024, ptr]);
+  assert.deepEqual(
+    [leaks[0]!.kind, leaks[0]!.owner, leaks[0]!.bytes, leaks[0]!.pointer],
+    ["gpu-buffer", "leaky-framework", 1024, ptr],
+  );
   assert.match(leaks[0]!.where, /context-ledger\.test/);
   assert.equal(warnings.length, 1);
   assert.match(warnings[0]!, /leaked gpu-buffer \(1024 bytes, owner leaky-framework/);
@@ -214,8 +285,20 @@ test("device loss releases the device's tracked tensors once; its pointers stay 
   const buffer = ctx.gpuPointerToBuffer(p) as unknown as FakeBuffer;
   let tensor = 0;
   let cpu = 0;
-  const t = ctx.ledger.track({ kind: "tensor", deviceId: 0, release: () => { tensor += 1; } });
-  ctx.ledger.track({ kind: "tensor", deviceId: null, release: () => { cpu += 1; } });
+  const t = ctx.ledger.track({
+    kind: "tensor",
+    deviceId: 0,
+    release: () => {
+      tensor += 1;
+    },
+  });
+  ctx.ledger.track({
+    kind: "tensor",
+    deviceId: null,
+    release: () => {
+      cpu += 1;
+    },
+  });
   const released: number[] = [];
   const foreign = new FakeBuffer(64, 0x84, "ort");
   const r = ctx.registerGPUBuffer(asGPU<GPUBuffer>(foreign), { onRelease: (_b, ptr) => released.push(ptr) });

@@ -3,7 +3,11 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { WebDLPackError, type ErrorCodeName } from "../../js/src/errors.js";
 import {
-  PointerTable, describeGPUPointer, GPU_POINTER_SLOT_BITS, GPU_POINTER_GENERATION_BITS, GPU_POINTER_TAG_BITS,
+  PointerTable,
+  describeGPUPointer,
+  GPU_POINTER_SLOT_BITS,
+  GPU_POINTER_GENERATION_BITS,
+  GPU_POINTER_TAG_BITS,
 } from "../../js/src/context/pointer-table.js";
 
 function throwsCode(fn: () => unknown, code: ErrorCodeName, text?: RegExp): void {

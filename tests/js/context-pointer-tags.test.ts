@@ -7,7 +7,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { WebDLPackError } from "../../js/src/errors.js";
-import { PointerTable, describeGPUPointer, randomPointerTag, GPU_POINTER_TAG_BITS } from "../../js/src/context/pointer-table.js";
+import {
+  PointerTable,
+  describeGPUPointer,
+  randomPointerTag,
+  GPU_POINTER_TAG_BITS,
+} from "../../js/src/context/pointer-table.js";
 import { claimPointerTag, POINTER_TAG_LOCK_PREFIX, type LockManagerLike } from "../../js/src/context/pointer-tags.js";
 import { PageContext } from "../../js/src/context/context.js";
 import { CONTEXT_PROTOCOL } from "../../js/src/context/get-context.js";
@@ -31,11 +36,17 @@ test("two tables, two tags: the same slot and generation never resolve in the ot
   assert.deepEqual(describeGPUPointer(p), { slot: 0, generation: 1, tag: 1 });
   assert.deepEqual(describeGPUPointer(w), { slot: 0, generation: 1, tag: 2 });
   assert.notEqual(p, w);
-  for (const [table, foreign, mine, other] of [[worker, p, 2, 1], [page, w, 1, 2]] as const) {
+  for (const [table, foreign, mine, other] of [
+    [worker, p, 2, 1],
+    [page, w, 1, 2],
+  ] as const) {
     assert.equal(table.has(foreign), false);
     for (const err of [caught(() => table.get(foreign)), caught(() => table.remove(foreign))]) {
       assert.equal(err.code, "INVALID_POINTER");
-      assert.match(err.message, new RegExp(`\\(tag ${other}\\) was issued by another webdlpack context, not this one \\(tag ${mine}\\)`));
+      assert.match(
+        err.message,
+        new RegExp(`\\(tag ${other}\\) was issued by another webdlpack context, not this one \\(tag ${mine}\\)`),
+      );
       assert.equal(err.field, "ptr");
       assert.equal(err.value, foreign);
       assert.match(String(err.expected), /can not cross threads/);
@@ -73,7 +84,11 @@ test("tag options and retag are checked; retag only before the first pointer", (
   }
   assert.equal(caught(() => new PointerTable({ tagBits: 9 })).field, "tagBits");
   assert.equal(caught(() => new PointerTable({ tagBits: 8, generationBits: 17 })).field, "generationBits");
-  assert.equal(new PointerTable({ tagBits: 8, generationBits: 16, tag: 255 }).insert(0) >>> 24, 255, "8 tag bits on top, 8 slot bits left");
+  assert.equal(
+    new PointerTable({ tagBits: 8, generationBits: 16, tag: 255 }).insert(0) >>> 24,
+    255,
+    "8 tag bits on top, 8 slot bits left",
+  );
   assert.equal(new PointerTable({ tagBits: 0 }).tag, 0);
   const table = new PointerTable<number>({ tag: 3 });
   table.retag(4);
@@ -128,10 +143,18 @@ test("claimPointerTag: live contexts of one origin get different tags; a release
   // Every tag held: null (the table keeps its random tag); no Web Locks: null.
   const few = fakeLocks();
   const claims = [await claimPointerTag(2, few), await claimPointerTag(2, few), await claimPointerTag(2, few)];
-  assert.deepEqual(claims.map((c) => c?.tag), [1, 2, 3]);
+  assert.deepEqual(
+    claims.map((c) => c?.tag),
+    [1, 2, 3],
+  );
   assert.equal(await claimPointerTag(2, few), null);
   assert.equal(await claimPointerTag(4, undefined), null);
-  const refusing: LockManagerLike = { query: async () => { throw new Error("SecurityError"); }, request: async () => undefined };
+  const refusing: LockManagerLike = {
+    query: async () => {
+      throw new Error("SecurityError");
+    },
+    request: async () => undefined,
+  };
   assert.equal(await claimPointerTag(4, refusing), null);
 });
 

@@ -24,7 +24,7 @@ test("GPU pointers that are not numbers (1n, '1', null) are INVALID_POINTER in g
     expectError(() => ctx.gpuPointerInfo(bad as never), "INVALID_POINTER", "ptr");
     expectError(() => ctx.freeWebGPU(bad as never), "INVALID_POINTER", "ptr");
   }
-  assert.ok(ctx.gpuPointerToBuffer(ptr));      // the real pointer is untouched by the refusals
+  assert.ok(ctx.gpuPointerToBuffer(ptr)); // the real pointer is untouched by the refusals
   ctx.freeWebGPU(ptr);
 });
 
@@ -32,11 +32,19 @@ test("an unknown option key is INVALID_ARGUMENT naming it: allocWebGPU, allocWeb
   const ctx = await readyContext();
   const e = expectError(() => ctx.allocWebGPU(16, { bogus: 1 } as never), "INVALID_ARGUMENT", "options.bogus");
   assert.match(e.message, /deviceId, usage, label, owner, onAsyncError, scoped/);
-  await assert.rejects(ctx.allocWebGPUChecked(16, { sizee: 4 } as never), (err: unknown) =>
-    (err as { code?: string; field?: string }).code === "INVALID_ARGUMENT" && (err as { field?: string }).field === "options.sizee");
+  await assert.rejects(
+    ctx.allocWebGPUChecked(16, { sizee: 4 } as never),
+    (err: unknown) =>
+      (err as { code?: string; field?: string }).code === "INVALID_ARGUMENT" &&
+      (err as { field?: string }).field === "options.sizee",
+  );
   const buffer = new FakeBuffer(64, 0x80, "foreign");
-  expectError(() => ctx.registerGPUBuffer(buffer as never, { owend: true } as never), "INVALID_ARGUMENT", "options.owend");
-  assert.equal(ctx.stats().livePointers, 0);   // nothing was allocated or registered by a refused call
+  expectError(
+    () => ctx.registerGPUBuffer(buffer as never, { owend: true } as never),
+    "INVALID_ARGUMENT",
+    "options.owend",
+  );
+  assert.equal(ctx.stats().livePointers, 0); // nothing was allocated or registered by a refused call
   const ok = ctx.allocWebGPU(16, { deviceId: 0, usage: 0x80 | 0x8 | 0x4, label: "x", owner: "t", scoped: false });
   ctx.freeWebGPU(ok);
 });

@@ -10,13 +10,14 @@ import { test } from "node:test";
 import { ErrorCode } from "../../js/src/errors.js";
 import { repoRoot } from "./helpers.js";
 
-
 const ROOT = repoRoot();
 const read = (path: string): string => readFileSync(join(ROOT, path), "utf8");
 
 /** `[name, number]` pairs found by `re` (named groups `name` and `number`) in `text`, by number. */
 function pairs(text: string, re: RegExp): [string, number][] {
-  return [...text.matchAll(re)].map((m) => [m.groups!["name"]!, Number(m.groups!["number"])] as [string, number]).sort((a, b) => a[1] - b[1]);
+  return [...text.matchAll(re)]
+    .map((m) => [m.groups!["name"]!, Number(m.groups!["number"])] as [string, number])
+    .sort((a, b) => a[1] - b[1]);
 }
 
 /** The table rows of docs/errors.md: `| 3 | \`NULL_POINTER\` | … |`. */
@@ -33,7 +34,9 @@ test("docs/errors.md has one row per code of js/src/errors.ts, with its number",
 });
 
 test("docs/errors.md matches the C enum wdl_error_code and the Python ErrorCode", () => {
-  const header = /typedef enum wdl_error_code \{([\s\S]*?)\} wdl_error_code;/.exec(read("wasm/include/webdlpack/webdlpack.h"));
+  const header = /typedef enum wdl_error_code \{([\s\S]*?)\} wdl_error_code;/.exec(
+    read("wasm/include/webdlpack/webdlpack.h"),
+  );
   assert.ok(header, "wdl_error_code not found in webdlpack.h");
   const c = pairs(header[1]!, /\bWDL_(?<name>[A-Z_]+)\s*=\s*(?<number>\d+)\s*,/g);
   const pyClass = /class ErrorCode\(enum\.IntEnum\):([\s\S]*?)\n\n\n/.exec(read("py/webdlpack/core/errors.py"));
@@ -44,9 +47,14 @@ test("docs/errors.md matches the C enum wdl_error_code and the Python ErrorCode"
 });
 
 test("every code's row says when it is raised and which Python class carries it", () => {
-  const rows = read("docs/errors.md").split("\n").filter((l) => /^\| \d+ \| `[A-Z_]+` \|/.test(l));
+  const rows = read("docs/errors.md")
+    .split("\n")
+    .filter((l) => /^\| \d+ \| `[A-Z_]+` \|/.test(l));
   for (const row of rows) {
-    const cells = row.split("|").slice(1, -1).map((c) => c.trim());
+    const cells = row
+      .split("|")
+      .slice(1, -1)
+      .map((c) => c.trim());
     assert.equal(cells.length, 5, `row has 5 cells: ${row}`);
     assert.ok(cells[2]!.length > 10, `"raised when" is filled in: ${row}`);
     if (cells[1] !== "`OK`") assert.match(cells[4]!, /WebDLPack\w*Error/, `Python class named: ${row}`);

@@ -99,7 +99,19 @@ test("invalid dtypes are BAD_DTYPE naming the field", () => {
   expectError(() => validateDType({ code: C.kDLFloat8_e5m2, bits: 16, lanes: 1 }), "BAD_DTYPE", "DLDataType.bits");
   expectError(() => validateDType({ code: C.kDLBool, bits: 1, lanes: 1 }), "BAD_DTYPE", "DLDataType.bits");
   expectError(() => validateDType({ code: C.kDLFloat, bits: 24, lanes: 1 }, "x.dtype"), "BAD_DTYPE", "x.dtype.bits");
-  for (const bad of ["float", "float33", "int7", "complex16", "bfloat32", "float8", "bool16", "float32x0", "Float32", "", "float32x70000"]) {
+  for (const bad of [
+    "float",
+    "float33",
+    "int7",
+    "complex16",
+    "bfloat32",
+    "float8",
+    "bool16",
+    "float32x0",
+    "Float32",
+    "",
+    "float32x70000",
+  ]) {
     const err = expectError(() => parseDType(bad), "BAD_DTYPE", "dtype");
     assert.equal(err.value, bad);
   }

@@ -9,7 +9,12 @@ import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import { test } from "node:test";
 import { loadPyodide } from "pyodide";
-import { DeviceType, emscriptenHost, readManagedTensorVersioned, type EmscriptenModuleLike } from "../../js/src/dlpack/index.js";
+import {
+  DeviceType,
+  emscriptenHost,
+  readManagedTensorVersioned,
+  type EmscriptenModuleLike,
+} from "../../js/src/dlpack/index.js";
 import { Tensor, liveExportCount } from "../../js/src/tensor/index.js";
 import { expectError, produce } from "./helpers.js";
 

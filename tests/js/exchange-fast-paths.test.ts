@@ -48,9 +48,18 @@ test("fromManaged in a loop at one address: each tensor sees its own struct, the
   const host = createTestHost();
   const data = host.malloc(64);
   let deleted = 0;
-  const fn = host.addFunction((self) => { deleted++; host.free(self); });
+  const fn = host.addFunction((self) => {
+    deleted++;
+    host.free(self);
+  });
   for (let i = 1; i <= 20; i++) {
-    const addr = writeManagedTensorVersioned(host, { data, device: CPU, dtype: "int32", shape: [1 + (i % 3)], deleter: fn });
+    const addr = writeManagedTensorVersioned(host, {
+      data,
+      device: CPU,
+      dtype: "int32",
+      shape: [1 + (i % 3)],
+      deleter: fn,
+    });
     const t = Tensor.fromManaged(host, addr);
     assert.deepEqual(t.shape, [1 + (i % 3)]);
     t.dispose();
@@ -71,11 +80,28 @@ test("writeManagedTrusted writes the bytes writeManagedTensorVersioned / writeMa
   ];
   for (const versioned of [true, false]) {
     for (const c of cases) {
-      const input = { data, device: CPU, dtype: c.dtype, shape: c.shape, strides: c.strides, byteOffset: c.byteOffset, deleter: 7,
-        flags: versioned ? c.flags : 0 };
+      const input = {
+        data,
+        device: CPU,
+        dtype: c.dtype,
+        shape: c.shape,
+        strides: c.strides,
+        byteOffset: c.byteOffset,
+        deleter: 7,
+        flags: versioned ? c.flags : 0,
+      };
       const a = versioned ? writeManagedTensorVersioned(host, input) : writeManagedTensor(host, input);
       const desc = decodeManaged(host, a, versioned).desc as DLTensorDesc;
-      const b = writeManagedTrusted(host, { ...desc, dtype: parseDType(c.dtype) }, data, c.byteOffset, c.strides, 7, versioned ? c.flags : 0, versioned);
+      const b = writeManagedTrusted(
+        host,
+        { ...desc, dtype: parseDType(c.dtype) },
+        data,
+        c.byteOffset,
+        c.strides,
+        7,
+        versioned ? c.flags : 0,
+        versioned,
+      );
       const size = (versioned ? LAYOUT.DLManagedTensorVersioned : LAYOUT.DLManagedTensor).size + 16 * c.shape.length;
       const bytesA = new Uint8Array(host.buffer, a, size).slice();
       const bytesB = new Uint8Array(host.buffer, b, size).slice();
@@ -84,7 +110,11 @@ test("writeManagedTrusted writes the bytes writeManagedTensorVersioned / writeMa
       const view = new DataView(host.buffer);
       for (const field of [LAYOUT.DLTensor.shape, LAYOUT.DLTensor.strides]) {
         const at = L.dl_tensor + field;
-        assert.equal(view.getUint32(a + at, true) - a, view.getUint32(b + at, true) - b, `${JSON.stringify(c)} pointer at ${at}`);
+        assert.equal(
+          view.getUint32(a + at, true) - a,
+          view.getUint32(b + at, true) - b,
+          `${JSON.stringify(c)} pointer at ${at}`,
+        );
         bytesA.fill(0, at, at + 4);
         bytesB.fill(0, at, at + 4);
       }

@@ -25,7 +25,11 @@ test("a dtype of another element type is BAD_DTYPE naming both dtypes and the op
   expectError(() => Tensor.fromTypedArray(new Float64Array(1), { dtype: "complex64" }), "BAD_DTYPE", "dtype");
   expectError(() => Tensor.fromTypedArray(new Float32Array(1), { dtype: "float16x2" }), "BAD_DTYPE", "dtype");
   expectError(() => Tensor.fromTypedArray(new Float32Array(4), { dtype: "int32" }), "BAD_DTYPE", "dtype");
-  expectError(() => Tensor.fromTypedArray(new Float32Array(4), { dtype: "float64", reinterpret: "yes" as never }), "BAD_DTYPE", "dtype");
+  expectError(
+    () => Tensor.fromTypedArray(new Float32Array(4), { dtype: "float64", reinterpret: "yes" as never }),
+    "BAD_DTYPE",
+    "dtype",
+  );
 });
 
 test("{reinterpret: true} views the same bytes as the dtype asked for", () => {
@@ -59,7 +63,11 @@ test("dtypes stored as the array's elements need no opt-in", () => {
     const t = Tensor.fromTypedArray(array, { dtype });
     assert.deepEqual([...t.shape], shape, `${array.constructor.name} as ${dtype}`);
   }
-  assert.equal(Tensor.fromTypedArray(new Float64Array(2).buffer, { dtype: "int32" }).size, 4, "an ArrayBuffer has no element type");
+  assert.equal(
+    Tensor.fromTypedArray(new Float64Array(2).buffer, { dtype: "int32" }).size,
+    4,
+    "an ArrayBuffer has no element type",
+  );
 });
 
 test("a detached ArrayBuffer is INVALID_ARGUMENT naming `array`", () => {
@@ -77,7 +85,10 @@ test("a detached ArrayBuffer is INVALID_ARGUMENT naming `array`", () => {
   }
   const buffer = new ArrayBuffer(8);
   detach(buffer);
-  assert.equal(expectError(() => Tensor.fromTypedArray(buffer, { dtype: "float32" }), "INVALID_ARGUMENT", "array").expected, expected);
+  assert.equal(
+    expectError(() => Tensor.fromTypedArray(buffer, { dtype: "float32" }), "INVALID_ARGUMENT", "array").expected,
+    expected,
+  );
   const backing = new ArrayBuffer(8);
   const view = new DataView(backing, 4);
   detach(backing);

@@ -57,7 +57,12 @@ export function isCode(code: ErrorCodeName, text?: RegExp): (err: unknown) => bo
   };
 }
 
-import { writeManagedTensorVersioned, writeManagedTensor, type WasmHost, type ManagedInput } from "../../js/src/dlpack/index.js";
+import {
+  writeManagedTensorVersioned,
+  writeManagedTensor,
+  type WasmHost,
+  type ManagedInput,
+} from "../../js/src/dlpack/index.js";
 
 /** A managed struct made the way a C producer would, with a deleter that counts its calls and frees everything. */
 export interface Produced {

@@ -6,12 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import {
-  DeviceType,
-  readDLTensor,
-  readManagedTensorVersioned,
-  toAddress,
-} from "../../js/src/dlpack/index.js";
+import { DeviceType, readDLTensor, readManagedTensorVersioned, toAddress } from "../../js/src/dlpack/index.js";
 import { Tensor } from "../../js/src/tensor/index.js";
 import { createTestHost } from "../../js/src/testing/index.js";
 import { expectError, produce } from "./helpers.js";
@@ -19,9 +14,14 @@ import { expectError, produce } from "./helpers.js";
 test("codec, Tensor view and export with every address >= 0x80000000", () => {
   const host = createTestHost(32769, 32800, { heapBase: 0x80000000 });
   assert.ok(host.buffer.byteLength > 2 ** 31);
-  const prod = produce(host, { device: { deviceType: DeviceType.kDLCPU, deviceId: 0 }, dtype: "float64", shape: [2, 3], strides: [1, 2] }, 48, {
-    fill: (i) => (i % 8 === 7 ? 0x40 : 0), // float64 2.0 in every element
-  });
+  const prod = produce(
+    host,
+    { device: { deviceType: DeviceType.kDLCPU, deviceId: 0 }, dtype: "float64", shape: [2, 3], strides: [1, 2] },
+    48,
+    {
+      fill: (i) => (i % 8 === 7 ? 0x40 : 0), // float64 2.0 in every element
+    },
+  );
   assert.ok(prod.address >= 0x80000000 && prod.data >= 0x80000000);
   const d = readManagedTensorVersioned(host, prod.address);
   assert.equal(d.data, prod.data);
@@ -54,7 +54,11 @@ test("codec, Tensor view and export with every address >= 0x80000000", () => {
   const top = host.buffer.byteLength;
   const ok = Tensor.wasmView(host, { data: top - 8, dtype: "int32", shape: [2] });
   assert.equal(ok.view.length, 2);
-  expectError(() => Tensor.wasmView(host, { data: top - 7, dtype: "int32", shape: [2] }), "OUT_OF_BOUNDS", "tensor.data");
+  expectError(
+    () => Tensor.wasmView(host, { data: top - 7, dtype: "int32", shape: [2] }),
+    "OUT_OF_BOUNDS",
+    "tensor.data",
+  );
 });
 
 test("toAddress reinterprets signed 32-bit values and rejects the rest", () => {

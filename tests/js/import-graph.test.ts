@@ -44,7 +44,9 @@ const MAX_LINES = 400;
 
 /** The layer index of `file` (a path relative to js/src, "/"-separated), or -1. */
 export function layerOf(file: string, layers: readonly Layer[] = LAYERS): number {
-  return layers.findIndex((l) => (l.name.endsWith("/") ? file.startsWith(l.name) : (l.files ?? [l.name]).includes(file)));
+  return layers.findIndex((l) =>
+    l.name.endsWith("/") ? file.startsWith(l.name) : (l.files ?? [l.name]).includes(file),
+  );
 }
 
 /** The relative specifiers `source` imports or re-exports (static `from "…"`, dynamic `import("…")`), comments removed. */
@@ -93,7 +95,10 @@ export function checkGraph(graph: ImportGraph, layers: readonly Layer[] = LAYERS
       }
       const to = layerOf(target, layers);
       if (from >= 0 && to > from) {
-        problems.push({ kind: "upward", text: `${file} (${layers[from]!.name}) imports ${target} (${layers[to]!.name}), a later layer` });
+        problems.push({
+          kind: "upward",
+          text: `${file} (${layers[from]!.name}) imports ${target} (${layers[to]!.name}), a later layer`,
+        });
       }
     }
   }
@@ -202,17 +207,26 @@ test("js/src: every file is in a layer, no import runs back up the layer order, 
   assert.ok(graph.size > 40, `read ${graph.size} files`);
   const edges = [...graph.values()].reduce((n, t) => n + t.length, 0);
   assert.ok(edges > 100, `found ${edges} imports`);
-  assert.deepEqual(checkGraph(graph).map((p) => p.text), []);
+  assert.deepEqual(
+    checkGraph(graph).map((p) => p.text),
+    [],
+  );
 });
 
 test("js/src/index.ts's layer comment lists the layer table of this test, in order", () => {
   const listed = commentLayers(readFileSync(join(srcDir, "index.ts"), "utf8"));
-  assert.deepEqual(listed, LAYERS.map((l) => l.name));
+  assert.deepEqual(
+    listed,
+    LAYERS.map((l) => l.name),
+  );
 });
 
 test("no source file in js/src or web/ is over 400 lines", () => {
   const tooLong: string[] = [];
-  for (const [dir, exts] of [["js/src", [".ts"]], ["web", [".js", ".mjs", ".ts", ".html", ".css"]]] as const) {
+  for (const [dir, exts] of [
+    ["js/src", [".ts"]],
+    ["web", [".js", ".mjs", ".ts", ".html", ".css"]],
+  ] as const) {
     for (const file of listFiles(join(root, dir), exts)) {
       const lines = readFileSync(join(root, dir, file), "utf8").split("\n").length - 1;
       if (lines > MAX_LINES) tooLong.push(`${dir}/${file}: ${lines} lines`);
@@ -223,13 +237,15 @@ test("no source file in js/src or web/ is over 400 lines", () => {
 
 test("the checker finds a cycle, an upward import, a file in no layer and an import of a missing file", () => {
   const layers: Layer[] = [{ name: "low/" }, { name: "high/" }];
-  const graph = buildGraph(new Map([
-    ["low/a.ts", 'import { b } from "./b.js";\nexport const a = 1;'],
-    ["low/b.ts", 'export { a } from "./a.js";\nimport type { H } from "../high/h.js";'],
-    ["high/h.ts", 'const m = await import("./gone.js");'],
-    ["high/k.ts", 'import { a } from "../low/a.js"; // fine: downward'],
-    ["loose.ts", "export {};"],
-  ]));
+  const graph = buildGraph(
+    new Map([
+      ["low/a.ts", 'import { b } from "./b.js";\nexport const a = 1;'],
+      ["low/b.ts", 'export { a } from "./a.js";\nimport type { H } from "../high/h.js";'],
+      ["high/h.ts", 'const m = await import("./gone.js");'],
+      ["high/k.ts", 'import { a } from "../low/a.js"; // fine: downward'],
+      ["loose.ts", "export {};"],
+    ]),
+  );
   assert.deepEqual(graph.get("low/b.ts"), ["low/a.ts", "high/h.ts"]);
   const problems = checkGraph(graph, layers);
   const kinds = problems.map((p) => p.kind).sort();
@@ -237,15 +253,31 @@ test("the checker finds a cycle, an upward import, a file in no layer and an imp
   assert.match(problems.find((p) => p.kind === "cycle")!.text, /low\/a\.ts → low\/b\.ts → low\/a\.ts/);
   assert.match(problems.find((p) => p.kind === "upward")!.text, /low\/b\.ts \(low\/\) imports high\/h\.ts \(high\/\)/);
   // A longer cycle through three files is reported once, as a closed path.
-  const ring = buildGraph(new Map([
-    ["low/x.ts", 'import "./y.js";'], ["low/y.ts", 'import "./z.js";'], ["low/z.ts", 'import "./x.js";'],
-  ]));
+  const ring = buildGraph(
+    new Map([
+      ["low/x.ts", 'import "./y.js";'],
+      ["low/y.ts", 'import "./z.js";'],
+      ["low/z.ts", 'import "./x.js";'],
+    ]),
+  );
   assert.deepEqual(findCycles(ring), [["low/x.ts", "low/y.ts", "low/z.ts", "low/x.ts"]]);
-  assert.deepEqual(checkGraph(buildGraph(new Map([["low/ok.ts", 'import { q } from "./q.js";'], ["low/q.ts", ""]])), layers), []);
+  assert.deepEqual(
+    checkGraph(
+      buildGraph(
+        new Map([
+          ["low/ok.ts", 'import { q } from "./q.js";'],
+          ["low/q.ts", ""],
+        ]),
+      ),
+      layers,
+    ),
+    [],
+  );
 });
 
 test("the comment reader and the specifier parser read what they should and skip comments", () => {
-  const index = "/**\n * x\n *\n * Layers, bottom up (…):\n *   one.ts    first\n *             wrapped text\n *   two/      second\n */\nexport {};";
+  const index =
+    "/**\n * x\n *\n * Layers, bottom up (…):\n *   one.ts    first\n *             wrapped text\n *   two/      second\n */\nexport {};";
   assert.deepEqual(commentLayers(index), ["one.ts", "two/"]);
   const text = [
     '// import { no } from "./commented.js";',
@@ -258,6 +290,12 @@ test("the comment reader and the specifier parser read what they should and skip
     'import { pkg } from "node:fs";',
     'const url = "http://example.invalid/x.js"; import { after } from "./after-url.js";',
   ].join("\n");
-  assert.deepEqual(importSpecifiers(text).sort(),
-    ["../up.js", "./after-url.js", "./lazy.js", "./multi.js", "./side-effect.js", "./star.js"]);
+  assert.deepEqual(importSpecifiers(text).sort(), [
+    "../up.js",
+    "./after-url.js",
+    "./lazy.js",
+    "./multi.js",
+    "./side-effect.js",
+    "./star.js",
+  ]);
 });

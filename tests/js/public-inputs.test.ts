@@ -7,8 +7,15 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
-  Tensor, WebDLPackError, contiguousStrides, describeGPUPointer, elementCount, parseDType,
-  storageBytes, typedArrayFor, type ErrorCodeName,
+  Tensor,
+  type WebDLPackError,
+  contiguousStrides,
+  describeGPUPointer,
+  elementCount,
+  parseDType,
+  storageBytes,
+  typedArrayFor,
+  type ErrorCodeName,
 } from "../../js/src/index.js";
 import { createTestHost } from "../../js/src/testing/index.js";
 import { expectError } from "./helpers.js";
@@ -83,7 +90,11 @@ test("describeGPUPointer checks the pointer and the bit format", () => {
   refuses(() => describeGPUPointer(5, 17), "INVALID_ARGUMENT", "generationBits");
   refuses(() => describeGPUPointer(5, 10, 9), "INVALID_ARGUMENT", "tagBits");
   assert.deepEqual(describeGPUPointer(0x1004002a), { slot: 0x2a, generation: 1, tag: 1 });
-  assert.deepEqual(describeGPUPointer(-1), { slot: 0x3ffff, generation: 0x3ff, tag: 0xf }, "a signed i32 from C reads as unsigned");
+  assert.deepEqual(
+    describeGPUPointer(-1),
+    { slot: 0x3ffff, generation: 0x3ff, tag: 0xf },
+    "a signed i32 from C reads as unsigned",
+  );
   assert.deepEqual(describeGPUPointer(0x00030005, 16, 0), { slot: 5, generation: 3, tag: 0 });
 });
 
@@ -93,7 +104,10 @@ test("tensor.toManaged(non-host) is INVALID_ARGUMENT naming `host` and the missi
   assert.match(refuses(() => t.toManaged({} as never), "INVALID_ARGUMENT", "host").message, /buffer/);
   const host = createTestHost();
   const noMalloc = { ...host, buffer: host.buffer, malloc: undefined };
-  assert.equal(refuses(() => t.toManaged(noMalloc as never), "INVALID_ARGUMENT", "host").value, "an object whose malloc is undefined");
+  assert.equal(
+    refuses(() => t.toManaged(noMalloc as never), "INVALID_ARGUMENT", "host").value,
+    "an object whose malloc is undefined",
+  );
   refuses(() => t.toManaged(host, null as never), "INVALID_ARGUMENT", "options");
   const address = t.toManaged(host);
   assert.ok(address > 0, "a real host still works");
@@ -103,7 +117,11 @@ test("tensor.toManaged(non-host) is INVALID_ARGUMENT naming `host` and the missi
 test("Tensor.fromManaged / wasmView / webgpu refuse a non-object host or input", () => {
   refuses(() => Tensor.fromManaged(null as never, 1024), "INVALID_ARGUMENT", "host");
   refuses(() => Tensor.fromManaged({ buffer: new ArrayBuffer(8) } as never, 8), "INVALID_ARGUMENT", "host");
-  refuses(() => Tensor.wasmView(undefined as never, { data: 0, dtype: "uint8", shape: [0] }), "INVALID_ARGUMENT", "host");
+  refuses(
+    () => Tensor.wasmView(undefined as never, { data: 0, dtype: "uint8", shape: [0] }),
+    "INVALID_ARGUMENT",
+    "host",
+  );
   refuses(() => Tensor.wasmView(createTestHost(), null as never), "INVALID_ARGUMENT", "input");
   assert.equal(refuses(() => Tensor.webgpu(null as never), "INVALID_ARGUMENT", "input").value, null);
   refuses(() => Tensor.webgpu("ptr" as never), "INVALID_ARGUMENT", "input");

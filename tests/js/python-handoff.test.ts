@@ -19,8 +19,17 @@ afterEach(() => {
   unregisterPythonHandoff(pyodideB);
 });
 
-function fakeBridge(pyodide: object, calls: unknown[][]): { pyodide: object; toPython(t: never, o: { copy?: boolean }): unknown } {
-  return { pyodide, toPython: (t, o) => { calls.push([pyodide, t, o]); return `proxy-from-${(pyodide as { name: string }).name}`; } };
+function fakeBridge(
+  pyodide: object,
+  calls: unknown[][],
+): { pyodide: object; toPython(t: never, o: { copy?: boolean }): unknown } {
+  return {
+    pyodide,
+    toPython: (t, o) => {
+      calls.push([pyodide, t, o]);
+      return `proxy-from-${(pyodide as { name: string }).name}`;
+    },
+  };
 }
 
 test("tensor.toPython() without any bridge is INVALID_ARGUMENT naming what to call first", () => {
@@ -37,7 +46,10 @@ test("one bridge: tensor.toPython() uses it and passes the copy option through",
   const t = Tensor.fromTypedArray(new Float32Array(4));
   assert.equal(t.toPython(), "proxy-from-A");
   assert.equal(t.toPython({ copy: false }), "proxy-from-A");
-  assert.deepEqual(calls, [[pyodideA, t, {}], [pyodideA, t, { copy: false }]]);
+  assert.deepEqual(calls, [
+    [pyodideA, t, {}],
+    [pyodideA, t, { copy: false }],
+  ]);
   t.dispose();
 });
 
@@ -63,10 +75,15 @@ test("several bridges: toPython needs {pyodide}; an unknown Pyodide is refused; 
 
 test("the list is shared through globalThis[Symbol.for(...)] (a second library copy sees it); a disposed tensor refuses", () => {
   registerPythonHandoff(fakeBridge(pyodideA, []));
-  const shared = (globalThis as unknown as Record<symbol, { pyodide: object }[]>)[Symbol.for("webdlpack.pythonHandoffs")];
+  const shared = (globalThis as unknown as Record<symbol, { pyodide: object }[]>)[
+    Symbol.for("webdlpack.pythonHandoffs")
+  ];
   assert.equal(PYTHON_HANDOFFS_KEY, Symbol.for("webdlpack.pythonHandoffs"));
   assert.ok(shared?.some((h) => h.pyodide === pyodideA));
   const t = Tensor.fromTypedArray(new Float32Array(1));
   t.dispose();
-  assert.throws(() => t.toPython(), (e: unknown) => e instanceof WebDLPackError && e.code === "DISPOSED");
+  assert.throws(
+    () => t.toPython(),
+    (e: unknown) => e instanceof WebDLPackError && e.code === "DISPOSED",
+  );
 });

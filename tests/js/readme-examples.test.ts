@@ -52,11 +52,16 @@ const blocks = markedBlocks(README);
 
 test("every marker is followed by its fenced block (no marker without one)", () => {
   const markers = [...README.matchAll(/<!-- example: (\S+) -->/g)].map((m) => m[1]);
-  assert.deepEqual(blocks.map((b) => b.path), markers);
+  assert.deepEqual(
+    blocks.map((b) => b.path),
+    markers,
+  );
 });
 
 test("every file in examples/ is shown exactly once, and nothing else is", () => {
-  const files = readdirSync(join(ROOT, "examples")).map((f) => `examples/${f}`).sort();
+  const files = readdirSync(join(ROOT, "examples"))
+    .map((f) => `examples/${f}`)
+    .sort();
   assert.deepEqual(blocks.map((b) => b.path).sort(), files);
   assert.deepEqual(Object.keys(SECTION_OF).sort(), files);
 });

@@ -15,6 +15,8 @@ test("no test in tests/js nests subtests (each passing test is one JUnit testcas
   const files = readdirSync(dir).filter((f) => f.endsWith(".test.ts"));
   assert.ok(files.length > 10, `found ${files.length} test files`);
   const nesting = /\b(?:t\.test|describe|suite|it)\s*\(/;
-  const offenders = files.filter((f) => nesting.test(readFileSync(join(dir, f), "utf8").replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, "")));
+  const offenders = files.filter((f) =>
+    nesting.test(readFileSync(join(dir, f), "utf8").replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, "")),
+  );
   assert.deepEqual(offenders, [], "use top-level test() calls and a before() hook for shared setup");
 });

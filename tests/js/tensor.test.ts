@@ -96,7 +96,11 @@ test("toArray handles strides: F-order, negative, broadcast, misaligned; view re
   ];
   for (const [shape, strides, first] of cases) {
     const t = Tensor.wasmView(host, { data: p, dtype: "int32", shape, strides, byteOffset: first * 4 });
-    assert.deepEqual([...(t.toArray() as Int32Array)], reference(mem, shape, strides, first), JSON.stringify([shape, strides]));
+    assert.deepEqual(
+      [...(t.toArray() as Int32Array)],
+      reference(mem, shape, strides, first),
+      JSON.stringify([shape, strides]),
+    );
     if (!t.isContiguous) expectError(() => t.view, "BAD_STRIDES", "tensor.strides");
   }
   // [5,1] with stride 2 on dim 0 is strided; [1,4] with any stride on dim 0 is contiguous.
@@ -107,8 +111,16 @@ test("toArray handles strides: F-order, negative, broadcast, misaligned; view re
   const bytes = new Uint8Array(host.buffer, p + 2, 8);
   assert.deepEqual([...new Uint8Array((m.toArray() as Int32Array).buffer)], [...bytes]);
   // Reaching outside memory is refused at construction.
-  expectError(() => Tensor.wasmView(host, { data: p, dtype: "int32", shape: [4], strides: [-(2 ** 30)] }), "OUT_OF_BOUNDS", "tensor.strides");
-  expectError(() => Tensor.wasmView(host, { data: p, dtype: "int32", shape: [4], strides: [2 ** 30] }), "OUT_OF_BOUNDS", "tensor.data");
+  expectError(
+    () => Tensor.wasmView(host, { data: p, dtype: "int32", shape: [4], strides: [-(2 ** 30)] }),
+    "OUT_OF_BOUNDS",
+    "tensor.strides",
+  );
+  expectError(
+    () => Tensor.wasmView(host, { data: p, dtype: "int32", shape: [4], strides: [2 ** 30] }),
+    "OUT_OF_BOUNDS",
+    "tensor.data",
+  );
 });
 
 test("complex and multi-lane views are interleaved TypedArrays", () => {
@@ -152,7 +164,14 @@ test("fromManaged + dispose: deleter exactly once; use after dispose is DISPOSED
   t[Symbol.dispose]();
   assert.equal(prod.calls(), 1, "double dispose is a no-op");
   assert.equal(t.disposed, true);
-  for (const use of [() => t.view, () => t.shape, () => t.dtype, () => t.toArray(), () => t.toManaged(host), () => t.nbytes]) {
+  for (const use of [
+    () => t.view,
+    () => t.shape,
+    () => t.dtype,
+    () => t.toArray(),
+    () => t.toManaged(host),
+    () => t.nbytes,
+  ]) {
     expectError(use, "DISPOSED", "tensor");
   }
   assert.equal(host.liveAllocations, 0, "producer's deleter freed everything");
@@ -160,7 +179,11 @@ test("fromManaged + dispose: deleter exactly once; use after dispose is DISPOSED
 
 test("fromManaged with `using`-style Symbol.dispose, legacy structs and flags", () => {
   const host = createTestHost();
-  const prod = produce(host, { device: CPU, dtype: "int16", shape: [3], flags: DLPackFlag.READ_ONLY | DLPackFlag.IS_COPIED }, 6);
+  const prod = produce(
+    host,
+    { device: CPU, dtype: "int16", shape: [3], flags: DLPackFlag.READ_ONLY | DLPackFlag.IS_COPIED },
+    6,
+  );
   {
     const t = Tensor.fromManaged(host, prod.address);
     assert.deepEqual(t.flags, { readOnly: true, isCopied: true, subbytePadded: false });
@@ -183,7 +206,11 @@ test("fromManaged decode failure: the deleter is still called once and the error
     ["BAD_FLAGS", (dv, a) => dv.setBigUint64(a + V.flags, 0x100n, true), "DLManagedTensorVersioned.flags"],
     ["BAD_NDIM", (dv, a) => dv.setInt32(a + V.dl_tensor + LAYOUT.DLTensor.ndim, 99, true), "DLTensor.ndim"],
     ["BAD_DTYPE", (dv, a) => dv.setUint8(a + V.dl_tensor + LAYOUT.DLTensor.dtype, 200), "DLTensor.dtype.code"],
-    ["BAD_DEVICE", (dv, a) => dv.setInt32(a + V.dl_tensor + LAYOUT.DLTensor.device, DeviceType.kDLCUDA, true), "DLTensor.device.device_type"],
+    [
+      "BAD_DEVICE",
+      (dv, a) => dv.setInt32(a + V.dl_tensor + LAYOUT.DLTensor.device, DeviceType.kDLCUDA, true),
+      "DLTensor.device.device_type",
+    ],
   ];
   for (const [code, corrupt, field] of corruptions) {
     const prod = produce(host, { device: CPU, dtype: "float32", shape: [2] }, 8);
@@ -321,7 +348,10 @@ test("webgpu tensors: lazy GPUBuffer via the resolver; no CPU view", () => {
   expectError(() => t.view, "UNSUPPORTED", "tensor.storage");
   expectError(() => t.toArray(), "UNSUPPORTED", "tensor.storage");
   // Default resolver: the page context's pointer table, which does not know this pointer.
-  assert.throws(() => t.gpuBuffer, (err: unknown) => err instanceof WebDLPackError && err.code !== "UNSUPPORTED");
+  assert.throws(
+    () => t.gpuBuffer,
+    (err: unknown) => err instanceof WebDLPackError && err.code !== "UNSUPPORTED",
+  );
   const fake = { label: "fake" } as unknown as GPUBuffer;
   const seen: number[][] = [];
   setGPUPointerResolver((ptr, dev) => {
@@ -332,8 +362,16 @@ test("webgpu tensors: lazy GPUBuffer via the resolver; no CPU view", () => {
   assert.deepEqual(seen, [[0x90000010, 2]]);
   setGPUPointerResolver(null);
   expectError(() => Tensor.fromTypedArray(new Uint8Array(1)).gpuBuffer, "UNSUPPORTED", "tensor.storage");
-  expectError(() => Tensor.webgpu({ pointer: 0, deviceId: 0, dtype: "float32", shape: [1] }), "NULL_POINTER", "pointer");
-  expectError(() => Tensor.webgpu({ pointer: 16, deviceId: -1, dtype: "float32", shape: [1] }), "BAD_DEVICE", "tensor.device.device_id");
+  expectError(
+    () => Tensor.webgpu({ pointer: 0, deviceId: 0, dtype: "float32", shape: [1] }),
+    "NULL_POINTER",
+    "pointer",
+  );
+  expectError(
+    () => Tensor.webgpu({ pointer: 16, deviceId: -1, dtype: "float32", shape: [1] }),
+    "BAD_DEVICE",
+    "tensor.device.device_id",
+  );
   // Export and re-import: zero-copy, same pointer.
   const a = t.toManaged(host, { copy: false });
   const back = Tensor.fromManaged(host, a);
@@ -343,7 +381,12 @@ test("webgpu tensors: lazy GPUBuffer via the resolver; no CPU view", () => {
   back.dispose();
   assert.equal(host.liveAllocations, 0);
   // A producer's WebGPU struct.
-  const g = writeManagedTensorVersioned(host, { data: 0x20, device: { deviceType: DeviceType.kDLWebGPU, deviceId: 0 }, dtype: "int8", shape: [4] });
+  const g = writeManagedTensorVersioned(host, {
+    data: 0x20,
+    device: { deviceType: DeviceType.kDLWebGPU, deviceId: 0 },
+    dtype: "int8",
+    shape: [4],
+  });
   const gt = Tensor.fromManaged(host, g);
   assert.equal(gt.data, 0x20);
   gt.dispose(); // deleter NULL: nothing to call
@@ -353,7 +396,11 @@ test("webgpu tensors: lazy GPUBuffer via the resolver; no CPU view", () => {
 test("wasmView validates like the codec", () => {
   const host = createTestHost(1, 1);
   const end = host.buffer.byteLength;
-  expectError(() => Tensor.wasmView(host, { data: end - 4, dtype: "float32", shape: [2] }), "OUT_OF_BOUNDS", "tensor.data");
+  expectError(
+    () => Tensor.wasmView(host, { data: end - 4, dtype: "float32", shape: [2] }),
+    "OUT_OF_BOUNDS",
+    "tensor.data",
+  );
   expectError(() => Tensor.wasmView(host, { data: 0, dtype: "float32", shape: [2] }), "NULL_POINTER", "tensor.data");
   expectError(() => Tensor.wasmView(host, { data: 64, dtype: "nope", shape: [2] }), "BAD_DTYPE", "tensor.dtype");
   expectError(() => Tensor.wasmView(host, { data: 64, dtype: "int8", shape: [2, -2] }), "BAD_SHAPE", "tensor.shape[1]");

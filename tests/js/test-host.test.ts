@@ -65,7 +65,11 @@ test("function table: add, call, remove; stale indices throw", () => {
   expectError(() => host.callVoidPointer(i, 0), "INVALID_POINTER", "index");
   expectError(() => host.removeFunction(i), "INVALID_POINTER", "index");
   expectError(() => host.callVoidPointer(0, 0), "INVALID_POINTER", "index");
-  assert.notEqual(host.addFunction(() => {}), i, "indices are not reused");
+  assert.notEqual(
+    host.addFunction(() => {}),
+    i,
+    "indices are not reused",
+  );
 });
 
 test("options are validated", () => {

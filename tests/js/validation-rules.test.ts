@@ -53,7 +53,8 @@ function layOut(c: RuleCase): { memory: ArrayBuffer; address: number; versioned:
   const end = table.memory_size;
   const memory = new ArrayBuffer(end);
   const dv = new DataView(memory);
-  const place = (key: "managed" | "shape" | "strides"): number => Number(resolve(c.at?.[key] ?? table.placement[key], end));
+  const place = (key: "managed" | "shape" | "strides"): number =>
+    Number(resolve(c.at?.[key] ?? table.placement[key], end));
   const fits = (at: number, size: number): boolean => at >= 0 && at + size <= end;
   const versioned = c.managed?.legacy !== true;
   const address = place("managed");
@@ -64,7 +65,9 @@ function layOut(c: RuleCase): { memory: ArrayBuffer; address: number; versioned:
   const writeArray = (at: number, values: Int[] | null | undefined): void => {
     if (values === null || values === undefined) return;
     const padded = [...values, ...new Array<Int>(Math.max(0, ndim - values.length)).fill(1)];
-    padded.forEach((v, i) => { if (fits(at + 8 * i, 8)) dv.setBigInt64(at + 8 * i, resolve(v, end), true); });
+    padded.forEach((v, i) => {
+      if (fits(at + 8 * i, 8)) dv.setBigInt64(at + 8 * i, resolve(v, end), true);
+    });
   };
   writeArray(shapeAt, t.shape);
   writeArray(stridesAt, t.strides);

@@ -11,7 +11,13 @@ import * as esbuild from "esbuild";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const out = join(repo, "build", "protocol-test");
-const common = { entryPoints: [join(repo, "js/src/index.ts")], bundle: true, format: "esm", target: "es2022", logLevel: "warning" };
+const common = {
+  entryPoints: [join(repo, "js/src/index.ts")],
+  bundle: true,
+  format: "esm",
+  target: "es2022",
+  logLevel: "warning",
+};
 
 /** Rewrites get-context.ts into a protocol-1.1 copy; fails loudly if the source no longer has what it rewrites. */
 const olderCopy = {
@@ -21,7 +27,8 @@ const olderCopy = {
       let src = readFileSync(args.path, "utf8");
       const minor = /(CONTEXT_PROTOCOL: ContextProtocol = Object\.freeze\(\{ major: 1, minor: )2( \}\))/;
       const create = /new PageContext\(CONTEXT_PROTOCOL\)/;
-      if (!minor.test(src) || !create.test(src)) throw new Error("get-context.ts changed: update tests/protocol/build-copies.mjs");
+      if (!minor.test(src) || !create.test(src))
+        throw new Error("get-context.ts changed: update tests/protocol/build-copies.mjs");
       src = src.replace(minor, "$11$2").replace(create, "withoutMinor2Members(new PageContext(CONTEXT_PROTOCOL))");
       src += `
 import { CONTEXT_MEMBERS_ADDED as ADDED_FOR_OLDER_COPY } from "./protocol.js";

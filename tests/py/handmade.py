@@ -28,8 +28,21 @@ class Producer:
         Address to put in ``data``; by default a fresh zeroed buffer.
     """
 
-    def __init__(self, shape=(4,), dtype=(2, 32, 1), *, versioned=True, flags=0, strides=None, data=None,
-                 version=(1, 1), byte_offset=0, device=(1, 0), ndim=None, null_shape=False):
+    def __init__(
+        self,
+        shape=(4,),
+        dtype=(2, 32, 1),
+        *,
+        versioned=True,
+        flags=0,
+        strides=None,
+        data=None,
+        version=(1, 1),
+        byte_offset=0,
+        device=(1, 0),
+        ndim=None,
+        null_shape=False,
+    ):
         self.calls: list[int] = []
         self.versioned = versioned
         count = 1
@@ -71,7 +84,8 @@ class Producer:
     def capsule(self, name: str | None = None) -> Any:
         """A capsule (without destructor) holding this struct."""
         new = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p)(
-            ("PyCapsule_New", ctypes.pythonapi))
+            ("PyCapsule_New", ctypes.pythonapi)
+        )
         if name is None:
             name = NAME_VERSIONED if self.versioned else NAME_LEGACY
         self._name = name.encode()  # the capsule keeps a pointer to these bytes

@@ -47,10 +47,13 @@ json.dumps(result)
   const minutes = (performance.now() - t0) / 60000;
   report = {
     ok: alive && result.table.failures.length === 0 && result.fuzz.wrong === 0,
-    seed, minutes: Number(minutes.toFixed(2)), ...result, alive,
+    seed,
+    minutes: Number(minutes.toFixed(2)),
+    ...result,
+    alive,
   };
 } catch (err) {
-  report = { ok: false, error: String(err && err.stack ? err.stack : err) };
+  report = { ok: false, error: String(err?.stack ? err.stack : err) };
 }
 console.log(JSON.stringify(report));
 process.exit(report.ok ? 0 : 1);

@@ -12,7 +12,10 @@ const { loadPyodide } = await import(pathToFileURL(join(root, "node_modules/pyod
 const webdlpack = await import(pathToFileURL(join(root, "js/dist/webdlpack.bundle.js")).href);
 const pyodide = await loadPyodide({ indexURL: join(root, "node_modules/pyodide/") });
 const { host } = await webdlpack.loadWebDLPack(pyodide);
-const throwing = host.addFunction(() => { calls++; throw new Error("deleter boom"); });
+const throwing = host.addFunction(() => {
+  calls++;
+  throw new Error("deleter boom");
+});
 let calls = 0;
 const messages = [];
 let released = 0;
@@ -24,7 +27,9 @@ for (let round = 0; round < 2; round++) {
   const realDeleter = view.getUint32(address + 12, true); // DLManagedTensorVersioned.deleter
   view.setUint32(address + 12, throwing, true);
   pyodide.globals.set("addr", address);
-  messages.push(String(pyodide.runPython(`
+  messages.push(
+    String(
+      pyodide.runPython(`
 from webdlpack.api import managed as _exchange
 from webdlpack.core.native import NATIVE
 from webdlpack.exchange import owner as _owner
@@ -35,15 +40,19 @@ try:
 except Exception as e:
     msg = f"{type(e).__name__}: {e}"
 x.dispose()
-f"{_owner._via_js is NATIVE.call_deleter} {msg}"`)));
+f"{_owner._via_js is NATIVE.call_deleter} {msg}"`),
+    ),
+  );
   host.callVoidPointer(realDeleter, address); // the struct's own deleter, once
   released += live - webdlpack.liveExportCount();
   t.dispose();
 }
 host.removeFunction(throwing);
-const again = Number(pyodide.runPython(`
+const again = Number(
+  pyodide.runPython(`
 import webdlpack
 j = webdlpack.to_js(webdlpack.zeros((5,), "float32"))
 y = webdlpack.from_js(j)
-n = y.nbytes; y.dispose(); j.dispose(); n`));
+n = y.nbytes; y.dispose(); j.dispose(); n`),
+);
 console.log(JSON.stringify({ messages, calls, released, again }));

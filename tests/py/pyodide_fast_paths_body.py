@@ -55,7 +55,9 @@ assert _owner.deleter_caller() is not None
 src = w.from_buffer(array.array("i", [5, 6, 7]))
 before = _debug.export_stats()
 for _ in range(50):
-    x = _managed.import_managed(_managed.export_managed(src))  # Python's own export, adopted: the same address each time
+    x = _managed.import_managed(
+        _managed.export_managed(src)
+    )  # Python's own export, adopted: the same address each time
     assert x.tolist() == [5, 6, 7]
     x.dispose()
 after = _debug.export_stats()

@@ -20,6 +20,6 @@ try {
   const report = await pyodide.runPythonAsync(readFileSync(bodyPath, "utf8"));
   console.log(JSON.stringify({ ok: true, report: JSON.parse(report) }));
 } catch (err) {
-  console.log(JSON.stringify({ ok: false, error: String(err && err.stack ? err.stack : err) }));
+  console.log(JSON.stringify({ ok: false, error: String(err?.stack ? err.stack : err) }));
   process.exit(1);
 }

@@ -3,10 +3,11 @@
 import gc
 import json
 
-import js
 import numpy as np
 import webdlpack
 from webdlpack.api import debug as _debug
+
+import js
 
 report = {"numpy": np.__version__}
 

@@ -18,7 +18,11 @@ try {
     for (const entry of readdirSync(from, { withFileTypes: true })) {
       if (entry.isDirectory() && entry.name !== "__pycache__") {
         copyTree(join(from, entry.name), `${to}/${entry.name}`);
-      } else if (entry.name.endsWith(".py") || entry.name === "py.typed" || entry.name.endsWith(".emscripten-wasm32.so")) {
+      } else if (
+        entry.name.endsWith(".py") ||
+        entry.name === "py.typed" ||
+        entry.name.endsWith(".emscripten-wasm32.so")
+      ) {
         pyodide.FS.writeFile(`${to}/${entry.name}`, readFileSync(join(from, entry.name)));
       }
     }
@@ -45,6 +49,6 @@ try {
   const report = JSON.parse(result);
   console.log(JSON.stringify({ ok: true, ...report }));
 } catch (err) {
-  console.log(JSON.stringify({ ok: false, error: String(err && err.stack ? err.stack : err) }));
+  console.log(JSON.stringify({ ok: false, error: String(err?.stack ? err.stack : err) }));
   process.exit(1);
 }

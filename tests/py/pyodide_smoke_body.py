@@ -11,6 +11,7 @@ from webdlpack.api import debug as _debug
 from webdlpack.api import managed as _exchange
 from webdlpack.core import host as _host
 from webdlpack.core import raw as _raw
+
 from js import webdlpackSmokeHeapByte
 
 assert _host.IS_PYODIDE and _host.POINTER_SIZE == 4, (_host.HOST_NAME, _host.POINTER_SIZE)
@@ -65,7 +66,7 @@ with memoryview(bt) as bmv:
 assert bt.tolist() == [[0, 0, 0], [0, 0, 5]]
 held = memoryview(bt)
 bt.dispose()
-held[0, 0] = 1                    # still valid after dispose: the view holds the memory
+held[0, 0] = 1  # still valid after dispose: the view holds the memory
 assert held.tolist() == [[1, 0, 0], [0, 0, 5]]
 held.release()
 assert bytes(memoryview(ro)) == b"\x01\x02" and memoryview(ro).readonly
@@ -101,8 +102,10 @@ addr = _exchange.export_managed(t)
 assert 0 < addr < 2**32
 # the wheel's native exchange module (py/native/exchange.c, built for wasm32) made it and gave it its C deleter
 import ctypes
+
 from webdlpack.core.abi import DLManagedTensorVersioned
 from webdlpack.core.native import NATIVE
+
 assert NATIVE is not None and NATIVE.__file__.endswith("exchange.emscripten-wasm32.so"), NATIVE
 assert ctypes.c_void_p.from_address(addr + DLManagedTensorVersioned.deleter.offset).value == NATIVE.deleter()
 back = _exchange.import_managed(addr)

@@ -34,7 +34,8 @@ SCRATCH_BYTES = 1 << 16
 
 _names = {n: ctypes.create_string_buffer(n) for n in (b"dltensor_versioned", b"dltensor")}
 _capsule_new = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)(
-    ("PyCapsule_New", ctypes.pythonapi))
+    ("PyCapsule_New", ctypes.pythonapi)
+)
 
 
 def memory_end() -> int | None:
@@ -123,7 +124,13 @@ def lay_out(case: dict[str, Any], table: dict[str, Any], scratch: Scratch, end: 
             padded = [_int(v, end) for v in values] + [1] * max(0, ndim - len(values))
             scratch.write(at, struct.pack(f"@{len(padded)}q", *padded))
     fields = (
-        _int(t["data"], end), t["device"][0], t["device"][1], ndim, *t["dtype"], shape_at, strides_at,
+        _int(t["data"], end),
+        t["device"][0],
+        t["device"][1],
+        ndim,
+        *t["dtype"],
+        shape_at,
+        strides_at,
         _int(t.get("byte_offset", 0), end) % (1 << 64),
     )
     address = place("managed")
@@ -145,7 +152,9 @@ def check_case(case: dict[str, Any], table: dict[str, Any], scratch: Scratch, en
         if expect == "ok":
             return f"{case['name']}: refused: {err}"
         if err.code.name != expect["code"] or err.field != expect["field"]:
-            return f"{case['name']}: expected {expect['code']} {expect['field']}, got {err.code.name} {err.field}: {err}"
+            return (
+                f"{case['name']}: expected {expect['code']} {expect['field']}, got {err.code.name} {err.field}: {err}"
+            )
         return None
     try:
         if expect != "ok":
@@ -208,7 +217,11 @@ def fuzz(seed: int, *, max_cases: int = 0, seconds: float = 0.0) -> dict[str, An
         stats["cases"] += 1
         scratch.clear()
         versioned = rng.randrange(4) != 0
-        ndim = rng.randrange(5) if rng.randrange(16) < 12 else rng.choice([31, 32, 33, -1, rng.randrange(-(1 << 31), 1 << 31)])
+        ndim = (
+            rng.randrange(5)
+            if rng.randrange(16) < 12
+            else rng.choice([31, 32, 33, -1, rng.randrange(-(1 << 31), 1 << 31)])
+        )
         count = ndim if 0 <= ndim <= 40 else 0
         shape = [rng.choice(_EXTENTS) if rng.randrange(3) == 0 else rng.randrange(1, 5) for _ in range(count)]
         strides, step = [0] * count, 1
@@ -220,16 +233,29 @@ def fuzz(seed: int, *, max_cases: int = 0, seconds: float = 0.0) -> dict[str, An
         strides_at = 0 if rng.randrange(2) else pointer(scratch.base + 2048)
         for at, values in ((shape_at, shape), (strides_at, strides)):
             if values and at:
-                scratch.write(at, struct.pack(f"@{len(values)}q", *((v + (1 << 63)) % (1 << 64) - (1 << 63) for v in values)))
+                scratch.write(
+                    at, struct.pack(f"@{len(values)}q", *((v + (1 << 63)) % (1 << 64) - (1 << 63) for v in values))
+                )
         r = rng.randrange(6)
-        data = (0, end - rng.randrange(64), rng.randrange(1 << 32), rng.randrange(end), scratch.base, scratch.base + 4096)[r]
+        data = (
+            0,
+            end - rng.randrange(64),
+            rng.randrange(1 << 32),
+            rng.randrange(end),
+            scratch.base,
+            scratch.base + 4096,
+        )[r]
         fields = (
-            data, rng.choice([1, 1, 1, 15, 2, rng.randrange(20), rng.randrange(-(1 << 31), 1 << 31)]),
+            data,
+            rng.choice([1, 1, 1, 15, 2, rng.randrange(20), rng.randrange(-(1 << 31), 1 << 31)]),
             rng.choice([0, 0, 0, 1, -1, rng.randrange(-(1 << 31), 1 << 31)]),
-            ndim, rng.randrange(256) if rng.randrange(8) == 0 else rng.randrange(18),
+            ndim,
+            rng.randrange(256) if rng.randrange(8) == 0 else rng.randrange(18),
             rng.randrange(256) if rng.randrange(4) == 0 else rng.choice(_BITS),
             rng.randrange(65536) if rng.randrange(4) == 0 else rng.choice(_LANES),
-            shape_at, strides_at, (rng.randrange(1 << 64) if rng.randrange(4) == 0 else rng.choice(_OFFSETS)) & mask,
+            shape_at,
+            strides_at,
+            (rng.randrange(1 << 64) if rng.randrange(4) == 0 else rng.choice(_OFFSETS)) & mask,
         )
         flags = rng.randrange(1 << 64) >> rng.randrange(64) if rng.randrange(8) == 0 else rng.randrange(8)
         address = near_end() if rng.randrange(16) == 0 else scratch.base + (260 if rng.randrange(32) == 0 else 256)
@@ -290,7 +316,7 @@ def dropped_capsule_release() -> dict[str, Any]:
     from webdlpack.exchange import capsule, export
 
     t = webdlpack.zeros((4,), "float32")
-    t.__dlpack__()                                  # the first export caches the tensor's struct template
+    t.__dlpack__()  # the first export caches the tensor's struct template
     base = len(export._REGISTRY)
     c = t.__dlpack__()
     held = len(export._REGISTRY) - base

@@ -33,10 +33,15 @@ def test_dtype_code_enum_matches_header():
 
 def test_flags_and_version_match_header():
     text = HEADER.read_text()
-    flags = {m.group(1): 1 << int(m.group(2))
-             for m in re.finditer(r"#define DLPACK_FLAG_BITMASK_(\w+) \(1ULL << (\d+)\)", text)}
-    assert flags == {"READ_ONLY": _abi.FLAG_READ_ONLY, "IS_COPIED": _abi.FLAG_IS_COPIED,
-                     "IS_SUBBYTE_TYPE_PADDED": _abi.FLAG_IS_SUBBYTE_TYPE_PADDED}
+    flags = {
+        m.group(1): 1 << int(m.group(2))
+        for m in re.finditer(r"#define DLPACK_FLAG_BITMASK_(\w+) \(1ULL << (\d+)\)", text)
+    }
+    assert flags == {
+        "READ_ONLY": _abi.FLAG_READ_ONLY,
+        "IS_COPIED": _abi.FLAG_IS_COPIED,
+        "IS_SUBBYTE_TYPE_PADDED": _abi.FLAG_IS_SUBBYTE_TYPE_PADDED,
+    }
     major = int(re.search(r"#define DLPACK_MAJOR_VERSION (\d+)", text).group(1))
     minor = int(re.search(r"#define DLPACK_MINOR_VERSION (\d+)", text).group(1))
     assert webdlpack.DLPACK_VERSION == (major, minor) == (1, 1)
@@ -60,11 +65,25 @@ def test_layout_matches_native_c_rules():
     assert lay["DLDevice"] == {"size": 8, "device_type": 0, "device_id": 4}
     assert lay["DLDataType"] == {"size": 4, "code": 0, "bits": 1, "lanes": 2}
     if p == 8:
-        assert lay["DLTensor"] == {"size": 48, "data": 0, "device": 8, "ndim": 16, "dtype": 20, "shape": 24,
-                                   "strides": 32, "byte_offset": 40}
+        assert lay["DLTensor"] == {
+            "size": 48,
+            "data": 0,
+            "device": 8,
+            "ndim": 16,
+            "dtype": 20,
+            "shape": 24,
+            "strides": 32,
+            "byte_offset": 40,
+        }
         assert lay["DLManagedTensor"] == {"size": 64, "dl_tensor": 0, "manager_ctx": 48, "deleter": 56}
-        assert lay["DLManagedTensorVersioned"] == {"size": 80, "version": 0, "manager_ctx": 8, "deleter": 16,
-                                                   "flags": 24, "dl_tensor": 32}
+        assert lay["DLManagedTensorVersioned"] == {
+            "size": 80,
+            "version": 0,
+            "manager_ctx": 8,
+            "deleter": 16,
+            "flags": 24,
+            "dl_tensor": 32,
+        }
     else:  # wasm32: the numbers the header asserts
         assert lay["DLTensor"]["size"] == 40 and lay["DLTensor"]["byte_offset"] == 32
         assert lay["DLManagedTensor"]["size"] == 48

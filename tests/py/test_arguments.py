@@ -7,7 +7,6 @@ import math
 
 import numpy as np
 import pytest
-
 import webdlpack as w
 from webdlpack.api import debug as _debug
 from webdlpack.api.create import parse_shape
@@ -15,22 +14,25 @@ from webdlpack.api.create import parse_shape
 SAFE_MAX = (1 << 53) - 1  # the largest extent every consumer accepts (spec/validation-rules.json)
 
 
-@pytest.mark.parametrize("shape, field", [
-    ("34", "shape"),                 # was (3, 4)
-    (b"34", "shape"),
-    (None, "shape"),
-    (True, "shape"),
-    (3.0, "shape"),
-    ((i for i in (2, 3)), "shape"),   # a generator is not a tuple/list
-    ((2.7,), "shape[0]"),            # was (2,)
-    ((True,), "shape[0]"),           # was (1,)
-    ((2, False), "shape[1]"),
-    ((math.nan,), "shape[0]"),       # was a bare ValueError
-    ((math.inf,), "shape[0]"),       # was a bare OverflowError
-    (("3",), "shape[0]"),
-    ((np.float64(2.0),), "shape[0]"),
-    ((3, None), "shape[1]"),
-])
+@pytest.mark.parametrize(
+    "shape, field",
+    [
+        ("34", "shape"),  # was (3, 4)
+        (b"34", "shape"),
+        (None, "shape"),
+        (True, "shape"),
+        (3.0, "shape"),
+        ((i for i in (2, 3)), "shape"),  # a generator is not a tuple/list
+        ((2.7,), "shape[0]"),  # was (2,)
+        ((True,), "shape[0]"),  # was (1,)
+        ((2, False), "shape[1]"),
+        ((math.nan,), "shape[0]"),  # was a bare ValueError
+        ((math.inf,), "shape[0]"),  # was a bare OverflowError
+        (("3",), "shape[0]"),
+        ((np.float64(2.0),), "shape[0]"),
+        ((3, None), "shape[1]"),
+    ],
+)
 @pytest.mark.parametrize("make", [w.zeros, w.empty])
 def test_a_shape_that_is_not_ints_is_a_typed_bad_shape(make, shape, field) -> None:
     with pytest.raises(w.WebDLPackTypeError) as err:
@@ -41,14 +43,17 @@ def test_a_shape_that_is_not_ints_is_a_typed_bad_shape(make, shape, field) -> No
         assert e.expected == "a non-negative int"
 
 
-@pytest.mark.parametrize("shape, code, field", [
-    ((-1,), w.ErrorCode.BAD_SHAPE, "shape[0]"),
-    ((2, -3), w.ErrorCode.BAD_SHAPE, "shape[1]"),
-    (-2, w.ErrorCode.BAD_SHAPE, "shape"),
-    ((1 << 70, 0), w.ErrorCode.SIZE_OVERFLOW, "shape[0]"),   # numel 0, but no DLPack int64 holds the extent
-    ((0, 1 << 62), w.ErrorCode.SIZE_OVERFLOW, "shape[1]"),   # numel 0, but JS and NumPy consumers refuse the extent
-    ((1 << 31, 1 << 31, 1 << 31), w.ErrorCode.SIZE_OVERFLOW, "shape"),
-])
+@pytest.mark.parametrize(
+    "shape, code, field",
+    [
+        ((-1,), w.ErrorCode.BAD_SHAPE, "shape[0]"),
+        ((2, -3), w.ErrorCode.BAD_SHAPE, "shape[1]"),
+        (-2, w.ErrorCode.BAD_SHAPE, "shape"),
+        ((1 << 70, 0), w.ErrorCode.SIZE_OVERFLOW, "shape[0]"),  # numel 0, but no DLPack int64 holds the extent
+        ((0, 1 << 62), w.ErrorCode.SIZE_OVERFLOW, "shape[1]"),  # numel 0, but JS and NumPy consumers refuse the extent
+        ((1 << 31, 1 << 31, 1 << 31), w.ErrorCode.SIZE_OVERFLOW, "shape"),
+    ],
+)
 def test_out_of_range_extents_are_typed_value_errors(shape, code, field) -> None:
     with pytest.raises(w.WebDLPackValueError) as err:
         w.zeros(shape, "float32")
@@ -57,16 +62,24 @@ def test_out_of_range_extents_are_typed_value_errors(shape, code, field) -> None
 
 def test_memory_that_cannot_be_allocated_is_a_typed_out_of_memory() -> None:
     with pytest.raises(w.WebDLPackMemoryError) as err:
-        w.zeros((2**40,), "float32")            # 4 TiB; was a bare MemoryError
+        w.zeros((2**40,), "float32")  # 4 TiB; was a bare MemoryError
     e = err.value
     assert isinstance(e, MemoryError)
     assert e.code == w.ErrorCode.OUT_OF_MEMORY and e.field == "nbytes" and e.value == 2**42
 
 
-@pytest.mark.parametrize("shape, expected", [
-    (5, (5,)), (0, (0,)), ((), ()), ([2, 3], (2, 3)), ((np.int64(2), np.uint8(3)), (2, 3)), (np.int32(4), (4,)),
-    ((SAFE_MAX, 0), (SAFE_MAX, 0)),
-])
+@pytest.mark.parametrize(
+    "shape, expected",
+    [
+        (5, (5,)),
+        (0, (0,)),
+        ((), ()),
+        ([2, 3], (2, 3)),
+        ((np.int64(2), np.uint8(3)), (2, 3)),
+        (np.int32(4), (4,)),
+        ((SAFE_MAX, 0), (SAFE_MAX, 0)),
+    ],
+)
 def test_integer_shapes_are_accepted(shape, expected) -> None:
     assert parse_shape(shape) == expected
     if math.prod(expected) < 100:
@@ -102,11 +115,11 @@ def test_a_copy_that_is_not_none_or_bool_is_refused_before_the_producer_runs(cop
     t = w.zeros((2,), "int32")
     before = _debug.export_stats()["created"]
     calls = [
-        lambda: w.from_dlpack(np.arange(3), copy=copy),      # was NumPy's bare ValueError
+        lambda: w.from_dlpack(np.arange(3), copy=copy),  # was NumPy's bare ValueError
         lambda: w.from_dlpack(Producer(), copy=copy),
         lambda: w.asarray(np.arange(3), copy=copy),
         lambda: w.asarray(array.array("b", [1]), copy=copy),
-        lambda: t.__dlpack__(copy=copy),                     # was accepted
+        lambda: t.__dlpack__(copy=copy),  # was accepted
     ]
     for call in calls:
         with pytest.raises(w.WebDLPackTypeError) as err:
@@ -117,14 +130,17 @@ def test_a_copy_that_is_not_none_or_bool_is_refused_before_the_producer_runs(cop
     assert _debug.export_stats()["created"] == before
 
 
-@pytest.mark.parametrize("device, cls", [
-    ("cuda", w.WebDLPackDeviceError),         # a real device type webdlpack cannot reach: was NumPy's bare BufferError
-    ((2, 0), w.WebDLPackDeviceError),
-    ("metal:1", w.WebDLPackDeviceError),
-    ("gpu", w.WebDLPackValueError),           # not a device name
-    (3.5, w.WebDLPackValueError),
-    ((1, 0, 0), w.WebDLPackValueError),
-])
+@pytest.mark.parametrize(
+    "device, cls",
+    [
+        ("cuda", w.WebDLPackDeviceError),  # a real device type webdlpack cannot reach: was NumPy's bare BufferError
+        ((2, 0), w.WebDLPackDeviceError),
+        ("metal:1", w.WebDLPackDeviceError),
+        ("gpu", w.WebDLPackValueError),  # not a device name
+        (3.5, w.WebDLPackValueError),
+        ((1, 0, 0), w.WebDLPackValueError),
+    ],
+)
 def test_a_device_webdlpack_cannot_reach_is_refused_before_the_producer_runs(device, cls) -> None:
     t = w.zeros((2,), "int32")
     calls = [
@@ -166,4 +182,4 @@ def test_the_producers_own_device_and_valid_arguments_still_work() -> None:
             return (2, 0)
 
     with pytest.raises(w.WebDLPackDeviceError, match="cuda:0"):  # its own device, but one webdlpack cannot serve:
-        w.from_dlpack(OnCuda(), device="cuda")                       # refused before the producer runs (issue 12)
+        w.from_dlpack(OnCuda(), device="cuda")  # refused before the producer runs (issue 12)

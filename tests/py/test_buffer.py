@@ -8,7 +8,6 @@ import sys
 
 import numpy as np
 import pytest
-
 import webdlpack as w
 
 
@@ -31,8 +30,16 @@ def test_from_bytes_is_read_only():
 
 
 def test_from_array_array_infers_dtype():
-    for code, name in [("b", "int8"), ("B", "uint8"), ("h", "int16"), ("i", "int32"), ("q", "int64"),
-                       ("Q", "uint64"), ("f", "float32"), ("d", "float64")]:
+    for code, name in [
+        ("b", "int8"),
+        ("B", "uint8"),
+        ("h", "int16"),
+        ("i", "int32"),
+        ("q", "int64"),
+        ("Q", "uint64"),
+        ("f", "float32"),
+        ("d", "float64"),
+    ]:
         a = array.array(code, [1, 2, 3])
         t = w.from_buffer(a)
         assert t.dtype.name == name and t.tolist() == [1, 2, 3]
@@ -146,7 +153,7 @@ def test_buffer_protocol_methods_give_the_memoryview_and_hold_the_memory():
     mv = t.__buffer__(PYBUF_FULL_RO | PYBUF_WRITABLE)
     assert mv.format == "h" and mv.shape == (2, 3) and not mv.readonly
     mv[1, 2] = 7
-    t.dispose()                                  # the view still holds the memory
+    t.dispose()  # the view still holds the memory
     assert mv.tolist() == [[0, 0, 0], [0, 0, 7]]
     t.__release_buffer__(mv)
     with pytest.raises(ValueError, match="released"):
@@ -166,5 +173,5 @@ def test_writable_buffer_of_a_read_only_tensor_is_a_typed_buffer_error():
 def test_memoryview_of_a_tensor_needs_the_method_before_python_3_12():
     t = w.zeros((2,), "float32")
     with pytest.raises(TypeError):
-        memoryview(t)   # a Python class cannot export a buffer on 3.11 (documented on Tensor)
+        memoryview(t)  # a Python class cannot export a buffer on 3.11 (documented on Tensor)
     assert t.memoryview().tolist() == [0.0, 0.0]

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 import webdlpack as w
-from webdlpack.exchange import capsule as _capsule, export as _export
+from webdlpack.exchange import capsule as _capsule
+from webdlpack.exchange import export as _export
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -23,7 +23,8 @@ ROOT = Path(__file__).resolve().parents[2]
 #: The tests that need the destructor library; the last test runs without it on purpose (in a subprocess).
 needs_destructor = pytest.mark.skipif(
     os.environ.get("WEBDLPACK_NATIVE") == "0" or os.environ.get("WEBDLPACK_CAPSULE_DESTRUCTOR") == "0",
-    reason="the destructor library is turned off in this run (WEBDLPACK_NATIVE=0 or WEBDLPACK_CAPSULE_DESTRUCTOR=0)")
+    reason="the destructor library is turned off in this run (WEBDLPACK_NATIVE=0 or WEBDLPACK_CAPSULE_DESTRUCTOR=0)",
+)
 
 
 def live() -> int:
@@ -40,13 +41,13 @@ def test_the_destructor_library_is_built_in_this_checkout():
 @pytest.mark.parametrize("max_version", [(1, 1), None])
 def test_a_dropped_capsule_runs_the_deleter_at_once(max_version):
     t = w.zeros((4,), "float32")
-    t.__dlpack__(max_version=max_version)            # a first export caches the struct template (dropped at once)
+    t.__dlpack__(max_version=max_version)  # a first export caches the struct template (dropped at once)
     base = live()
     owner_refs = sys.getrefcount(t._owner)
     c = t.__dlpack__(max_version=max_version)
-    held_refs = sys.getrefcount(t._owner)            # (plain ints: pytest's assert rewriting would hold the owner)
+    held_refs = sys.getrefcount(t._owner)  # (plain ints: pytest's assert rewriting would hold the owner)
     assert live() == base + 1 and held_refs > owner_refs
-    del c                                            # what NumPy's test_dlpack checks: released right here
+    del c  # what NumPy's test_dlpack checks: released right here
     after_refs = sys.getrefcount(t._owner)
     assert live() == base and after_refs == owner_refs
     assert _export.stats()["unknown_deletes"] == 0
@@ -58,7 +59,7 @@ def test_a_consumed_capsule_is_left_to_its_consumer():
     base = live()
     c = t.__dlpack__()
     u = w.from_capsule(c)
-    del c                                            # renamed used_dltensor_versioned: the destructor leaves it
+    del c  # renamed used_dltensor_versioned: the destructor leaves it
     assert live() == base + 1
     u.dispose()
     assert live() == base and _export.stats()["unknown_deletes"] == 0
@@ -66,12 +67,12 @@ def test_a_consumed_capsule_is_left_to_its_consumer():
 
 @needs_destructor
 def test_a_consumer_error_stays_the_consumers_own():
-    t = w.zeros((4,), "bfloat16")                    # NumPy refuses bfloat16 and drops the capsule, error set
+    t = w.zeros((4,), "bfloat16")  # NumPy refuses bfloat16 and drops the capsule, error set
     base = live()
     with pytest.raises(RuntimeError, match="Unsupported dtype") as err:
         np.from_dlpack(t)
     assert not isinstance(err.value, SystemError)
-    assert live() == base                            # and the struct it dropped is already freed
+    assert live() == base  # and the struct it dropped is already freed
 
 
 def test_without_the_destructor_dropped_capsules_are_freed_later_and_errors_are_kept():
@@ -92,4 +93,4 @@ print("ok", held)
     env = {**os.environ, "WEBDLPACK_CAPSULE_DESTRUCTOR": "0"}
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert proc.stdout.split() == ["ok", "1"]        # the dropped one waited for the next export / stats()
+    assert proc.stdout.split() == ["ok", "1"]  # the dropped one waited for the next export / stats()

@@ -9,7 +9,6 @@ import pickle
 
 import numpy as np
 import pytest
-
 import webdlpack as w
 from webdlpack.api import debug as _debug
 from webdlpack.bridge.gpu import GPUAllocation
@@ -27,16 +26,20 @@ def test_deepcopy_owns_new_memory_that_outlives_the_original() -> None:
     g.dispose()
     del g
     gc.collect()
-    assert d.memoryview()[:1000].tolist()[:4] == [1.0, 2.0, 3.0, 0.0]   # was a segfault: d pointed at g's memory
+    assert d.memoryview()[:1000].tolist()[:4] == [1.0, 2.0, 3.0, 0.0]  # was a segfault: d pointed at g's memory
     d.memoryview()[0] = 9.0
     assert d.tolist()[0] == 9.0
 
 
-@pytest.mark.parametrize("make", [
-    lambda: w.from_buffer(array.array("i", [1, 2, 3])),
-    lambda: w.from_buffer(b"\x01\x02\x03", dtype="uint8"),           # read-only: the copy is writable
-    lambda: w.from_dlpack(np.arange(12, dtype=np.int16).reshape(3, 4)[:, ::2]),  # imported, strided
-], ids=["from_buffer", "read-only", "imported-strided"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: w.from_buffer(array.array("i", [1, 2, 3])),
+        lambda: w.from_buffer(b"\x01\x02\x03", dtype="uint8"),  # read-only: the copy is writable
+        lambda: w.from_dlpack(np.arange(12, dtype=np.int16).reshape(3, 4)[:, ::2]),  # imported, strided
+    ],
+    ids=["from_buffer", "read-only", "imported-strided"],
+)
 def test_deepcopy_of_any_cpu_tensor_is_an_independent_copy(make) -> None:
     t = make()
     d = copy.deepcopy(t)
@@ -75,11 +78,11 @@ def test_pickling_a_tensor_raises_a_typed_error(protocol: int) -> None:
         pickle.dumps(t, protocol=protocol)
     e = err.value
     assert e.code == w.ErrorCode.INVALID_ARGUMENT and e.field == "tensor" and e.expected == PICKLE_EXPECTED
-    assert pickle.loads(pickle.dumps(bytes(t.memoryview()))) == bytes(4)   # what the error suggests works
+    assert pickle.loads(pickle.dumps(bytes(t.memoryview()))) == bytes(4)  # what the error suggests works
 
 
 def test_owners_refuse_copy_deepcopy_and_pickle() -> None:
-    t = w.from_dlpack(np.arange(4, dtype=np.float32))   # a ManagedOwner: copying it would call NumPy's deleter twice
+    t = w.from_dlpack(np.arange(4, dtype=np.float32))  # a ManagedOwner: copying it would call NumPy's deleter twice
     adopted = _debug.import_stats()
     owners = [alloc(16), t._owner]
     assert isinstance(owners[0], HostBlock) and isinstance(owners[1], ManagedOwner)
@@ -90,7 +93,7 @@ def test_owners_refuse_copy_deepcopy_and_pickle() -> None:
             assert err.value.code == w.ErrorCode.INVALID_ARGUMENT
             assert err.value.field == type(owner).__name__
             assert "tensor.copy()" in (err.value.expected or "")
-    assert _debug.import_stats() == adopted       # nothing adopted or released by the refusals
+    assert _debug.import_stats() == adopted  # nothing adopted or released by the refusals
     t.dispose()
 
 

@@ -11,7 +11,6 @@ import asyncio
 
 import numpy as np
 import pytest
-
 import webdlpack as w
 from handmade import DLPackObject, Producer
 from webdlpack.api import debug as _debug
@@ -141,8 +140,11 @@ def test_to_device_stream_none_or_minus_one():
     for stream in (1, 0, True, "default"):
         with pytest.raises(ValueError) as err:
             t.to_device("cpu", stream=stream)
-        assert (err.value.field, err.value.code, err.value.expected) == ("stream", w.ErrorCode.INVALID_ARGUMENT,
-                                                                         "None or -1 (no synchronization)")
+        assert (err.value.field, err.value.code, err.value.expected) == (
+            "stream",
+            w.ErrorCode.INVALID_ARGUMENT,
+            "None or -1 (no synchronization)",
+        )
     with pytest.raises(ValueError) as err:
         t.to_device("webgpu:0", stream=3)
     assert err.value.field == "stream" and "the device queue" in err.value.expected

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 import webdlpack as w
 from handmade import Producer
-from webdlpack.core import abi as _abi
 from webdlpack.api import debug as _debug
 from webdlpack.api import managed as _exchange
+from webdlpack.core import abi as _abi
 
 
 def test_export_then_import_by_address():

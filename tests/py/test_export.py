@@ -6,10 +6,9 @@ import ctypes
 
 import numpy as np
 import pytest
-
 import webdlpack as w
-from webdlpack.core import abi as _abi
 from webdlpack.api import debug as _debug
+from webdlpack.core import abi as _abi
 from webdlpack.exchange.capsule import capsule_name
 
 
@@ -115,7 +114,11 @@ def test_stream_none_or_minus_one():
         with pytest.raises(ValueError) as err:
             t.__dlpack__(stream=stream, max_version=(1, 1))
         e = err.value
-        assert (e.code, e.field, e.expected) == (w.ErrorCode.INVALID_ARGUMENT, "stream", "None or -1 (no synchronization)")
+        assert (e.code, e.field, e.expected) == (
+            w.ErrorCode.INVALID_ARGUMENT,
+            "stream",
+            "None or -1 (no synchronization)",
+        )
         assert "cpu has no streams" in str(e) and repr(stream) in str(e)
     assert _debug.live_exports() == 0
     # The stream is the consumer's, on dl_device: for webgpu:0 the message names the one queue

@@ -5,7 +5,6 @@ from __future__ import annotations
 import ctypes
 
 import pytest
-
 import webdlpack as w
 from webdlpack.api import debug as _debug
 from webdlpack.api import managed as _exchange

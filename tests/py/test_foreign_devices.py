@@ -6,7 +6,6 @@ producer for a CPU copy, which still works."""
 from __future__ import annotations
 
 import pytest
-
 import webdlpack as w
 from handmade import DLPackObject, Producer
 
@@ -39,7 +38,7 @@ def test_foreign_device_is_refused_before_the_producer_runs(device, name):
     assert isinstance(e, BufferError)
     assert e.code.name == "BAD_DEVICE" and e.field == "x.__dlpack_device__()"
     assert name.split(":")[0] in str(e.value) and "device='cpu'" in str(e)
-    assert x.calls == []                      # no capsule made, nothing to release
+    assert x.calls == []  # no capsule made, nothing to release
 
 
 def test_device_cpu_asks_the_producer_for_a_cpu_copy():
@@ -61,7 +60,7 @@ def test_producer_without_dlpack_device_giving_cuda_data_is_refused_and_released
     with pytest.raises(w.WebDLPackDeviceError) as err:
         w.from_dlpack(NoDevice())
     assert err.value.code.name == "BAD_DEVICE" and err.value.field == "DLTensor.device" and err.value.value == "cuda:0"
-    assert p.deleted == 1                     # taken, refused, released at once
+    assert p.deleted == 1  # taken, refused, released at once
 
 
 def test_cpu_producers_are_unaffected():

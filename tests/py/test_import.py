@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 import webdlpack as w
 from handmade import DLPackObject, Producer
 from webdlpack.core import abi as _abi
@@ -22,7 +21,7 @@ def test_well_formed_versioned_struct():
 def test_well_formed_legacy_struct():
     p = Producer(shape=(4,), versioned=False)
     t = w.from_capsule(p.capsule())
-    assert t.shape == (4,) and t.flags.read_only   # a legacy struct cannot say it may be written: read-only
+    assert t.shape == (4,) and t.flags.read_only  # a legacy struct cannot say it may be written: read-only
     del t
     assert p.deleted == 1
 
@@ -33,12 +32,12 @@ def test_legacy_import_is_read_only_and_re_exported_read_only():
     t = w.from_capsule(p.capsule())
     with pytest.raises(TypeError):
         t.memoryview()[0] = 1.0
-    again = w.from_dlpack(t)                      # a DLPack 1.x re-export carries READ_ONLY
+    again = w.from_dlpack(t)  # a DLPack 1.x re-export carries READ_ONLY
     assert again.flags.read_only
     arr = np.from_dlpack(t)
     assert not arr.flags.writeable
     with pytest.raises(BufferError):
-        t.__dlpack__()                            # a legacy re-export cannot say read-only: refused, as NumPy does
+        t.__dlpack__()  # a legacy re-export cannot say read-only: refused, as NumPy does
     writable = t.copy()
     assert not writable.flags.read_only
     del arr
@@ -77,7 +76,9 @@ MALFORMED = [
 ]
 
 
-@pytest.mark.parametrize("kwargs,cls,code,field", MALFORMED, ids=[f"{m[2]}-{m[3]}-{i}" for i, m in enumerate(MALFORMED)])
+@pytest.mark.parametrize(
+    "kwargs,cls,code,field", MALFORMED, ids=[f"{m[2]}-{m[3]}-{i}" for i, m in enumerate(MALFORMED)]
+)
 def test_malformed_struct_is_refused_and_released(kwargs, cls, code, field):
     p = Producer(**kwargs)
     cap = p.capsule()
@@ -99,8 +100,12 @@ def test_null_data_with_zero_size_is_fine():
 
 
 def test_subbyte_types_accepted_with_right_bits():
-    for code, bits, name in [(17, 4, "float4_e2m1fn"), (15, 6, "float6_e2m3fn"), (10, 8, "float8_e4m3fn"),
-                             (4, 16, "bfloat16")]:
+    for code, bits, name in [
+        (17, 4, "float4_e2m1fn"),
+        (15, 6, "float6_e2m3fn"),
+        (10, 8, "float8_e4m3fn"),
+        (4, 16, "bfloat16"),
+    ]:
         p = Producer(shape=(4,), dtype=(code, bits, 1), flags=_abi.FLAG_IS_SUBBYTE_TYPE_PADDED if bits < 8 else 0)
         t = w.from_capsule(p.capsule())
         assert t.dtype.name == name

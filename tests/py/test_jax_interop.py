@@ -5,7 +5,6 @@ from __future__ import annotations
 import array
 
 import jax.numpy as jnp  # a required dev dependency (pyproject [dev])
-
 import webdlpack as w
 
 
@@ -16,7 +15,7 @@ def test_cpu_tensors_webdlpack_allocates_are_256_byte_aligned():
 
 
 def test_jax_imports_webdlpack_tensors_without_copying():
-    for n in range(1, 24):                     # many sizes: before, some landed 16 mod 64 and JAX refused copy=False
+    for n in range(1, 24):  # many sizes: before, some landed 16 mod 64 and JAX refused copy=False
         t = w.zeros((n,), "float32")
         t.memoryview()[n - 1] = 7.0
         a = jnp.from_dlpack(t, copy=False)
@@ -33,6 +32,6 @@ def test_webdlpack_imports_jax_arrays_without_copying():
 
 
 def test_buffer_wrapped_by_from_buffer_keeps_its_own_address():
-    src = array.array("f", range(8))          # not webdlpack's allocation: shared as it is
+    src = array.array("f", range(8))  # not webdlpack's allocation: shared as it is
     t = w.from_buffer(src)
     assert t.data_ptr == src.buffer_info()[0]

@@ -10,7 +10,6 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
-
 from webdlpack import ErrorCode, WebDLPackBufferError, WebDLPackDeviceError, WebDLPackTypeError, WebDLPackValueError
 from webdlpack.bridge.js import translate
 
@@ -21,12 +20,15 @@ def _js_error(code: str | None, what: str, **details: object) -> SimpleNamespace
     return SimpleNamespace(code=code, message=message, **details)
 
 
-@pytest.mark.parametrize(("gpu", "code", "cls"), [
-    (True, "STALE_POINTER", WebDLPackDeviceError),
-    (False, "COPY_REQUIRED", WebDLPackBufferError),
-    (False, "INVALID_ARGUMENT", WebDLPackTypeError),
-    (False, "OUT_OF_BOUNDS", WebDLPackValueError),
-])
+@pytest.mark.parametrize(
+    ("gpu", "code", "cls"),
+    [
+        (True, "STALE_POINTER", WebDLPackDeviceError),
+        (False, "COPY_REQUIRED", WebDLPackBufferError),
+        (False, "INVALID_ARGUMENT", WebDLPackTypeError),
+        (False, "OUT_OF_BOUNDS", WebDLPackValueError),
+    ],
+)
 def test_the_details_of_a_js_error_come_across_once(gpu: bool, code: str, cls: type) -> None:
     js = _js_error(code, "bytes outside the heap", field="value", value=7, expected="a heap view")
     err = translate(SimpleNamespace(js_error=js), gpu=gpu)

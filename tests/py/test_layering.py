@@ -114,10 +114,14 @@ def check(modules: set[str], imports: list[Import], floors: dict[str, int], cros
     crossing : str
         The one module allowed to import JavaScript.
     """
-    problems = [f"{m} is on no floor (put it in a floor's package)" for m in sorted(modules)
-                if floor_of(m, floors) is None]
-    problems += [f"the README names floor {name!r}, which is not a package here" for name in floors
-                 if name != "__init__" and f"{ROOT_NAME}.{name}" not in modules]
+    problems = [
+        f"{m} is on no floor (put it in a floor's package)" for m in sorted(modules) if floor_of(m, floors) is None
+    ]
+    problems += [
+        f"the README names floor {name!r}, which is not a package here"
+        for name in floors
+        if name != "__init__" and f"{ROOT_NAME}.{name}" not in modules
+    ]
     edges: dict[str, set[str]] = {m: set() for m in modules}
     for imp in imports:
         if imp.target.split(".")[0] in JS_MODULES and imp.source != crossing:
@@ -193,8 +197,9 @@ def test_the_readme_names_every_module() -> None:
     text = README.read_text()
     for path in sorted(PKG.rglob("*.py")):
         if path.name != "__init__.py":
-            assert f"- `{path.name}`:" in text.split(f"`{path.parent.name}/`", 1)[1], \
+            assert f"- `{path.name}`:" in text.split(f"`{path.parent.name}/`", 1)[1], (
                 f"README.md has no line for {path.relative_to(PKG)}"
+            )
 
 
 def test_only_the_crossing_module_imports_javascript() -> None:
@@ -214,18 +219,25 @@ def _imp(source: str, target: str, module_level: bool = True) -> Import:
 
 
 def test_checker_accepts_a_good_graph() -> None:
-    good = [_imp("webdlpack.high.c", "webdlpack.low.a"), _imp("webdlpack.low.b", "webdlpack.low.a"),
-            _imp("webdlpack", "webdlpack.high.c"), _imp("webdlpack.low.a", "typing"),
-            _imp("webdlpack.low.a", "webdlpack_js")]
+    good = [
+        _imp("webdlpack.high.c", "webdlpack.low.a"),
+        _imp("webdlpack.low.b", "webdlpack.low.a"),
+        _imp("webdlpack", "webdlpack.high.c"),
+        _imp("webdlpack.low.a", "typing"),
+        _imp("webdlpack.low.a", "webdlpack_js"),
+    ]
     assert check(MODS, good, FLOORS, "webdlpack.low.a") == []
 
 
-@pytest.mark.parametrize(("bad", "says"), [
-    (_imp("webdlpack.low.a", "webdlpack.high.c"), "from floor 1 above it"),
-    (_imp("webdlpack.high.c", "webdlpack.low.a", module_level=False), "inside a function"),
-    (_imp("webdlpack.low.b", "webdlpack_js"), "only webdlpack.low.a talks to JavaScript"),
-    (_imp("webdlpack.high.c", "pyodide.ffi"), "only webdlpack.low.a talks to JavaScript"),
-])
+@pytest.mark.parametrize(
+    ("bad", "says"),
+    [
+        (_imp("webdlpack.low.a", "webdlpack.high.c"), "from floor 1 above it"),
+        (_imp("webdlpack.high.c", "webdlpack.low.a", module_level=False), "inside a function"),
+        (_imp("webdlpack.low.b", "webdlpack_js"), "only webdlpack.low.a talks to JavaScript"),
+        (_imp("webdlpack.high.c", "pyodide.ffi"), "only webdlpack.low.a talks to JavaScript"),
+    ],
+)
 def test_checker_catches_a_broken_rule(bad: Import, says: str) -> None:
     problems = check(MODS, [bad], FLOORS, "webdlpack.low.a")
     assert len(problems) == 1 and says in problems[0], problems
@@ -233,14 +245,15 @@ def test_checker_catches_a_broken_rule(bad: Import, says: str) -> None:
 
 def test_checker_catches_a_cycle_on_one_floor() -> None:
     cycle = [_imp("webdlpack.low.a", "webdlpack.low.b"), _imp("webdlpack.low.b", "webdlpack.low.a")]
-    assert check(MODS, cycle, FLOORS, "webdlpack.low.a") == [
-        "import cycle among: webdlpack.low.a, webdlpack.low.b"]
+    assert check(MODS, cycle, FLOORS, "webdlpack.low.a") == ["import cycle among: webdlpack.low.a, webdlpack.low.b"]
 
 
 def test_checker_catches_a_module_on_no_floor_and_a_floor_with_no_package() -> None:
     problems = check(MODS | {"webdlpack.stray"}, [], {**FLOORS, "gone": 3}, "webdlpack.low.a")
-    assert problems == ["webdlpack.stray is on no floor (put it in a floor's package)",
-                        "the README names floor 'gone', which is not a package here"]
+    assert problems == [
+        "webdlpack.stray is on no floor (put it in a floor's package)",
+        "the README names floor 'gone', which is not a package here",
+    ]
 
 
 def test_reader_sees_imports_inside_functions_and_resolves_relative_ones() -> None:
@@ -249,8 +262,11 @@ def test_reader_sees_imports_inside_functions_and_resolves_relative_ones() -> No
     assert {"webdlpack.exchange.export", "webdlpack.exchange.owner", "webdlpack.bridge.gpu"} <= debug
     tree = ast.parse("import os\ndef f():\n    from ..core import abi\nif True:\n    from . import sibling\n")
     levels = _module_level_nodes(tree)
-    kinds = {type(n).__name__ + str(n.lineno): id(n) in levels for n in ast.walk(tree)
-             if isinstance(n, (ast.Import, ast.ImportFrom))}
+    kinds = {
+        type(n).__name__ + str(n.lineno): id(n) in levels
+        for n in ast.walk(tree)
+        if isinstance(n, (ast.Import, ast.ImportFrom))
+    }
     assert kinds == {"Import1": True, "ImportFrom3": False, "ImportFrom5": True}
     assert _resolve("webdlpack.api.convert", False, 2, "core") == "webdlpack.core"
     assert _resolve("webdlpack.api", True, 1, None) == "webdlpack.api"

@@ -8,7 +8,6 @@ import tracemalloc
 
 import numpy as np
 import pytest
-
 import webdlpack as w
 from handmade import DLPackObject, Producer
 from webdlpack.api import debug as _debug
@@ -28,7 +27,8 @@ def test_consumed_capsule_deleter_runs_once_on_consumer_release():
 @pytest.fixture
 def without_capsule_destructor(monkeypatch):
     """Capsules made without the C destructor, as on a CPython wheel install: the queue/gc fallback runs."""
-    from webdlpack.exchange import capsule as _capsule, export as _export
+    from webdlpack.exchange import capsule as _capsule
+    from webdlpack.exchange import export as _export
 
     monkeypatch.setattr(_capsule, "CAPSULE_DESTRUCTOR", None)
     monkeypatch.setattr(_export, "CAPSULE_DESTRUCTOR", None)
@@ -42,7 +42,7 @@ def test_dropped_unconsumed_capsule_is_freed_by_the_next_gc_pass_without_any_web
     unknown_before = _debug.export_stats()["unknown_deletes"]
     t = w.zeros(8)
     cap = t.__dlpack__(max_version=(1, 1))
-    live = len(_export._REGISTRY)          # read the registry directly: stats() would collect
+    live = len(_export._REGISTRY)  # read the registry directly: stats() would collect
     del cap
     assert len(_export._REGISTRY) == live  # no destructor ran
     gc.collect()
@@ -154,7 +154,10 @@ def test_10000_exchange_cycles_leave_nothing_behind():
     assert sys.getrefcount(src) == ref_before
     stats = _debug.export_stats()
     assert stats["live"] == 0 and stats["created"] - stats_before["created"] == 10_000
-    assert stats["deleted"] - stats_before["deleted"] == 10_000 and stats["unknown_deletes"] == stats_before["unknown_deletes"]
+    assert (
+        stats["deleted"] - stats_before["deleted"] == 10_000
+        and stats["unknown_deletes"] == stats_before["unknown_deletes"]
+    )
     imports = _debug.import_stats()
     assert imports["live"] == 0 and imports["adopted"] - imports_before["adopted"] == 10_000
 
@@ -249,14 +252,14 @@ def test_exports_look_at_a_bounded_number_of_held_capsules_yet_every_dropped_one
     unknown_before = _debug.export_stats()["unknown_deletes"]
     t = w.zeros(4)
     held = [t.__dlpack__(max_version=(1, 1)) for _ in range(100)]
-    dropped = t.__dlpack__(max_version=(1, 1))          # queued behind the 100 held ones
+    dropped = t.__dlpack__(max_version=(1, 1))  # queued behind the 100 held ones
     live = len(_export._REGISTRY)
     del dropped
-    exported = w.from_dlpack(t)                          # one export: looks at _EXPORT_BUDGET capsules only
-    assert len(_export._REGISTRY) == live + 1            # the new struct; nothing freed yet
-    for _ in range(101 // _export._EXPORT_BUDGET + 1):   # held capsules rotate to the back: progress is certain
+    exported = w.from_dlpack(t)  # one export: looks at _EXPORT_BUDGET capsules only
+    assert len(_export._REGISTRY) == live + 1  # the new struct; nothing freed yet
+    for _ in range(101 // _export._EXPORT_BUDGET + 1):  # held capsules rotate to the back: progress is certain
         w.from_dlpack(t).dispose()
-    assert len(_export._REGISTRY) == live                # +1 for `exported`, -1 for the dropped capsule
+    assert len(_export._REGISTRY) == live  # +1 for `exported`, -1 for the dropped capsule
     exported.dispose()
     del held
     assert _debug.export_stats()["unknown_deletes"] == unknown_before

@@ -16,13 +16,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 import webdlpack as w
 from webdlpack.api import debug as _debug
 from webdlpack.api.managed import export_managed
 from webdlpack.core import abi as _abi
-from webdlpack.exchange import export as _export
 from webdlpack.core.native import NATIVE
+from webdlpack.exchange import export as _export
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -103,8 +102,14 @@ def test_bad_calls_get_typed_errors_and_register_nothing():
 def test_without_the_module_the_python_path_passes_the_lifetime_tests():
     env = {**os.environ, "WEBDLPACK_NATIVE": "0"}
     files = ["tests/py/test_lifetime.py", "tests/py/test_threads.py"]
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-o", "addopts=", "-p", "no:cacheprovider", *files],
-                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-o", "addopts=", "-p", "no:cacheprovider", *files],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert " passed" in proc.stdout and " failed" not in proc.stdout
 

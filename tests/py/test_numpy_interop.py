@@ -6,11 +6,24 @@ import sys
 
 import numpy as np
 import pytest
-
 import webdlpack as w
 
-NUMPY_DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-                "float16", "float32", "float64", "complex64", "complex128"]
+NUMPY_DTYPES = [
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+]
 
 
 def sample(dtype: str, shape=(3, 4)) -> np.ndarray:
@@ -96,14 +109,18 @@ def test_zero_size_from_null_data_pointer():
     assert p.deleted == 1
 
 
-@pytest.mark.parametrize("slicer", [
-    lambda a: a[:, ::2],
-    lambda a: a[::-1],
-    lambda a: a[:, ::-1],
-    lambda a: a.T,
-    lambda a: a[1:, 1:3],
-    lambda a: a[::-2, ::-3],
-], ids=["step2", "neg0", "neg1", "transpose", "slice", "negsteps"])
+@pytest.mark.parametrize(
+    "slicer",
+    [
+        lambda a: a[:, ::2],
+        lambda a: a[::-1],
+        lambda a: a[:, ::-1],
+        lambda a: a.T,
+        lambda a: a[1:, 1:3],
+        lambda a: a[::-2, ::-3],
+    ],
+    ids=["step2", "neg0", "neg1", "transpose", "slice", "negsteps"],
+)
 def test_non_contiguous_numpy_to_webdlpack(slicer):
     base = np.arange(48, dtype="float64").reshape(6, 8)
     a = slicer(base)
@@ -163,10 +180,11 @@ def test_numpy_consumes_versioned_capsule_and_renames_it():
     t = w.zeros(3)
     cap = t.__dlpack__(max_version=(1, 1))
     assert "dltensor_versioned" in repr(cap)
+
     # NumPy accepts an object whose __dlpack__ returns our capsule.
     class Holder:
         def __dlpack__(self, **kw):
-            return cap
+            return cap  # noqa: F821 (bound above; deleted only after the last call)
 
         def __dlpack_device__(self):
             return (1, 0)
@@ -174,7 +192,8 @@ def test_numpy_consumes_versioned_capsule_and_renames_it():
     arr = np.from_dlpack(Holder())
     assert "used_dltensor_versioned" in repr(cap)
     assert address(arr) == t.data_ptr
-    with pytest.raises(Exception):
+    # NumPy's exception type for a used capsule is not part of its API.
+    with pytest.raises(Exception):  # noqa: B017
         np.from_dlpack(Holder())  # a used capsule is refused
     del arr, cap
 

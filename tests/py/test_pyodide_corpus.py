@@ -18,8 +18,12 @@ def test_malformed_structs_inside_pyodide_give_typed_errors():
     node = shutil.which("node")
     if node is None or not (ROOT / "node_modules/pyodide/pyodide.mjs").exists():
         pytest.fail("node and node_modules/pyodide are required for this test")
-    proc = subprocess.run([node, str(ROOT / "tests/py/pyodide_corpus.mjs"), str(ROOT), "--cases", "3000", "--seed", "12"],
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [node, str(ROOT / "tests/py/pyodide_corpus.mjs"), str(ROOT), "--cases", "3000", "--seed", "12"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
     assert lines, f"no report; stdout={proc.stdout[-2000:]!r} stderr={proc.stderr[-2000:]!r}"
     report = json.loads(lines[-1])

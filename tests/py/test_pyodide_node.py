@@ -18,8 +18,9 @@ def run_body(*body: str) -> dict:
     node = shutil.which("node")
     if node is None or not PYODIDE.exists():
         pytest.fail(f"node ({node}) and {PYODIDE} are required for this test")
-    proc = subprocess.run([node, str(ROOT / "tests/py/pyodide_smoke.mjs"), str(ROOT), *body],
-                          capture_output=True, text=True, timeout=180)
+    proc = subprocess.run(
+        [node, str(ROOT / "tests/py/pyodide_smoke.mjs"), str(ROOT), *body], capture_output=True, text=True, timeout=180
+    )
     lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
     assert lines, f"no report; stdout={proc.stdout!r} stderr={proc.stderr[-2000:]!r}"
     report: dict = json.loads(lines[-1])
@@ -60,8 +61,9 @@ def test_a_throwing_js_deleter_on_the_first_release_is_a_typed_error_and_pyodide
     node = shutil.which("node")
     if node is None or not PYODIDE.exists() or not bundle.exists():
         pytest.fail(f"node ({node}), {PYODIDE} and {bundle} (make build) are required for this test")
-    proc = subprocess.run([node, str(ROOT / "tests/py/pyodide_deleter_error.mjs"), str(ROOT)],
-                          capture_output=True, text=True, timeout=180)
+    proc = subprocess.run(
+        [node, str(ROOT / "tests/py/pyodide_deleter_error.mjs"), str(ROOT)], capture_output=True, text=True, timeout=180
+    )
     lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
     assert proc.returncode == 0 and lines, f"stdout={proc.stdout[-2000:]!r} stderr={proc.stderr[-3000:]!r}"
     report = json.loads(lines[-1])

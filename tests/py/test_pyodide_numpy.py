@@ -31,9 +31,16 @@ def test_numpy_in_pyodide_zero_copy_with_webdlpack_and_js() -> None:
     node = shutil.which("node")
     assert node is not None, "node is required"
     proc = subprocess.run(
-        [node, str(ROOT / "tests/py/pyodide_numpy.mjs"), str(ROOT), str(ROOT / "tests/py/pyodide_numpy_body.py"),
-         str(wheels[-1])],
-        capture_output=True, text=True, timeout=300,
+        [
+            node,
+            str(ROOT / "tests/py/pyodide_numpy.mjs"),
+            str(ROOT),
+            str(ROOT / "tests/py/pyodide_numpy_body.py"),
+            str(wheels[-1]),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
     assert lines, f"no report; stdout={proc.stdout!r} stderr={proc.stderr[-2000:]!r}"

@@ -7,7 +7,6 @@ import asyncio
 
 import numpy as np
 import pytest
-
 import webdlpack
 from webdlpack.api import debug as _debug
 
@@ -36,8 +35,8 @@ def test_imported_producer_memory_is_released_when_the_scope_closes() -> None:
     src = np.arange(6, dtype=np.float32)
     before = live_exports()
     with webdlpack.scope():
-        t = webdlpack.from_dlpack(src)          # NumPy's deleter runs on dispose
-        exported = webdlpack.from_dlpack(t)     # a webdlpack export of t: one live struct
+        t = webdlpack.from_dlpack(src)  # NumPy's deleter runs on dispose
+        exported = webdlpack.from_dlpack(t)  # a webdlpack export of t: one live struct
         assert live_exports() == before + 1
     assert t.disposed and exported.disposed
     assert live_exports() == before
@@ -56,7 +55,7 @@ def test_nested_scopes_inner_disposes_its_own_outer_the_rest() -> None:
         o = webdlpack.zeros((1,), "int8")
         with webdlpack.scope() as inner:
             i = webdlpack.zeros((1,), "int8")
-            k = webdlpack.keep(webdlpack.zeros((1,), "int8"))   # kept from both scopes
+            k = webdlpack.keep(webdlpack.zeros((1,), "int8"))  # kept from both scopes
         assert i.disposed and not o.disposed and not k.disposed
         assert inner.disposed == 1
     assert o.disposed and not k.disposed
@@ -67,7 +66,7 @@ def test_already_disposed_and_collected_tensors_are_skipped() -> None:
     with webdlpack.scope() as s:
         t = webdlpack.zeros((2,), "int32")
         t.dispose()
-        webdlpack.zeros((2,), "int32")          # dropped at once: collected, nothing to dispose
+        webdlpack.zeros((2,), "int32")  # dropped at once: collected, nothing to dispose
     assert s.disposed == 0
 
 
@@ -92,7 +91,7 @@ def test_asyncio_tasks_have_their_own_scopes() -> None:
         a_ready, b_ready, go = asyncio.Event(), asyncio.Event(), asyncio.Event()
         ta = asyncio.create_task(worker("a", a_ready, go))
         await a_ready.wait()
-        with webdlpack.scope():                 # this scope must not see the task's tensor
+        with webdlpack.scope():  # this scope must not see the task's tensor
             mine = webdlpack.zeros((1,), "float32")
         assert mine.disposed and not made["a"].disposed
         tb = asyncio.create_task(worker("b", b_ready, go))
@@ -107,7 +106,7 @@ def test_asyncio_tasks_have_their_own_scopes() -> None:
 def test_inner_scope_keep_moves_the_tensor_to_the_parent_scope() -> None:
     with webdlpack.scope() as outer:
         with webdlpack.scope() as inner:
-            x = inner.keep(webdlpack.zeros((2,), "float32"))   # kept from `inner` only
+            x = inner.keep(webdlpack.zeros((2,), "float32"))  # kept from `inner` only
             y = webdlpack.zeros((2,), "float32")
         assert not x.disposed and y.disposed and inner.disposed == 1
     assert x.disposed, "the parent scope disposes what the inner one kept and handed up"
@@ -129,7 +128,7 @@ def test_three_levels_keep_hands_up_one_level_at_a_time() -> None:
                 x = c.keep(webdlpack.zeros((1,), "int8"))
             b.keep(x)
             assert not x.disposed
-        assert not x.disposed   # b kept it: it now belongs to a
+        assert not x.disposed  # b kept it: it now belongs to a
     assert x.disposed and (a.disposed, b.disposed, c.disposed) == (1, 0, 0)
 
 
@@ -137,7 +136,7 @@ def test_keep_of_a_tensor_made_outside_does_not_hand_it_to_the_parent() -> None:
     made_before = webdlpack.zeros((1,), "int8")
     with webdlpack.scope():
         with webdlpack.scope() as inner:
-            inner.keep(made_before)        # not this scope's tensor: nothing to hand up
+            inner.keep(made_before)  # not this scope's tensor: nothing to hand up
     assert not made_before.disposed
 
 
@@ -151,7 +150,7 @@ def test_module_keep_keeps_from_every_open_scope() -> None:
 def test_keep_from_an_outer_scope_only_does_not_stop_the_inner_one() -> None:
     with webdlpack.scope() as outer:
         with webdlpack.scope():
-            x = outer.keep(webdlpack.zeros((1,), "int8"))   # made in the inner scope, which disposes it
+            x = outer.keep(webdlpack.zeros((1,), "int8"))  # made in the inner scope, which disposes it
     assert x.disposed
 
 
@@ -159,7 +158,7 @@ def test_a_long_loop_in_one_scope_keeps_the_list_bounded() -> None:
     with webdlpack.scope() as s:
         kept = [s.keep(webdlpack.zeros((1,), "int8")) for _ in range(10)]
         for i in range(5_000):
-            t = webdlpack.zeros((1,), "int8")     # dropped at once: collected
+            t = webdlpack.zeros((1,), "int8")  # dropped at once: collected
             if i % 2:
                 t.dispose()
             assert len(s._made) <= 2 * 64 + 2 * len(kept), len(s._made)
@@ -175,7 +174,7 @@ def test_a_scope_whose_parent_closed_hands_kept_tensors_to_the_next_open_one() -
             go = asyncio.Event()
 
             async def task() -> None:
-                with webdlpack.scope() as inner:      # its parent is `middle`, closed before this scope
+                with webdlpack.scope() as inner:  # its parent is `middle`, closed before this scope
                     await go.wait()
                     held["x"] = inner.keep(webdlpack.zeros((1,), "int8"))
 

@@ -43,10 +43,15 @@ def test_tflite_models_regenerate_byte_identical(tmp_path: Path) -> None:
     mod = _script("make_tflite_model")
     written = mod.write_all(tmp_path)
     assert [p.name for p in written] == [
-        "litert_fc.tflite", "litert_fc16_16.tflite", "litert_fc16_262144.tflite", "litert_chain_reference.json",
+        "litert_fc.tflite",
+        "litert_fc16_16.tflite",
+        "litert_fc16_262144.tflite",
+        "litert_chain_reference.json",
     ]
     for path in written:
-        assert path.read_bytes() == (DATA / path.name).read_bytes(), f"{path.name} differs from tests/data (rerun the script)"
+        assert path.read_bytes() == (DATA / path.name).read_bytes(), (
+            f"{path.name} differs from tests/data (rerun the script)"
+        )
 
 
 def test_tflite_model_reads_back_as_the_layer() -> None:
@@ -114,11 +119,21 @@ def test_decoder_model_folder_regenerates_byte_identical_and_matches_numpy(tmp_p
     assert [o.name for o in model.graph.output] == ["logits", "present.0.key", "present.0.value"]
     ids = np.asarray([ref["ids"]], dtype=np.int64)
     empty = np.zeros((1, 1, 0, 8), dtype=np.float32)
-    feeds = {"input_ids": ids, "attention_mask": np.ones_like(ids), "past_key_values.0.key": empty, "past_key_values.0.value": empty}
+    feeds = {
+        "input_ids": ids,
+        "attention_mask": np.ones_like(ids),
+        "past_key_values.0.key": empty,
+        "past_key_values.0.value": empty,
+    }
     logits, key, value = ReferenceEvaluator(model).run(None, feeds)
     np.testing.assert_allclose(logits, np.asarray(ref["logits"], dtype=np.float32), rtol=1e-5, atol=1e-6)
     np.testing.assert_array_equal(key[0, 0], np.asarray(ref["embedding"], dtype=np.float32)[ref["ids"]])
     # A second step appends to the cache it is given.
-    step = {"input_ids": ids[:, :1], "attention_mask": np.ones((1, 4), dtype=np.int64), "past_key_values.0.key": key, "past_key_values.0.value": value}
+    step = {
+        "input_ids": ids[:, :1],
+        "attention_mask": np.ones((1, 4), dtype=np.int64),
+        "past_key_values.0.key": key,
+        "past_key_values.0.value": value,
+    }
     _, key2, _ = ReferenceEvaluator(model).run(None, step)
     assert key2.shape == (1, 1, 4, 8)

@@ -95,14 +95,14 @@ def test_a_collection_inside_collect_capsules_does_not_free_twice(monkeypatch) -
     t = w.zeros((2,), "int8")
     before = _debug.export_stats()
     held = [t.__dlpack__() for _ in range(100)]
-    held.clear()                # dropped unconsumed: 100 queued capsules to free
+    held.clear()  # dropped unconsumed: 100 queued capsules to free
     nested = []
     real = _export.capsule_name
 
     def name_then_collect(capsule: object) -> str | None:
         if not nested:
             nested.append(len(_export._CAPSULES))
-            gc.collect()        # webdlpack's gc callback collects the rest in the middle of this collection
+            gc.collect()  # webdlpack's gc callback collects the rest in the middle of this collection
             nested.append(len(_export._CAPSULES))
         return real(capsule)
 

@@ -15,7 +15,12 @@ import {
   type WebDLPackPython,
 } from "webdlpack";
 import {
-  bindLiteRtToContext, tensorFromOrt, tensorToTfjs, transformersOptions, type LiteRtBinding, type LiteRtLike,
+  bindLiteRtToContext,
+  tensorFromOrt,
+  tensorToTfjs,
+  transformersOptions,
+  type LiteRtBinding,
+  type LiteRtLike,
 } from "webdlpack/adapters";
 import { createTestHost, type TestHost } from "webdlpack/testing";
 import { formatReport, runConformance, type ConformanceReport } from "webdlpack/conformance";
@@ -29,8 +34,14 @@ export async function usage(pyodide: Parameters<typeof loadWebDLPack>[0]): Promi
   ctx.freeWebGPU(checked);
   const buffer: GPUBuffer = ctx.gpuPointerToBuffer(ptr);
   device.queue.writeBuffer(buffer, 0, new Float32Array(4));
-  const t = Tensor.webgpu({ pointer: ptr, deviceId: 0, dtype: "float32", shape: [256], owner: "myframework",
-    onRelease: () => ctx.freeWebGPU(ptr) });
+  const t = Tensor.webgpu({
+    pointer: ptr,
+    deviceId: 0,
+    dtype: "float32",
+    shape: [256],
+    owner: "myframework",
+    onRelease: () => ctx.freeWebGPU(ptr),
+  });
   const py: WebDLPackPython = await loadWebDLPack(pyodide);
   const proxy: unknown = t.toPython();
   const back: Tensor = py.fromPython(proxy);
@@ -41,7 +52,8 @@ export async function usage(pyodide: Parameters<typeof loadWebDLPack>[0]): Promi
   try {
     ctx.freeWebGPU(ptr);
   } catch (e) {
-    if (e instanceof WebDLPackError && e.code === "DOUBLE_FREE") console.log(e.field, e.value, e.expected, ErrorCode.DOUBLE_FREE);
+    if (e instanceof WebDLPackError && e.code === "DOUBLE_FREE")
+      console.log(e.field, e.value, e.expected, ErrorCode.DOUBLE_FREE);
   }
   const host: TestHost = createTestHost(1, 4);
   Tensor.fromManaged(host, cpu.toManaged(host)).dispose();
@@ -50,7 +62,7 @@ export async function usage(pyodide: Parameters<typeof loadWebDLPack>[0]): Promi
   void tensorFromOrt;
   void tensorToTfjs;
   back.dispose();
-  t[Symbol.dispose]();   // the dispose method needs no esnext.disposable lib (tsconfig.es2022-dom.json)
+  t[Symbol.dispose](); // the dispose method needs no esnext.disposable lib (tsconfig.es2022-dom.json)
   const report: ConformanceReport = await runConformance({ getContext, print: false, only: ["pointer."] });
   const text: string = formatReport(report);
   void text;

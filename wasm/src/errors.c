@@ -14,11 +14,31 @@ static uint32_t g_seq = 0; /* bumped on every error set */
 uint32_t wdl__error_seq(void) { return g_seq; }
 
 static const char *const k_names[] = {
-    "OK",          "INVALID_ARGUMENT", "OUT_OF_BOUNDS",   "NULL_POINTER",         "BAD_NDIM",
-    "BAD_SHAPE",   "BAD_STRIDES",      "SIZE_OVERFLOW",   "BAD_DTYPE",            "BAD_DEVICE",
-    "VERSION_MISMATCH", "BAD_FLAGS",   "NO_WEBGPU",       "NO_ADAPTER",           "UNKNOWN_DEVICE",
-    "DEVICE_LOST", "INVALID_POINTER",  "STALE_POINTER",   "DOUBLE_FREE",          "OUT_OF_MEMORY",
-    "ALREADY_CONSUMED", "DISPOSED",    "INCOMPATIBLE_CONTEXT", "COPY_REQUIRED",   "UNSUPPORTED",
+    "OK",
+    "INVALID_ARGUMENT",
+    "OUT_OF_BOUNDS",
+    "NULL_POINTER",
+    "BAD_NDIM",
+    "BAD_SHAPE",
+    "BAD_STRIDES",
+    "SIZE_OVERFLOW",
+    "BAD_DTYPE",
+    "BAD_DEVICE",
+    "VERSION_MISMATCH",
+    "BAD_FLAGS",
+    "NO_WEBGPU",
+    "NO_ADAPTER",
+    "UNKNOWN_DEVICE",
+    "DEVICE_LOST",
+    "INVALID_POINTER",
+    "STALE_POINTER",
+    "DOUBLE_FREE",
+    "OUT_OF_MEMORY",
+    "ALREADY_CONSUMED",
+    "DISPOSED",
+    "INCOMPATIBLE_CONTEXT",
+    "COPY_REQUIRED",
+    "UNSUPPORTED",
     "GPU_ERROR",
 };
 
@@ -40,8 +60,8 @@ WDL_EXPORT void wdl_clear_error(void) {
 
 WDL_EXPORT int wdl_set_error(int code, const char *msg) {
   if (code < 0 || code >= K_NAME_COUNT) {
-    return wdl__fail(WDL_INVALID_ARGUMENT, "wdl_set_error: unknown error code", "code",
-                     "a wdl_error_code (0..25)", "%d", code);
+    return wdl__fail(WDL_INVALID_ARGUMENT, "wdl_set_error: unknown error code", "code", "a wdl_error_code (0..25)",
+                     "%d", code);
   }
   g_code = code;
   g_seq++;
@@ -57,8 +77,8 @@ WDL_EXPORT int wdl_set_error(int code, const char *msg) {
   return 0;
 }
 
-int wdl__fail(wdl_error_code code, const char *what, const char *field, const char *expected,
-              const char *value_fmt, ...) {
+int wdl__fail(wdl_error_code code, const char *what, const char *field, const char *expected, const char *value_fmt,
+              ...) {
   size_t cap = sizeof(g_message);
   int n = snprintf(g_message, cap, "[%s] %s", wdl_error_name((int)code), what ? what : "failed");
   size_t used = n < 0 ? 0 : ((size_t)n >= cap ? cap - 1 : (size_t)n);

@@ -24,8 +24,8 @@ WDL_EXPORT int wdl_init(const wdl_host_table *host) {
                      "sizeof(wdl_host_table) of this build", "%" PRIu32 " (library: %zu)", host->struct_size,
                      sizeof(wdl_host_table));
   }
-  const char *missing = host->gpu_alloc == NULL  ? "wdl_host_table.gpu_alloc"
-                        : host->gpu_free == NULL ? "wdl_host_table.gpu_free"
+  const char *missing = host->gpu_alloc == NULL   ? "wdl_host_table.gpu_alloc"
+                        : host->gpu_free == NULL  ? "wdl_host_table.gpu_free"
                         : host->gpu_query == NULL ? "wdl_host_table.gpu_query"
                                                   : NULL;
   if (missing != NULL) {
@@ -85,8 +85,8 @@ WDL_EXPORT int32_t wdl_tensor_to_js(DLManagedTensorVersioned *t) {
 
 WDL_EXPORT DLManagedTensorVersioned *wdl_tensor_from_js(int32_t handle) {
   if (handle <= 0) {
-    wdl__fail(WDL_INVALID_ARGUMENT, "handle must be positive", "handle", "a handle > 0 from the JS host",
-              "%" PRId32, handle);
+    wdl__fail(WDL_INVALID_ARGUMENT, "handle must be positive", "handle", "a handle > 0 from the JS host", "%" PRId32,
+              handle);
     return NULL;
   }
   const wdl_host_table *host = wdl__host();

@@ -23,7 +23,7 @@
  * `return wdl__fail(...)`.
  */
 WDL_INTERNAL int wdl__fail(wdl_error_code code, const char *what, const char *field, const char *expected,
-              const char *value_fmt, ...)
+                           const char *value_fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 5, 6)))
 #endif

@@ -42,8 +42,7 @@ static void block_deleter(DLManagedTensorVersioned *self) {
 
 static void free_owned_data(void *ctx) { free(ctx); }
 
-static DLManagedTensorVersioned *create(const DLTensor *view, uint64_t flags, wdl_release_fn data_release,
-                                        void *ctx) {
+static DLManagedTensorVersioned *create(const DLTensor *view, uint64_t flags, wdl_release_fn data_release, void *ctx) {
   DLManagedTensorVersioned probe;
   memset(&probe, 0, sizeof probe);
   probe.version.major = WDL_DLPACK_MAJOR_VERSION;
@@ -53,7 +52,7 @@ static DLManagedTensorVersioned *create(const DLTensor *view, uint64_t flags, wd
   if (wdl_managed_tensor_validate(&probe, wdl__default_memory_size()) != 0) return NULL;
 
   size_t ndim = (size_t)view->ndim; /* validated: 0..32 */
-  size_t ndims = 2 * ndim; /* shape, then strides: always written (DLPack 1.2: never NULL when ndim > 0) */
+  size_t ndims = 2 * ndim;          /* shape, then strides: always written (DLPack 1.2: never NULL when ndim > 0) */
   wdl_block *block = (wdl_block *)malloc(sizeof(wdl_block) + ndims * sizeof(int64_t));
   if (block == NULL) {
     wdl__fail(WDL_OUT_OF_MEMORY, "malloc failed for a managed tensor", "ndim", "memory for struct + shape + strides",
@@ -87,7 +86,7 @@ static DLManagedTensorVersioned *create(const DLTensor *view, uint64_t flags, wd
 }
 
 WDL_EXPORT DLManagedTensorVersioned *wdl_managed_tensor_create_from_view(const DLTensor *view, uint64_t flags,
-                                                                        wdl_release_fn data_release, void *ctx) {
+                                                                         wdl_release_fn data_release, void *ctx) {
   if (view == NULL) {
     wdl__fail(WDL_NULL_POINTER, "view is NULL", "view", "a DLTensor address", NULL);
     return NULL;
@@ -96,9 +95,9 @@ WDL_EXPORT DLManagedTensorVersioned *wdl_managed_tensor_create_from_view(const D
 }
 
 WDL_EXPORT DLManagedTensorVersioned *wdl_managed_tensor_create(DLDevice device, DLDataType dtype, int32_t ndim,
-                                                              const int64_t *shape, const int64_t *strides,
-                                                              void *data, uint64_t byte_offset, uint64_t flags,
-                                                              wdl_release_fn data_release, void *ctx) {
+                                                               const int64_t *shape, const int64_t *strides, void *data,
+                                                               uint64_t byte_offset, uint64_t flags,
+                                                               wdl_release_fn data_release, void *ctx) {
   DLTensor view;
   view.data = data;
   view.device = device;
@@ -110,7 +109,8 @@ WDL_EXPORT DLManagedTensorVersioned *wdl_managed_tensor_create(DLDevice device, 
   return create(&view, flags, data_release, ctx);
 }
 
-WDL_EXPORT DLManagedTensorVersioned *wdl_managed_tensor_alloc_cpu(DLDataType dtype, int32_t ndim, const int64_t *shape) {
+WDL_EXPORT DLManagedTensorVersioned *wdl_managed_tensor_alloc_cpu(DLDataType dtype, int32_t ndim,
+                                                                  const int64_t *shape) {
   DLTensor view;
   memset(&view, 0, sizeof view);
   view.device.device_type = kDLCPU;
@@ -143,7 +143,7 @@ WDL_EXPORT DLManagedTensorVersioned *wdl_managed_tensor_alloc_cpu(DLDataType dty
 }
 
 WDL_EXPORT DLManagedTensorVersioned *wdl_managed_tensor_alloc_cpu_p(const DLDataType *dtype, int32_t ndim,
-                                                                   const int64_t *shape) {
+                                                                    const int64_t *shape) {
   if (dtype == NULL) {
     wdl__fail(WDL_NULL_POINTER, "dtype is NULL", "dtype", "a DLDataType address", NULL);
     return NULL;

@@ -24,15 +24,27 @@ typedef struct {
   int64_t nbytes;  /* contiguous storage size (packed for sub-byte elements unless padded) */
 } wdl_span;
 
-static const uint32_t k_known_flags =
-    (uint32_t)(DLPACK_FLAG_BITMASK_READ_ONLY | DLPACK_FLAG_BITMASK_IS_COPIED |
-               DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED);
+static const uint32_t k_known_flags = (uint32_t)(DLPACK_FLAG_BITMASK_READ_ONLY | DLPACK_FLAG_BITMASK_IS_COPIED |
+                                                 DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED);
 
 static int device_type_known(int32_t t) {
   switch (t) {
-    case kDLCPU: case kDLCUDA: case kDLCUDAHost: case kDLOpenCL: case kDLVulkan: case kDLMetal:
-    case kDLVPI: case kDLROCM: case kDLROCMHost: case kDLExtDev: case kDLCUDAManaged: case kDLOneAPI:
-    case kDLWebGPU: case kDLHexagon: case kDLMAIA: case kDLTrn:
+    case kDLCPU:
+    case kDLCUDA:
+    case kDLCUDAHost:
+    case kDLOpenCL:
+    case kDLVulkan:
+    case kDLMetal:
+    case kDLVPI:
+    case kDLROCM:
+    case kDLROCMHost:
+    case kDLExtDev:
+    case kDLCUDAManaged:
+    case kDLOneAPI:
+    case kDLWebGPU:
+    case kDLHexagon:
+    case kDLMAIA:
+    case kDLTrn:
       return 1;
     default:
       return 0;
@@ -76,13 +88,13 @@ static int bits_ok(uint8_t code, uint8_t bits, const char **rule) {
 /* Sub-byte dtypes (int4, uint1, fp4, fp6, ...) may have lanes: an element is bits * lanes bits. */
 static int check_dtype(DLDataType dt) {
   if (dt.code > kDLFloat4_e2m1fn) {
-    return wdl__fail(WDL_BAD_DTYPE, "unknown dtype code", "DLTensor.dtype.code", "a DLDataTypeCode (0..17)",
-                     "%u", (unsigned)dt.code);
+    return wdl__fail(WDL_BAD_DTYPE, "unknown dtype code", "DLTensor.dtype.code", "a DLDataTypeCode (0..17)", "%u",
+                     (unsigned)dt.code);
   }
   const char *rule = "";
   if (!bits_ok(dt.code, dt.bits, &rule)) {
-    return wdl__fail(WDL_BAD_DTYPE, "bits not allowed for this dtype code", "DLTensor.dtype.bits", rule,
-                     "%u (code %u)", (unsigned)dt.bits, (unsigned)dt.code);
+    return wdl__fail(WDL_BAD_DTYPE, "bits not allowed for this dtype code", "DLTensor.dtype.bits", rule, "%u (code %u)",
+                     (unsigned)dt.bits, (unsigned)dt.code);
   }
   if (dt.lanes == 0) {
     return wdl__fail(WDL_BAD_DTYPE, "lanes must be positive", "DLTensor.dtype.lanes", "1 <= lanes <= 65535", "%u",
@@ -95,8 +107,8 @@ uint64_t wdl__element_bits(DLDataType dtype) { return (uint64_t)dtype.bits * (ui
 
 static int check_device(DLDevice d) {
   if (!device_type_known(d.device_type)) {
-    return wdl__fail(WDL_BAD_DEVICE, "unknown device type", "DLTensor.device.device_type", "a DLDeviceType",
-                     "%" PRId32, d.device_type);
+    return wdl__fail(WDL_BAD_DEVICE, "unknown device type", "DLTensor.device.device_type", "a DLDeviceType", "%" PRId32,
+                     d.device_type);
   }
   if (d.device_id < 0 || (d.device_type == kDLCPU && d.device_id != 0)) {
     return wdl__fail(WDL_BAD_DEVICE, "bad device id", "DLTensor.device.device_id",
@@ -144,7 +156,8 @@ static int check_structure(const DLTensor *t, int padded, wdl_span *span) {
       return wdl__fail(WDL_BAD_SHAPE, "negative extent", entry_field(field, "shape", i), "extent >= 0", "%" PRId64,
                        t->shape[i]);
     }
-    if (t->shape[i] > WDL_SAFE_MAX) return size_overflow("extent too large", entry_field(field, "shape", i), t->shape[i]);
+    if (t->shape[i] > WDL_SAFE_MAX)
+      return size_overflow("extent too large", entry_field(field, "shape", i), t->shape[i]);
     zero |= t->shape[i] == 0;
   }
   const int64_t *strides = t->ndim > 0 ? t->strides : NULL;
@@ -155,8 +168,8 @@ static int check_structure(const DLTensor *t, int padded, wdl_span *span) {
     }
   }
   if (t->byte_offset > (uint64_t)WDL_SAFE_MAX) {
-    return wdl__fail(WDL_SIZE_OVERFLOW, "byte_offset too large", "DLTensor.byte_offset", "at most 2^53 - 1",
-                     "%" PRIu64, t->byte_offset);
+    return wdl__fail(WDL_SIZE_OVERFLOW, "byte_offset too large", "DLTensor.byte_offset", "at most 2^53 - 1", "%" PRIu64,
+                     t->byte_offset);
   }
   if (check_device(t->device) != 0 || check_dtype(t->dtype) != 0) return -1;
   int64_t count = 1;
@@ -186,7 +199,8 @@ static int check_structure(const DLTensor *t, int padded, wdl_span *span) {
       }
       int64_t *end = reach < 0 ? &lo : &hi;
       *end += reach; /* both addends within 2^53: no int64 overflow */
-      if (*end > WDL_SAFE_MAX || *end < -WDL_SAFE_MAX) return size_overflow("element offsets too large", "DLTensor.strides", *end);
+      if (*end > WDL_SAFE_MAX || *end < -WDL_SAFE_MAX)
+        return size_overflow("element offsets too large", "DLTensor.strides", *end);
       if (t->shape[i] != 1 && strides[i] != expected) contiguous = 0;
       expected *= t->shape[i]; /* <= count: safe */
     }

@@ -65,8 +65,8 @@ WDL_EXPORT uint32_t wdl_webgpu_alloc(int32_t device_id, uint64_t nbytes, uint32_
     uint32_t cap = g_live_cap ? g_live_cap * 2 : 16;
     wdl_live *grown = (wdl_live *)realloc(g_live, cap * sizeof(wdl_live));
     if (grown == NULL) {
-      wdl__fail(WDL_OUT_OF_MEMORY, "cannot grow the GPU pointer ledger", "nbytes", "memory for the ledger",
-                "%" PRIu64, nbytes);
+      wdl__fail(WDL_OUT_OF_MEMORY, "cannot grow the GPU pointer ledger", "nbytes", "memory for the ledger", "%" PRIu64,
+                nbytes);
       return 0;
     }
     g_live = grown;
@@ -94,7 +94,8 @@ WDL_EXPORT uint32_t wdl_webgpu_alloc(int32_t device_id, uint64_t nbytes, uint32_
 }
 
 WDL_EXPORT int wdl_webgpu_free(uint32_t ptr) {
-  if (ptr == 0) return wdl__fail(WDL_INVALID_POINTER, "GPU pointer is 0", "ptr", "a pointer from wdl_webgpu_alloc", "0");
+  if (ptr == 0)
+    return wdl__fail(WDL_INVALID_POINTER, "GPU pointer is 0", "ptr", "a pointer from wdl_webgpu_alloc", "0");
   int idx = find_live(ptr);
   if (idx < 0) {
     if (was_freed(ptr)) {
@@ -112,7 +113,8 @@ WDL_EXPORT int wdl_webgpu_free(uint32_t ptr) {
     int32_t code = wdl_last_error_code();
     /* Gone on the JS side already (its device was lost, or JS freed it: the pointer is stale, double-freed or
      * unknown there): forget it here too, but still report why. Any other failure may be retried. */
-    if (code != WDL_DEVICE_LOST && code != WDL_STALE_POINTER && code != WDL_DOUBLE_FREE && code != WDL_INVALID_POINTER) {
+    if (code != WDL_DEVICE_LOST && code != WDL_STALE_POINTER && code != WDL_DOUBLE_FREE &&
+        code != WDL_INVALID_POINTER) {
       return -1;
     }
   }
@@ -159,8 +161,9 @@ WDL_EXPORT int wdl_webgpu_tensor_query(const DLTensor *t, wdl_gpu_buffer_info *o
   if (wdl_webgpu_query(ptr, out) != 0) return -1;
   if (out->device_id != t->device.device_id) {
     return wdl__fail(WDL_INVALID_POINTER, "the GPU pointer belongs to another device than the tensor says",
-                     "DLTensor.device.device_id", "the pointer's device", "%" PRId32 " (pointer 0x%08" PRIx32
-                     " is on device %" PRId32 ")", t->device.device_id, ptr, out->device_id);
+                     "DLTensor.device.device_id", "the pointer's device",
+                     "%" PRId32 " (pointer 0x%08" PRIx32 " is on device %" PRId32 ")", t->device.device_id, ptr,
+                     out->device_id);
   }
   if (count == 0) return 0;
   uint64_t offset = t->byte_offset, end;
@@ -171,13 +174,16 @@ WDL_EXPORT int wdl_webgpu_tensor_query(const DLTensor *t, wdl_gpu_buffer_info *o
     if (offset <= (uint64_t)INT64_MAX && !__builtin_add_overflow((int64_t)offset, lo, &first) &&
         !__builtin_add_overflow((int64_t)offset, hi, &last)) {
       return wdl__fail(WDL_OUT_OF_BOUNDS, "the tensor reaches outside its GPU buffer", "DLTensor.byte_offset",
-                       "every element inside the buffer", "bytes [%" PRId64 ", %" PRId64 ") of a %" PRIu64 "-byte buffer",
-                       first, last, out->allocated_nbytes);
+                       "every element inside the buffer",
+                       "bytes [%" PRId64 ", %" PRId64 ") of a %" PRIu64 "-byte buffer", first, last,
+                       out->allocated_nbytes);
     }
     /* byte_offset + extent does not fit an int64: name the parts instead of overflowing. */
     return wdl__fail(WDL_OUT_OF_BOUNDS, "the tensor reaches outside its GPU buffer", "DLTensor.byte_offset",
-                     "every element inside the buffer", "byte_offset %" PRIu64 " plus element bytes [%" PRId64 ", %" PRId64
-                     ") of a %" PRIu64 "-byte buffer", offset, lo, hi, out->allocated_nbytes);
+                     "every element inside the buffer",
+                     "byte_offset %" PRIu64 " plus element bytes [%" PRId64 ", %" PRId64 ") of a %" PRIu64
+                     "-byte buffer",
+                     offset, lo, hi, out->allocated_nbytes);
   }
   return 0;
 }

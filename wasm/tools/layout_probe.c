@@ -22,9 +22,7 @@ static void begin(const char *name, size_t size, size_t align) {
   g_first_struct = 0;
 }
 
-static void field(const char *name, size_t offset) {
-  printf(", \"%s\": %zu", name, offset);
-}
+static void field(const char *name, size_t offset) { printf(", \"%s\": %zu", name, offset); }
 
 static void end(void) { printf("}"); }
 

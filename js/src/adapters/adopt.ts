@@ -81,7 +81,9 @@ export class GPUOutputAdoptions<K extends object> {
       entry = this.#adopt(key, output, ctx, deviceId);
     } else if (entry.deviceId !== deviceId) {
       throw new WebDLPackError("BAD_DEVICE", `${output.label} was already adopted on another device id`, {
-        field: "options.deviceId", value: deviceId, expected: `${entry.deviceId}`,
+        field: "options.deviceId",
+        value: deviceId,
+        expected: `${entry.deviceId}`,
       });
     }
     return producePrevalidatedGPUTensor(entry.desc, entry.extent, entry.lease.retain(), this.owner);
@@ -91,21 +93,34 @@ export class GPUOutputAdoptions<K extends object> {
     const buffer = output.buffer();
     if (buffer === undefined || buffer === null) {
       throw new WebDLPackError("DISPOSED", `${output.label} has no GPU buffer (was it released?)`, {
-        field: output.field, value: buffer, expected: "a GPUBuffer",
+        field: output.field,
+        value: buffer,
+        expected: "a GPUBuffer",
       });
     }
     // The framework's shape is the one foreign part: checked here, before anything is registered.
     const extent = checkedContiguousExtent(output.dtype, output.shape, output.shapeField);
     if (buffer.size < extent.nbytes) {
       throw new WebDLPackError("OUT_OF_BOUNDS", `the buffer of ${output.label} is smaller than its shape × dtype`, {
-        field: `${output.field}.size`, value: buffer.size, expected: `>= ${extent.nbytes} (${output.shape.join("x")} × ${dtypeName(output.dtype)})`,
+        field: `${output.field}.size`,
+        value: buffer.size,
+        expected: `>= ${extent.nbytes} (${output.shape.join("x")} × ${dtypeName(output.dtype)})`,
       });
     }
-    const pointer = ctx.registerGPUBuffer(buffer, { deviceId, owned: false, owner: this.owner, onRelease: () => output.release(), tracked: false });
-    const lease = new BufferLease(() => output.label, () => {
-      this.#entries.delete(key);
-      ctx.freeWebGPU(pointer);
+    const pointer = ctx.registerGPUBuffer(buffer, {
+      deviceId,
+      owned: false,
+      owner: this.owner,
+      onRelease: () => output.release(),
+      tracked: false,
     });
+    const lease = new BufferLease(
+      () => output.label,
+      () => {
+        this.#entries.delete(key);
+        ctx.freeWebGPU(pointer);
+      },
+    );
     const entry = { lease, deviceId, desc: trustedWebGPUDesc(pointer, deviceId, output.dtype, output.shape), extent };
     this.#entries.set(key, entry);
     return entry;

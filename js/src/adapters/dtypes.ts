@@ -33,7 +33,15 @@ const ORT_TO_DLPACK: Readonly<Record<string, DType>> = Object.fromEntries(
 );
 
 /** The ORT types `ort.Tensor.fromGpuBuffer` accepts (onnxruntime-common `GpuBufferDataTypes`). */
-export const ORT_GPU_BUFFER_TYPES: ReadonlySet<string> = new Set(["float32", "float16", "int32", "int64", "uint32", "uint8", "bool"]);
+export const ORT_GPU_BUFFER_TYPES: ReadonlySet<string> = new Set([
+  "float32",
+  "float16",
+  "int32",
+  "int64",
+  "uint32",
+  "uint8",
+  "bool",
+]);
 
 /** A dtype's name for messages, never throwing (an invalid dtype prints its fields). */
 export function dtypeName(dtype: DType): string {
@@ -65,11 +73,15 @@ export function ortTypeOf(dtype: DType): string {
 export function dtypeOfOrt(ortType: string): DType {
   const dtype = ORT_TO_DLPACK[ortType];
   if (dtype === undefined) {
-    throw new WebDLPackError("UNSUPPORTED", `webdlpack has no equivalent of ORT type ${JSON.stringify(ortType)} (ort ${ortType} → webdlpack ?)`, {
-      field: "ort.Tensor.type",
-      value: ortType,
-      expected: `one of ${Object.keys(ORT_TO_DLPACK).join(", ")} (int4/uint4 are packed two per byte, strings have no fixed width)`,
-    });
+    throw new WebDLPackError(
+      "UNSUPPORTED",
+      `webdlpack has no equivalent of ORT type ${JSON.stringify(ortType)} (ort ${ortType} → webdlpack ?)`,
+      {
+        field: "ort.Tensor.type",
+        value: ortType,
+        expected: `one of ${Object.keys(ORT_TO_DLPACK).join(", ")} (int4/uint4 are packed two per byte, strings have no fixed width)`,
+      },
+    );
   }
   return dtype;
 }
@@ -113,9 +125,13 @@ export function tfjsTypeOf(dtype: DType): TfjsTypeMapping {
 export function dtypeOfTfjs(tfjsType: string): { dtype: DType; convert: boolean } {
   if (tfjsType === "float32" || tfjsType === "int32") return { dtype: parseDType(tfjsType), convert: false };
   if (tfjsType === "bool") return { dtype: parseDType("bool"), convert: true };
-  throw new WebDLPackError("UNSUPPORTED", `webdlpack cannot take a TF.js ${tfjsType} tensor (tfjs ${tfjsType} → webdlpack ?)`, {
-    field: "tf.Tensor.dtype",
-    value: tfjsType,
-    expected: "float32, int32 or bool (complex64 is two tensors in TF.js, string has no fixed width)",
-  });
+  throw new WebDLPackError(
+    "UNSUPPORTED",
+    `webdlpack cannot take a TF.js ${tfjsType} tensor (tfjs ${tfjsType} → webdlpack ?)`,
+    {
+      field: "tf.Tensor.dtype",
+      value: tfjsType,
+      expected: "float32, int32 or bool (complex64 is two tensors in TF.js, string has no fixed width)",
+    },
+  );
 }

@@ -106,11 +106,18 @@ export interface TfjsWebGPUBackendLike {
 }
 
 /** The `WebGPUBackend` class. */
-export type TfjsWebGPUBackendClass = new (device: GPUDevice, adapterInfo?: GPUAdapterInfo | object) => TfjsWebGPUBackendLike;
+export type TfjsWebGPUBackendClass = new (
+  device: GPUDevice,
+  adapterInfo?: GPUAdapterInfo | object,
+) => TfjsWebGPUBackendLike;
 
 /** The `tf` namespace (@tensorflow/tfjs-core). */
 export interface TfjsLike {
-  tensor(values: { buffer: GPUBuffer; zeroCopy?: boolean } | ArrayLike<number>, shape?: readonly number[], dtype?: string): TfjsTensorLike;
+  tensor(
+    values: { buffer: GPUBuffer; zeroCopy?: boolean } | ArrayLike<number>,
+    shape?: readonly number[],
+    dtype?: string,
+  ): TfjsTensorLike;
   clone(x: TfjsTensorLike): TfjsTensorLike;
   cast(x: TfjsTensorLike, dtype: string): TfjsTensorLike;
   keep<T extends TfjsTensorLike>(x: T): T;

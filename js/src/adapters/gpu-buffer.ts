@@ -6,10 +6,27 @@
 import { describeValue } from "../describe-value.js";
 import { WebDLPackError } from "../errors.js";
 import { DeviceType } from "../dlpack/constants.js";
-import { formatDType, isSubByte, itemsize, parseDType, toDType, typedArrayFor, type DType, type TypedArray } from "../dlpack/dtype.js";
+import {
+  formatDType,
+  isSubByte,
+  itemsize,
+  parseDType,
+  toDType,
+  typedArrayFor,
+  type DType,
+  type TypedArray,
+} from "../dlpack/dtype.js";
 import { getContext, ownerLabel, type WebDLPackContext } from "../context/index.js";
 import type { Tensor } from "../tensor/index.js";
-import { byteExtent, elementCount, isCContiguous, outputBytes, runGpuCopy, tryPlainCopy, type GpuCopyKind } from "./gpu-copy.js";
+import {
+  byteExtent,
+  elementCount,
+  isCContiguous,
+  outputBytes,
+  runGpuCopy,
+  tryPlainCopy,
+  type GpuCopyKind,
+} from "./gpu-copy.js";
 import { ADAPTERS_OWNER, produceGPUTensor } from "./producer.js";
 
 /** Options of {@link tensorFromGPUBuffer}. */
@@ -56,8 +73,16 @@ export interface GPUTensorLocation {
 
 /** Throw unless `tensor` is a live WebGPU tensor. */
 export function requireGPUTensor(tensor: Tensor, what: string): void {
-  if (tensor === null || typeof tensor !== "object" || typeof (tensor as { dispose?: unknown }).dispose !== "function") {
-    throw new WebDLPackError("INVALID_ARGUMENT", `${what} needs a webdlpack Tensor`, { field: "tensor", value: describeValue(tensor), expected: "a Tensor" });
+  if (
+    tensor === null ||
+    typeof tensor !== "object" ||
+    typeof (tensor as { dispose?: unknown }).dispose !== "function"
+  ) {
+    throw new WebDLPackError("INVALID_ARGUMENT", `${what} needs a webdlpack Tensor`, {
+      field: "tensor",
+      value: describeValue(tensor),
+      expected: "a Tensor",
+    });
   }
   if (tensor.device.deviceType !== DeviceType.kDLWebGPU) {
     throw new WebDLPackError("BAD_DEVICE", `${what} needs a WebGPU tensor`, {
@@ -71,9 +96,15 @@ export function requireGPUTensor(tensor: Tensor, what: string): void {
 /** The adapters' copies and readbacks work in whole bytes per element: packed 1/2/4/6-bit data would come out wrong. */
 function refusePackedSubByte(tensor: Tensor): void {
   if (isSubByte(tensor.dtype) && !tensor.flags.subbytePadded) {
-    throw new WebDLPackError("UNSUPPORTED", `packed ${formatDType(tensor.dtype)} GPU tensors can not be copied or read by the adapters`, {
-      field: "tensor.dtype", value: formatDType(tensor.dtype),
-      expected: "a dtype of whole bytes, or a sub-byte tensor with IS_SUBBYTE_TYPE_PADDED (one byte per element)" });
+    throw new WebDLPackError(
+      "UNSUPPORTED",
+      `packed ${formatDType(tensor.dtype)} GPU tensors can not be copied or read by the adapters`,
+      {
+        field: "tensor.dtype",
+        value: formatDType(tensor.dtype),
+        expected: "a dtype of whole bytes, or a sub-byte tensor with IS_SUBBYTE_TYPE_PADDED (one byte per element)",
+      },
+    );
   }
 }
 
@@ -101,25 +132,48 @@ export function locateGPUTensor(tensor: Tensor, ctx: WebDLPackContext = getConte
 export function tensorFromGPUBuffer(buffer: GPUBuffer, options: FromGPUBufferOptions): Tensor {
   const ctx = options.ctx ?? getContext();
   if (typeof GPUBuffer !== "undefined" && !(buffer instanceof GPUBuffer)) {
-    throw new WebDLPackError("INVALID_ARGUMENT", "expected a GPUBuffer", { field: "buffer", value: describeValue(buffer), expected: "a GPUBuffer" });
+    throw new WebDLPackError("INVALID_ARGUMENT", "expected a GPUBuffer", {
+      field: "buffer",
+      value: describeValue(buffer),
+      expected: "a GPUBuffer",
+    });
   }
   const dtype = toDType(options.dtype, "options.dtype");
   const shape = options.shape;
   if (!Array.isArray(shape)) {
-    throw new WebDLPackError("BAD_SHAPE", "shape is required: a buffer's size does not give it", { field: "options.shape", value: shape, expected: "an array of integers" });
+    throw new WebDLPackError("BAD_SHAPE", "shape is required: a buffer's size does not give it", {
+      field: "options.shape",
+      value: shape,
+      expected: "an array of integers",
+    });
   }
   for (const [i, d] of shape.entries()) {
     if (!Number.isSafeInteger(d) || d < 0) {
-      throw new WebDLPackError("BAD_SHAPE", "extents must be integers >= 0", { field: `options.shape[${i}]`, value: d, expected: "an integer >= 0" });
+      throw new WebDLPackError("BAD_SHAPE", "extents must be integers >= 0", {
+        field: `options.shape[${i}]`,
+        value: d,
+        expected: "an integer >= 0",
+      });
     }
   }
   const byteOffset = options.byteOffset ?? 0;
   if (!Number.isSafeInteger(byteOffset) || byteOffset < 0) {
-    throw new WebDLPackError("INVALID_ARGUMENT", "byteOffset must be an integer >= 0", { field: "options.byteOffset", value: byteOffset, expected: "an integer >= 0" });
+    throw new WebDLPackError("INVALID_ARGUMENT", "byteOffset must be an integer >= 0", {
+      field: "options.byteOffset",
+      value: byteOffset,
+      expected: "an integer >= 0",
+    });
   }
   const strides = options.strides ?? null;
-  if (strides !== null && (!Array.isArray(strides) || strides.length !== shape.length || !strides.every((s) => Number.isSafeInteger(s)))) {
-    throw new WebDLPackError("BAD_STRIDES", "strides must be integers, one per dimension", { field: "options.strides", value: strides, expected: `${shape.length} integers` });
+  if (
+    strides !== null &&
+    (!Array.isArray(strides) || strides.length !== shape.length || !strides.every((s) => Number.isSafeInteger(s)))
+  ) {
+    throw new WebDLPackError("BAD_STRIDES", "strides must be integers, one per dimension", {
+      field: "options.strides",
+      value: strides,
+      expected: `${shape.length} integers`,
+    });
   }
   const { lo, hi } = byteExtent({ shape, strides, byteOffset, itemsize: itemsize(dtype) });
   if (elementCount(shape) > 0 && (lo < 0 || hi > buffer.size)) {
@@ -190,7 +244,11 @@ export async function copyGPUTensor(tensor: Tensor, options: CopyGPUTensorOption
   const count = elementCount(shape);
   const nbytes = outputBytes(kind, count, src.itemsize);
   const dtype =
-    options.dtype !== undefined ? toDType(options.dtype, "options.dtype") : kind === "copy" ? tensor.dtype : parseDType(kind === "bool8-to-u32" ? "int32" : "bool");
+    options.dtype !== undefined
+      ? toDType(options.dtype, "options.dtype")
+      : kind === "copy"
+        ? tensor.dtype
+        : parseDType(kind === "bool8-to-u32" ? "int32" : "bool");
   // The source's bytes must outlive the await below even if its owner disposes it meanwhile: hold them until the
   // copy is submitted (the queue runs it before any later reuse of the buffer).
   const releaseSource = tensor.retain();
@@ -203,12 +261,26 @@ export async function copyGPUTensor(tensor: Tensor, options: CopyGPUTensorOption
       owner: ADAPTERS_OWNER,
     });
     const dst = ctx.gpuPointerToBuffer(pointer);
-    const plain = kind === "copy" && src.contiguous && tryPlainCopy(src.device, src.buffer, src.byteOffset, dst, nbytes);
+    const plain =
+      kind === "copy" && src.contiguous && tryPlainCopy(src.device, src.buffer, src.byteOffset, dst, nbytes);
     if (!plain) {
-      runGpuCopy(src.device, kind, { buffer: src.buffer, shape, strides, byteOffset: src.byteOffset, itemsize: src.itemsize }, dst);
+      runGpuCopy(
+        src.device,
+        kind,
+        { buffer: src.buffer, shape, strides, byteOffset: src.byteOffset, itemsize: src.itemsize },
+        dst,
+      );
     }
     const made = pointer;
-    return produceGPUTensor({ pointer: made, deviceId: src.deviceId, dtype, shape, isCopied: true, release: () => ctx.freeWebGPU(made), owner: ADAPTERS_OWNER });
+    return produceGPUTensor({
+      pointer: made,
+      deviceId: src.deviceId,
+      dtype,
+      shape,
+      isCopied: true,
+      release: () => ctx.freeWebGPU(made),
+      owner: ADAPTERS_OWNER,
+    });
   } catch (err) {
     if (pointer !== 0) {
       try {
@@ -247,7 +319,9 @@ export async function readTensor(tensor: Tensor, ctx: WebDLPackContext = getCont
     source = temp;
   }
   try {
-    await ctx.readbackInto(source.data, new Uint8Array(out.buffer, out.byteOffset, nbytes), { byteOffset: source.byteOffset });
+    await ctx.readbackInto(source.data, new Uint8Array(out.buffer, out.byteOffset, nbytes), {
+      byteOffset: source.byteOffset,
+    });
     return out;
   } finally {
     temp?.dispose();

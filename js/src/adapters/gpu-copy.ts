@@ -97,7 +97,11 @@ function pipelineFor(device: GPUDevice): GPUComputePipeline {
   let pipeline = pipelines.get(device);
   if (pipeline === undefined) {
     const module = device.createShaderModule({ code: SHADER, label: "webdlpack.adapters.gpu-copy" });
-    pipeline = device.createComputePipeline({ layout: "auto", compute: { module, entryPoint: "main" }, label: "webdlpack.adapters.gpu-copy" });
+    pipeline = device.createComputePipeline({
+      layout: "auto",
+      compute: { module, entryPoint: "main" },
+      label: "webdlpack.adapters.gpu-copy",
+    });
     pipelines.set(device, pipeline);
   }
   return pipeline;
@@ -124,7 +128,10 @@ export function isCContiguous(shape: readonly number[], strides: readonly number
 }
 
 /** Lowest and one-past-highest byte a strided tensor touches, relative to the buffer start. */
-export function byteExtent(src: Pick<GpuSource, "shape" | "strides" | "byteOffset" | "itemsize">): { lo: number; hi: number } {
+export function byteExtent(src: Pick<GpuSource, "shape" | "strides" | "byteOffset" | "itemsize">): {
+  lo: number;
+  hi: number;
+} {
   const n = elementCount(src.shape);
   if (n === 0) return { lo: src.byteOffset, hi: src.byteOffset };
   let lo = 0;
@@ -159,20 +166,30 @@ function fail(message: string, field: string, value: unknown, expected: string):
 export function validateGpuSource(kind: GpuCopyKind, src: GpuSource): void {
   const { buffer, shape, strides, byteOffset, itemsize } = src;
   if ((buffer.usage & GPUBufferUsage.STORAGE) === 0) {
-    throw new WebDLPackError("UNSUPPORTED", "a GPU copy reads its source in a compute shader, which needs STORAGE usage", {
-      field: "GPUBuffer.usage",
-      value: buffer.usage,
-      expected: "usage including GPUBufferUsage.STORAGE (0x80)",
-    });
+    throw new WebDLPackError(
+      "UNSUPPORTED",
+      "a GPU copy reads its source in a compute shader, which needs STORAGE usage",
+      {
+        field: "GPUBuffer.usage",
+        value: buffer.usage,
+        expected: "usage including GPUBufferUsage.STORAGE (0x80)",
+      },
+    );
   }
-  if (shape.length > GPU_COPY_MAX_NDIM) fail("too many dimensions for a GPU copy", "shape.length", shape.length, `<= ${GPU_COPY_MAX_NDIM}`);
-  if (strides !== null && strides.length !== shape.length) fail("strides and shape differ in length", "strides.length", strides.length, `${shape.length}`);
-  if (!Number.isSafeInteger(byteOffset) || byteOffset < 0) fail("byte offset must be a non-negative integer", "byteOffset", byteOffset, "integer >= 0");
-  if (!Number.isInteger(itemsize) || itemsize <= 0) fail("item size must be a positive integer", "itemsize", itemsize, "integer > 0");
+  if (shape.length > GPU_COPY_MAX_NDIM)
+    fail("too many dimensions for a GPU copy", "shape.length", shape.length, `<= ${GPU_COPY_MAX_NDIM}`);
+  if (strides !== null && strides.length !== shape.length)
+    fail("strides and shape differ in length", "strides.length", strides.length, `${shape.length}`);
+  if (!Number.isSafeInteger(byteOffset) || byteOffset < 0)
+    fail("byte offset must be a non-negative integer", "byteOffset", byteOffset, "integer >= 0");
+  if (!Number.isInteger(itemsize) || itemsize <= 0)
+    fail("item size must be a positive integer", "itemsize", itemsize, "integer > 0");
   if (kind === "u32-to-bool8" && itemsize !== 4) fail("u32 → bool8 reads 4-byte elements", "itemsize", itemsize, "4");
   if (kind === "bool8-to-u32" && itemsize !== 1) fail("bool8 → u32 reads 1-byte elements", "itemsize", itemsize, "1");
-  if (kind === "u32-to-bool8" && byteOffset % 4 !== 0) fail("4-byte elements must be 4-byte aligned", "byteOffset", byteOffset, "a multiple of 4");
-  for (const d of shape) if (!Number.isSafeInteger(d) || d < 0) fail("extents must be integers >= 0", "shape", shape, "integers >= 0");
+  if (kind === "u32-to-bool8" && byteOffset % 4 !== 0)
+    fail("4-byte elements must be 4-byte aligned", "byteOffset", byteOffset, "a multiple of 4");
+  for (const d of shape)
+    if (!Number.isSafeInteger(d) || d < 0) fail("extents must be integers >= 0", "shape", shape, "integers >= 0");
   const { lo, hi } = byteExtent(src);
   const readable = Math.floor(buffer.size / 4) * 4;
   if (elementCount(shape) > 0 && (lo < 0 || hi > readable)) {
@@ -195,14 +212,21 @@ export function runGpuCopy(device: GPUDevice, kind: GpuCopyKind, src: GpuSource,
   const count = elementCount(src.shape);
   const outBytes = outputBytes(kind, count, src.itemsize);
   const outWords = Math.ceil(outBytes / 4);
-  if ((dst.usage & GPUBufferUsage.STORAGE) === 0) fail("the destination of a GPU copy needs STORAGE usage", "dst.usage", dst.usage, "usage including STORAGE");
+  if ((dst.usage & GPUBufferUsage.STORAGE) === 0)
+    fail("the destination of a GPU copy needs STORAGE usage", "dst.usage", dst.usage, "usage including STORAGE");
   if (dst.size < outWords * 4) fail("destination buffer too small", "dst.size", dst.size, `>= ${outWords * 4}`);
   if (outWords === 0) return 0;
 
   const groups = Math.ceil(outWords / WORKGROUP);
   const groupsX = Math.min(groups, MAX_GROUPS_X);
   const groupsY = Math.ceil(groups / groupsX);
-  if (groupsY > MAX_GROUPS_X) fail("tensor too large for one GPU copy", "element count", count, `<= ${MAX_GROUPS_X * MAX_GROUPS_X * WORKGROUP * 4} bytes`);
+  if (groupsY > MAX_GROUPS_X)
+    fail(
+      "tensor too large for one GPU copy",
+      "element count",
+      count,
+      `<= ${MAX_GROUPS_X * MAX_GROUPS_X * WORKGROUP * 4} bytes`,
+    );
 
   const params = new Uint32Array(PARAM_WORDS);
   const signed = new Int32Array(params.buffer);
@@ -215,7 +239,12 @@ export function runGpuCopy(device: GPUDevice, kind: GpuCopyKind, src: GpuSource,
     contiguous *= src.shape[k]!;
   }
 
-  const paramBuffer = device.createBuffer({ size: params.byteLength, usage: GPUBufferUsage.STORAGE, mappedAtCreation: true, label: "webdlpack.adapters.gpu-copy.params" });
+  const paramBuffer = device.createBuffer({
+    size: params.byteLength,
+    usage: GPUBufferUsage.STORAGE,
+    mappedAtCreation: true,
+    label: "webdlpack.adapters.gpu-copy.params",
+  });
   new Uint32Array(paramBuffer.getMappedRange()).set(params);
   paramBuffer.unmap();
   const pipeline = pipelineFor(device);
@@ -244,7 +273,13 @@ export function runGpuCopy(device: GPUDevice, kind: GpuCopyKind, src: GpuSource,
  * size multiples of 4, COPY_SRC on the source, COPY_DST on the destination).
  * Returns false, doing nothing, when it does not apply.
  */
-export function tryPlainCopy(device: GPUDevice, src: GPUBuffer, srcOffset: number, dst: GPUBuffer, nbytes: number): boolean {
+export function tryPlainCopy(
+  device: GPUDevice,
+  src: GPUBuffer,
+  srcOffset: number,
+  dst: GPUBuffer,
+  nbytes: number,
+): boolean {
   if (srcOffset % 4 !== 0 || nbytes % 4 !== 0) return false;
   if ((src.usage & GPUBufferUsage.COPY_SRC) === 0 || (dst.usage & GPUBufferUsage.COPY_DST) === 0) return false;
   if (srcOffset + nbytes > src.size || nbytes > dst.size) return false;

@@ -20,7 +20,10 @@ const ZERO_COPY: HandoffInfo = Object.freeze({ zeroCopy: true, isCopied: false, 
 
 /** Remember how `frameworkTensor` was made. */
 export function recordHandoff(frameworkTensor: object, reason: string | null): void {
-  records.set(frameworkTensor, reason === null ? ZERO_COPY : Object.freeze({ zeroCopy: false, isCopied: true, reason }));
+  records.set(
+    frameworkTensor,
+    reason === null ? ZERO_COPY : Object.freeze({ zeroCopy: false, isCopied: true, reason }),
+  );
 }
 
 /**

@@ -21,22 +21,54 @@
  *   handoff.ts         whether a framework tensor shares bytes or is a copy
  */
 export {
-  bindOrtToContext, checkOrtDevice, ortSessionOptions, tensorFromOrt, tensorToOrt,
-  type OrtAdapterOptions, type OrtBinding, type TensorToOrtOptions,
+  bindOrtToContext,
+  checkOrtDevice,
+  ortSessionOptions,
+  tensorFromOrt,
+  tensorToOrt,
+  type OrtAdapterOptions,
+  type OrtBinding,
+  type TensorToOrtOptions,
 } from "./ort.js";
 export {
-  bindLiteRtToContext, checkLiteRtEnvironment, tensorToLiteRt, tensorFromLiteRt, LITERT_OWNER, LITERT_DTYPES,
-  type BindLiteRtOptions, type LiteRtBinding, type TensorToLiteRtOptions, type TensorFromLiteRtOptions,
+  bindLiteRtToContext,
+  checkLiteRtEnvironment,
+  tensorToLiteRt,
+  tensorFromLiteRt,
+  LITERT_OWNER,
+  LITERT_DTYPES,
+  type BindLiteRtOptions,
+  type LiteRtBinding,
+  type TensorToLiteRtOptions,
+  type TensorFromLiteRtOptions,
 } from "./litert.js";
-export { transformersOptions, tensorFromTransformers, type TransformersModelOptions, type TransformersTensorLike } from "./transformers.js";
+export {
+  transformersOptions,
+  tensorFromTransformers,
+  type TransformersModelOptions,
+  type TransformersTensorLike,
+} from "./transformers.js";
 export { registerTfjsWebGPUBackend, tfjsHeldBuffers, type RegisterTfjsOptions } from "./tfjs-backend.js";
 export { tensorToTfjs, tensorFromTfjs, type TensorToTfjsOptions, type TensorFromTfjsOptions } from "./tfjs.js";
 export { tensorToTypedArray, type ToTypedArrayOptions } from "./typed-array.js";
 export {
-  tensorFromGPUBuffer, tensorToGPUBuffer, copyGPUTensor, readTensor, locateGPUTensor,
-  type FromGPUBufferOptions, type GPUTensorLocation, type CopyGPUTensorOptions,
+  tensorFromGPUBuffer,
+  tensorToGPUBuffer,
+  copyGPUTensor,
+  readTensor,
+  locateGPUTensor,
+  type FromGPUBufferOptions,
+  type GPUTensorLocation,
+  type CopyGPUTensorOptions,
 } from "./gpu-buffer.js";
-export { ortTypeOf, dtypeOfOrt, tfjsTypeOf, dtypeOfTfjs, ORT_GPU_BUFFER_TYPES, type TfjsTypeMapping } from "./dtypes.js";
+export {
+  ortTypeOf,
+  dtypeOfOrt,
+  tfjsTypeOf,
+  dtypeOfTfjs,
+  ORT_GPU_BUFFER_TYPES,
+  type TfjsTypeMapping,
+} from "./dtypes.js";
 export { runGpuCopy, GPU_COPY_MAX_NDIM, type GpuCopyKind, type GpuSource } from "./gpu-copy.js";
 export { liveProducedTensors, ORT_OWNER, TFJS_OWNER, ADAPTERS_OWNER } from "./producer.js";
 export { handoffInfo, type HandoffInfo } from "./handoff.js";

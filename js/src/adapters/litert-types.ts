@@ -30,8 +30,19 @@ export interface LiteRtTensorLike {
 
 /** The LiteRT.js `Tensor` class: the GPUBuffer and TypedArray constructors. */
 export interface LiteRtTensorClass {
-  new (gpuBuffer: GPUBuffer, shape: number[], dtype: string, environment?: LiteRtEnvironmentLike, onDelete?: () => void): LiteRtTensorLike;
-  new (data: ArrayBufferView, shape?: number[], environment?: LiteRtEnvironmentLike, onDelete?: () => void): LiteRtTensorLike;
+  new (
+    gpuBuffer: GPUBuffer,
+    shape: number[],
+    dtype: string,
+    environment?: LiteRtEnvironmentLike,
+    onDelete?: () => void,
+  ): LiteRtTensorLike;
+  new (
+    data: ArrayBufferView,
+    shape?: number[],
+    environment?: LiteRtEnvironmentLike,
+    onDelete?: () => void,
+  ): LiteRtTensorLike;
 }
 
 /** The global LiteRT instance (`getGlobalLiteRt()`), once `loadLiteRt` resolved. */

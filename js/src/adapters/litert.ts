@@ -52,7 +52,10 @@ export interface LiteRtBinding {
   /** The LiteRT environment on the shared device (also LiteRT's default, unless `setDefault: false`). */
   readonly environment: LiteRtEnvironmentLike;
   /** {@link tensorToLiteRt} in this binding's environment. */
-  tensorToLiteRt(tensor: Tensor, options?: Omit<TensorToLiteRtOptions, "ctx" | "environment">): Promise<LiteRtTensorLike>;
+  tensorToLiteRt(
+    tensor: Tensor,
+    options?: Omit<TensorToLiteRtOptions, "ctx" | "environment">,
+  ): Promise<LiteRtTensorLike>;
   /** {@link tensorFromLiteRt} on this binding's device. */
   tensorFromLiteRt(litertTensor: LiteRtTensorLike): Tensor;
 }
@@ -72,9 +75,16 @@ export interface BindLiteRtOptions {
 }
 
 function requireLiteRt(litert: LiteRtLike): void {
-  if (litert === null || typeof litert !== "object" || typeof litert.Tensor !== "function" || typeof litert.Environment?.create !== "function") {
+  if (
+    litert === null ||
+    typeof litert !== "object" ||
+    typeof litert.Tensor !== "function" ||
+    typeof litert.Environment?.create !== "function"
+  ) {
     throw new WebDLPackError("INVALID_ARGUMENT", "this does not look like the @litertjs/core module", {
-      field: "litert", value: describeValue(litert), expected: "the module of @litertjs/core (Tensor, Environment, getGlobalLiteRt)",
+      field: "litert",
+      value: describeValue(litert),
+      expected: "the module of @litertjs/core (Tensor, Environment, getGlobalLiteRt)",
     });
   }
 }
@@ -84,7 +94,11 @@ function requireLiteRt(litert: LiteRtLike): void {
  * `loadLiteRt()` first): a LiteRT environment on the shared device, by default
  * made LiteRT's default environment.
  */
-export async function bindLiteRtToContext(litert: LiteRtLike, ctx: WebDLPackContext = getContext(), options: BindLiteRtOptions = {}): Promise<LiteRtBinding> {
+export async function bindLiteRtToContext(
+  litert: LiteRtLike,
+  ctx: WebDLPackContext = getContext(),
+  options: BindLiteRtOptions = {},
+): Promise<LiteRtBinding> {
   requireLiteRt(litert);
   const deviceId = options.deviceId ?? 0;
   const device = ctx.getWebGPUDevice(deviceId, { owner: LITERT_OWNER });
@@ -93,9 +107,15 @@ export async function bindLiteRtToContext(litert: LiteRtLike, ctx: WebDLPackCont
     try {
       instance = litert.getGlobalLiteRt();
     } catch (err) {
-      throw new WebDLPackError("INVALID_ARGUMENT", `LiteRT.js is not loaded yet (${String((err as Error)?.message ?? err)})`, {
-        field: "litert", value: "not loaded", expected: "await loadLiteRt(wasmPath) before binding",
-      });
+      throw new WebDLPackError(
+        "INVALID_ARGUMENT",
+        `LiteRT.js is not loaded yet (${String((err as Error)?.message ?? err)})`,
+        {
+          field: "litert",
+          value: "not loaded",
+          expected: "await loadLiteRt(wasmPath) before binding",
+        },
+      );
     }
   }
   const environment = await litert.Environment.create({ webGpuDevice: device });
@@ -110,23 +130,35 @@ export async function bindLiteRtToContext(litert: LiteRtLike, ctx: WebDLPackCont
     }
   }
   return {
-    litert, ctx, deviceId, device, environment,
+    litert,
+    ctx,
+    deviceId,
+    device,
+    environment,
     tensorToLiteRt: (tensor, opts) => tensorToLiteRt(litert, tensor, { ...opts, ctx, environment }),
     tensorFromLiteRt: (litertTensor) => tensorFromLiteRt(litertTensor, { ctx, deviceId }),
   };
 }
 
 /** Throw BAD_DEVICE unless `environment` runs on the context's device `deviceId`. */
-export function checkLiteRtEnvironment(environment: LiteRtEnvironmentLike, ctx: WebDLPackContext = getContext(), deviceId = 0): void {
+export function checkLiteRtEnvironment(
+  environment: LiteRtEnvironmentLike,
+  ctx: WebDLPackContext = getContext(),
+  deviceId = 0,
+): void {
   const device = ctx.getWebGPUDevice(deviceId);
   const theirs = environment?.webGpuDevice;
   if (theirs === undefined || theirs === null || unwrapDevice(theirs) !== unwrapDevice(device)) {
-    throw new WebDLPackError("BAD_DEVICE", `this LiteRT environment does not run on webdlpack's webgpu:${deviceId}; its buffers cannot be shared. ` +
-      "Use the environment of bindLiteRtToContext()", {
-      field: "environment.webGpuDevice",
-      value: theirs === null || theirs === undefined ? "no WebGPU device" : theirs.label || "a different GPUDevice",
-      expected: `the GPUDevice of webgpu:${deviceId}`,
-    });
+    throw new WebDLPackError(
+      "BAD_DEVICE",
+      `this LiteRT environment does not run on webdlpack's webgpu:${deviceId}; its buffers cannot be shared. ` +
+        "Use the environment of bindLiteRtToContext()",
+      {
+        field: "environment.webGpuDevice",
+        value: theirs === null || theirs === undefined ? "no WebGPU device" : theirs.label || "a different GPUDevice",
+        expected: `the GPUDevice of webgpu:${deviceId}`,
+      },
+    );
   }
 }
 
@@ -146,14 +178,23 @@ function litertDType(tensor: Tensor): string {
   const name = dtypeName(tensor.dtype);
   if (!LITERT_DTYPES.has(name)) {
     throw new WebDLPackError("UNSUPPORTED", `LiteRT.js has no ${name} tensors (webdlpack dtype ${name} → litert ?)`, {
-      field: "tensor.dtype", value: name, expected: [...LITERT_DTYPES].join(", "),
+      field: "tensor.dtype",
+      value: name,
+      expected: [...LITERT_DTYPES].join(", "),
     });
   }
   return name;
 }
 
 /** Make a LiteRT tensor over `buffer`; `release` runs when it is deleted (also if construction fails). */
-function litertTensorOver(litert: LiteRtLike, buffer: GPUBuffer, tensor: Tensor, dtype: string, env: LiteRtEnvironmentLike, release: () => void): LiteRtTensorLike {
+function litertTensorOver(
+  litert: LiteRtLike,
+  buffer: GPUBuffer,
+  tensor: Tensor,
+  dtype: string,
+  env: LiteRtEnvironmentLike,
+  release: () => void,
+): LiteRtTensorLike {
   try {
     return new litert.Tensor(buffer, [...tensor.shape], dtype, env, release);
   } catch (err) {
@@ -173,7 +214,11 @@ function litertTensorOver(litert: LiteRtLike, buffer: GPUBuffer, tensor: Tensor,
  *
  * Delete the returned LiteRT tensor when done (`model.run` does not).
  */
-export async function tensorToLiteRt(litert: LiteRtLike, tensor: Tensor, options: TensorToLiteRtOptions = {}): Promise<LiteRtTensorLike> {
+export async function tensorToLiteRt(
+  litert: LiteRtLike,
+  tensor: Tensor,
+  options: TensorToLiteRtOptions = {},
+): Promise<LiteRtTensorLike> {
   requireLiteRt(litert);
   const ctx = options.ctx ?? getContext();
   const copy = options.copy ?? "auto";
@@ -182,7 +227,9 @@ export async function tensorToLiteRt(litert: LiteRtLike, tensor: Tensor, options
   if (tensor.device.deviceType === DeviceType.kDLCPU) {
     if (copy === "never") {
       throw new WebDLPackError("COPY_REQUIRED", "LiteRT.js copies CPU data into its wasm heap", {
-        field: "tensor.device", value: "cpu", expected: "a WebGPU tensor, or copy: 'auto' | 'always'",
+        field: "tensor.device",
+        value: "cpu",
+        expected: "a WebGPU tensor, or copy: 'auto' | 'always'",
       });
     }
     const out = new litert.Tensor(tensorToTypedArray(tensor, { copy: "auto" }), [...tensor.shape], env);
@@ -191,7 +238,8 @@ export async function tensorToLiteRt(litert: LiteRtLike, tensor: Tensor, options
   }
   checkLiteRtEnvironment(env, ctx, tensor.device.deviceId);
   const loc = locateGPUTensor(tensor, ctx);
-  const reason = copy === "always" ? "copy: 'always'" : inPlaceCopyReason(tensor, loc, "new litert.Tensor(gpuBuffer, …)");
+  const reason =
+    copy === "always" ? "copy: 'always'" : inPlaceCopyReason(tensor, loc, "new litert.Tensor(gpuBuffer, …)");
   if (reason === null) {
     const out = litertTensorOver(litert, loc.buffer, tensor, dtype, env, tensor.retain());
     recordHandoff(out, null);
@@ -199,7 +247,9 @@ export async function tensorToLiteRt(litert: LiteRtLike, tensor: Tensor, options
   }
   if (copy === "never") {
     throw new WebDLPackError("COPY_REQUIRED", `LiteRT.js cannot read this tensor in place: ${reason}`, {
-      field: "tensor", value: reason, expected: "a contiguous tensor at byte 0 with STORAGE usage, or copy: 'auto'",
+      field: "tensor",
+      value: reason,
+      expected: "a contiguous tensor at byte 0 with STORAGE usage, or copy: 'auto'",
     });
   }
   const copied = await copyGPUTensor(tensor, { ctx });
@@ -217,10 +267,18 @@ export interface TensorFromLiteRtOptions {
 
 function checkLiteRtTensor(t: LiteRtTensorLike): void {
   if (t === null || typeof t !== "object" || typeof t.toGpuBuffer !== "function" || typeof t.type?.dtype !== "string") {
-    throw new WebDLPackError("INVALID_ARGUMENT", "expected a LiteRT.js Tensor", { field: "litertTensor", value: describeValue(t), expected: "a Tensor of @litertjs/core" });
+    throw new WebDLPackError("INVALID_ARGUMENT", "expected a LiteRT.js Tensor", {
+      field: "litertTensor",
+      value: describeValue(t),
+      expected: "a Tensor of @litertjs/core",
+    });
   }
   if (t.deleted) {
-    throw new WebDLPackError("DISPOSED", "this LiteRT.js tensor was deleted", { field: "litertTensor.deleted", value: true, expected: "a live tensor" });
+    throw new WebDLPackError("DISPOSED", "this LiteRT.js tensor was deleted", {
+      field: "litertTensor.deleted",
+      value: true,
+      expected: "a live tensor",
+    });
   }
 }
 
@@ -241,24 +299,41 @@ export function tensorFromLiteRt(litertTensor: LiteRtTensorLike, options: Tensor
   const accelerator = litertTensor.accelerator;
   if (accelerator !== "webgpu") {
     throw new WebDLPackError("UNSUPPORTED", `a LiteRT.js tensor on "${accelerator}" has no GPUBuffer to share`, {
-      field: "litertTensor.accelerator", value: accelerator, expected: '"webgpu" (compile the model with accelerator: "webgpu")',
+      field: "litertTensor.accelerator",
+      value: accelerator,
+      expected: '"webgpu" (compile the model with accelerator: "webgpu")',
     });
   }
   checkLiteRtEnvironment(litertTensor.environment, ctx, deviceId);
   const dtype = parseDType(litertTensor.type.dtype, "litertTensor.type.dtype");
   const shape = Array.from(litertTensor.type.layout.dimensions, Number);
   const label = `LiteRT output ${shape.join("x")} ${litertTensor.type.dtype}`;
-  return adoptions.tensor(litertTensor, {
-    buffer: () => {
-      try {
-        return litertTensor.toGpuBuffer();
-      } catch (err) {
-        throw new WebDLPackError("UNSUPPORTED", `LiteRT.js gives no plain GPUBuffer for this tensor: ${String((err as Error)?.message ?? err)}`, {
-          field: "litertTensor.toGpuBuffer()", value: litertTensor.type.dtype, expected: "a dense WebGPU tensor without padding",
-        });
-      }
+  return adoptions.tensor(
+    litertTensor,
+    {
+      buffer: () => {
+        try {
+          return litertTensor.toGpuBuffer();
+        } catch (err) {
+          throw new WebDLPackError(
+            "UNSUPPORTED",
+            `LiteRT.js gives no plain GPUBuffer for this tensor: ${String((err as Error)?.message ?? err)}`,
+            {
+              field: "litertTensor.toGpuBuffer()",
+              value: litertTensor.type.dtype,
+              expected: "a dense WebGPU tensor without padding",
+            },
+          );
+        }
+      },
+      dtype,
+      shape,
+      label,
+      field: "litertTensor.toGpuBuffer()",
+      shapeField: "litertTensor.type.layout.dimensions",
+      release: () => litertTensor.delete(),
     },
-    dtype, shape, label, field: "litertTensor.toGpuBuffer()", shapeField: "litertTensor.type.layout.dimensions",
-    release: () => litertTensor.delete(),
-  }, ctx, deviceId);
+    ctx,
+    deviceId,
+  );
 }

@@ -57,11 +57,15 @@ export function checkOrtDevice(ort: OrtLike, ctx: WebDLPackContext = getContext(
 function checkOrtEnvDevice(ort: OrtLike, device: GPUDevice, deviceId: number): void {
   const webgpuEnv = ort?.env?.webgpu;
   if (webgpuEnv === undefined || webgpuEnv === null) {
-    throw new WebDLPackError("INVALID_ARGUMENT", "this does not look like the onnxruntime-web namespace (no ort.env.webgpu)", {
-      field: "ort.env.webgpu",
-      value: describeValue(webgpuEnv),
-      expected: "the module of onnxruntime-web/webgpu",
-    });
+    throw new WebDLPackError(
+      "INVALID_ARGUMENT",
+      "this does not look like the onnxruntime-web namespace (no ort.env.webgpu)",
+      {
+        field: "ort.env.webgpu",
+        value: describeValue(webgpuEnv),
+        expected: "the module of onnxruntime-web/webgpu",
+      },
+    );
   }
   const bound = webgpuEnv.device;
   if (bound !== undefined && bound !== null && unwrapDevice(bound) !== unwrapDevice(device)) {
@@ -103,7 +107,11 @@ export interface OrtBinding {
  * Sets `ort.env.webgpu.device` to the shared device so the binding is visible
  * (ORT itself ignores it; sessions still need {@link OrtBinding.sessionOptions}).
  */
-export function bindOrtToContext(ort: OrtLike, ctx: WebDLPackContext = getContext(), options: { deviceId?: number } = {}): OrtBinding {
+export function bindOrtToContext(
+  ort: OrtLike,
+  ctx: WebDLPackContext = getContext(),
+  options: { deviceId?: number } = {},
+): OrtBinding {
   const deviceId = options.deviceId ?? 0;
   const device = checkOrtDevice(ort, ctx, deviceId);
   if (ort.env.webgpu.device !== device) {
@@ -136,12 +144,20 @@ export function bindOrtToContext(ort: OrtLike, ctx: WebDLPackContext = getContex
  * defaults to `"gpu-buffer"` so outputs stay on the GPU. A `webgpu` entry that
  * names another device is a BAD_DEVICE error.
  */
-export function ortSessionOptions(ctx: WebDLPackContext = getContext(), extra: OrtSessionOptions = {}, options: { deviceId?: number } = {}): OrtSessionOptions {
+export function ortSessionOptions(
+  ctx: WebDLPackContext = getContext(),
+  extra: OrtSessionOptions = {},
+  options: { deviceId?: number } = {},
+): OrtSessionOptions {
   const deviceId = options.deviceId ?? 0;
   const device = ctx.getWebGPUDevice(deviceId, { owner: ORT_OWNER });
   const given = extra.executionProviders ?? [];
   if (!Array.isArray(given)) {
-    throw new WebDLPackError("INVALID_ARGUMENT", "executionProviders must be an array", { field: "extra.executionProviders", value: describeValue(given), expected: "an array" });
+    throw new WebDLPackError("INVALID_ARGUMENT", "executionProviders must be an array", {
+      field: "extra.executionProviders",
+      value: describeValue(given),
+      expected: "an array",
+    });
   }
   let hasWebGPU = false;
   const providers: OrtExecutionProvider[] = given.map((ep: OrtExecutionProvider, i: number) => {
@@ -149,23 +165,41 @@ export function ortSessionOptions(ctx: WebDLPackContext = getContext(), extra: O
     if (name !== "webgpu") return ep;
     hasWebGPU = true;
     if (typeof ep !== "string" && ep.device !== undefined && unwrapDevice(ep.device) !== unwrapDevice(device)) {
-      throw new WebDLPackError("BAD_DEVICE", `the webgpu execution provider names another GPUDevice than webdlpack's ${deviceLabel(deviceId)}`, {
-        field: `extra.executionProviders[${i}].device`,
-        value: (ep.device as GPUDevice)?.label || "a different GPUDevice",
-        expected: `the GPUDevice of ${deviceLabel(deviceId)} (or none)`,
-      });
+      throw new WebDLPackError(
+        "BAD_DEVICE",
+        `the webgpu execution provider names another GPUDevice than webdlpack's ${deviceLabel(deviceId)}`,
+        {
+          field: `extra.executionProviders[${i}].device`,
+          value: (ep.device as GPUDevice)?.label || "a different GPUDevice",
+          expected: `the GPUDevice of ${deviceLabel(deviceId)} (or none)`,
+        },
+      );
     }
     return typeof ep === "string" ? { name: "webgpu", device } : { ...ep, device };
   });
   if (!hasWebGPU) providers.unshift({ name: "webgpu", device });
-  return { ...extra, executionProviders: providers, preferredOutputLocation: extra.preferredOutputLocation ?? "gpu-buffer" };
+  return {
+    ...extra,
+    executionProviders: providers,
+    preferredOutputLocation: extra.preferredOutputLocation ?? "gpu-buffer",
+  };
 }
 
 const adoptions = new GPUOutputAdoptions<OrtTensorLike>(ORT_OWNER);
 
 function checkOrtTensor(t: OrtTensorLike): void {
-  if (t === null || typeof t !== "object" || typeof t.type !== "string" || !Array.isArray(t.dims) || typeof t.location !== "string") {
-    throw new WebDLPackError("INVALID_ARGUMENT", "expected an ort.Tensor", { field: "ortTensor", value: describeValue(t), expected: "an ort.Tensor (type, dims, location)" });
+  if (
+    t === null ||
+    typeof t !== "object" ||
+    typeof t.type !== "string" ||
+    !Array.isArray(t.dims) ||
+    typeof t.location !== "string"
+  ) {
+    throw new WebDLPackError("INVALID_ARGUMENT", "expected an ort.Tensor", {
+      field: "ortTensor",
+      value: describeValue(t),
+      expected: "an ort.Tensor (type, dims, location)",
+    });
   }
 }
 
@@ -189,29 +223,43 @@ export function tensorFromOrt(ortTensor: OrtTensorLike, options: OrtAdapterOptio
   if (ortTensor.location === "cpu" || ortTensor.location === "cpu-pinned") {
     const data = ortTensor.data;
     if (!ArrayBuffer.isView(data)) {
-      throw new WebDLPackError("UNSUPPORTED", "this ORT CPU tensor has no TypedArray data", { field: "ortTensor.data", value: typeof data, expected: "a TypedArray" });
+      throw new WebDLPackError("UNSUPPORTED", "this ORT CPU tensor has no TypedArray data", {
+        field: "ortTensor.data",
+        value: typeof data,
+        expected: "a TypedArray",
+      });
     }
     return Tensor.fromTypedArray(data, { shape, dtype });
   }
   if (ortTensor.location !== "gpu-buffer") {
-    throw new WebDLPackError("UNSUPPORTED", `an ORT tensor on "${ortTensor.location}" cannot become a webdlpack tensor`, {
-      field: "ortTensor.location",
-      value: ortTensor.location,
-      expected: '"gpu-buffer" (session option preferredOutputLocation) or "cpu"',
-    });
+    throw new WebDLPackError(
+      "UNSUPPORTED",
+      `an ORT tensor on "${ortTensor.location}" cannot become a webdlpack tensor`,
+      {
+        field: "ortTensor.location",
+        value: ortTensor.location,
+        expected: '"gpu-buffer" (session option preferredOutputLocation) or "cpu"',
+      },
+    );
   }
   const ctx = options.ctx ?? getContext();
   const deviceId = options.deviceId ?? 0;
-  return adoptions.tensor(ortTensor, {
-    buffer: () => ortTensor.gpuBuffer,
-    dtype, shape,
-    get label() {
-      return `ORT output ${shape.join("x")} ${ortTensor.type}`; // formatted only for a message
+  return adoptions.tensor(
+    ortTensor,
+    {
+      buffer: () => ortTensor.gpuBuffer,
+      dtype,
+      shape,
+      get label() {
+        return `ORT output ${shape.join("x")} ${ortTensor.type}`; // formatted only for a message
+      },
+      field: "ortTensor.gpuBuffer",
+      shapeField: "ortTensor.dims",
+      release: () => ortTensor.dispose(),
     },
-    field: "ortTensor.gpuBuffer",
-    shapeField: "ortTensor.dims",
-    release: () => ortTensor.dispose(),
-  }, ctx, deviceId);
+    ctx,
+    deviceId,
+  );
 }
 
 /** Options of {@link tensorToOrt}. */
@@ -240,7 +288,11 @@ export interface TensorToOrtOptions {
  *
  * Dispose the returned ORT tensor when done (`session.run` does not).
  */
-export async function tensorToOrt(ort: OrtLike, tensor: Tensor, options: TensorToOrtOptions = {}): Promise<OrtTensorLike> {
+export async function tensorToOrt(
+  ort: OrtLike,
+  tensor: Tensor,
+  options: TensorToOrtOptions = {},
+): Promise<OrtTensorLike> {
   const ctx = options.ctx ?? getContext();
   const copy = options.copy ?? "auto";
   const dataType = ortTypeOf(tensor.dtype);
@@ -248,11 +300,15 @@ export async function tensorToOrt(ort: OrtLike, tensor: Tensor, options: TensorT
   if (tensor.device.deviceType === DeviceType.kDLCPU) {
     const contiguous = tensor.isContiguous;
     if (!contiguous && copy === "never") {
-      throw new WebDLPackError("COPY_REQUIRED", "ORT takes CPU data as one contiguous TypedArray; this tensor is strided", {
-        field: "tensor.strides",
-        value: tensor.strides?.join(","),
-        expected: "C-contiguous strides, or copy: 'auto' | 'always'",
-      });
+      throw new WebDLPackError(
+        "COPY_REQUIRED",
+        "ORT takes CPU data as one contiguous TypedArray; this tensor is strided",
+        {
+          field: "tensor.strides",
+          value: tensor.strides?.join(","),
+          expected: "C-contiguous strides, or copy: 'auto' | 'always'",
+        },
+      );
     }
     const data = tensorToTypedArray(tensor, { copy: copy === "always" ? "always" : "auto" });
     const out = new ort.Tensor(dataType, data, dims);
@@ -261,11 +317,15 @@ export async function tensorToOrt(ort: OrtLike, tensor: Tensor, options: TensorT
   }
   checkOrtDevice(ort, ctx, tensor.device.deviceId);
   if (!ORT_GPU_BUFFER_TYPES.has(dataType)) {
-    throw new WebDLPackError("UNSUPPORTED", `ORT cannot take ${dataType} from a GPU buffer (webdlpack dtype ${dtypeName(tensor.dtype)} → ort gpu-buffer ?)`, {
-      field: "tensor.dtype",
-      value: dtypeName(tensor.dtype),
-      expected: [...ORT_GPU_BUFFER_TYPES].join(", "),
-    });
+    throw new WebDLPackError(
+      "UNSUPPORTED",
+      `ORT cannot take ${dataType} from a GPU buffer (webdlpack dtype ${dtypeName(tensor.dtype)} → ort gpu-buffer ?)`,
+      {
+        field: "tensor.dtype",
+        value: dtypeName(tensor.dtype),
+        expected: [...ORT_GPU_BUFFER_TYPES].join(", "),
+      },
+    );
   }
   const loc = locateGPUTensor(tensor, ctx);
   const reason = copy === "always" ? "copy: 'always'" : inPlaceCopyReason(tensor, loc, "ort.Tensor.fromGpuBuffer");
@@ -276,7 +336,11 @@ export async function tensorToOrt(ort: OrtLike, tensor: Tensor, options: TensorT
     return out;
   }
   if (copy === "never") {
-    throw new WebDLPackError("COPY_REQUIRED", `ORT cannot read this tensor in place: ${reason}`, { field: "tensor", value: reason, expected: "a contiguous tensor at byte 0 with STORAGE usage, or copy: 'auto'" });
+    throw new WebDLPackError("COPY_REQUIRED", `ORT cannot read this tensor in place: ${reason}`, {
+      field: "tensor",
+      value: reason,
+      expected: "a contiguous tensor at byte 0 with STORAGE usage, or copy: 'auto'",
+    });
   }
   const copied = await copyGPUTensor(tensor, { ctx });
   const buffer = ctx.gpuPointerToBuffer(copied.data);

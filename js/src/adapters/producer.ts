@@ -59,10 +59,22 @@ export function produceGPUTensor(input: ProducedGPUTensor): Tensor {
  * {@link produceGPUTensor} for a description the adapter built and checked itself (desc-trusted.ts: an adopted
  * framework output's): the Tensor is made without validating it again.
  */
-export function producePrevalidatedGPUTensor(desc: DLTensorDesc, extent: TensorExtent, release: () => void, owner: string): Tensor {
+export function producePrevalidatedGPUTensor(
+  desc: DLTensorDesc,
+  extent: TensorExtent,
+  release: () => void,
+  owner: string,
+): Tensor {
   live++;
-  return Tensor.webgpu(prevalidatedWebGPUInput(desc, extent, () => {
-    live--;
-    release();
-  }, owner));
+  return Tensor.webgpu(
+    prevalidatedWebGPUInput(
+      desc,
+      extent,
+      () => {
+        live--;
+        release();
+      },
+      owner,
+    ),
+  );
 }

@@ -34,11 +34,15 @@ export function watchRelease(backend: TfjsWebGPUBackendLike, dataId: TfjsDataId,
     const originalRelease = backend.releaseResource;
     const originalDispose = backend.dispose;
     if (typeof originalRelease !== "function") {
-      throw new WebDLPackError("UNSUPPORTED", "this TF.js WebGPU backend has no releaseResource(); webdlpack cannot know when it stops using a buffer", {
-        field: "backend.releaseResource",
-        value: typeof originalRelease,
-        expected: "@tensorflow/tfjs-backend-webgpu 4.x",
-      });
+      throw new WebDLPackError(
+        "UNSUPPORTED",
+        "this TF.js WebGPU backend has no releaseResource(); webdlpack cannot know when it stops using a buffer",
+        {
+          field: "backend.releaseResource",
+          value: typeof originalRelease,
+          expected: "@tensorflow/tfjs-backend-webgpu 4.x",
+        },
+      );
     }
     const releases = new Map<TfjsDataId, () => void>();
     map = releases;
@@ -94,7 +98,11 @@ export async function registerTfjsWebGPUBackend(
     });
   }
   if (typeof name !== "string" || name.length === 0) {
-    throw new WebDLPackError("INVALID_ARGUMENT", "backend name must be a non-empty string", { field: "name", value: describeValue(name), expected: "a non-empty string, e.g. \"webdlpack-webgpu\"" });
+    throw new WebDLPackError("INVALID_ARGUMENT", "backend name must be a non-empty string", {
+      field: "name",
+      value: describeValue(name),
+      expected: 'a non-empty string, e.g. "webdlpack-webgpu"',
+    });
   }
   // TF.js gets the device guard: a destroy() from it drops only TF.js's reference.
   const device = ctx.getWebGPUDevice(options.deviceId ?? 0, { owner: TFJS_OWNER });
@@ -103,11 +111,15 @@ export async function registerTfjsWebGPUBackend(
   if (name !== "webgpu") {
     const kernels = (tf as { getKernelsForBackend?: (n: string) => unknown[] }).getKernelsForBackend;
     if (typeof tf.copyRegisteredKernels !== "function") {
-      throw new WebDLPackError("UNSUPPORTED", "this TF.js has no copyRegisteredKernels(); register under the name 'webgpu'", {
-        field: "tf.copyRegisteredKernels",
-        value: typeof tf.copyRegisteredKernels,
-        expected: "a function (TF.js >= 2), or name 'webgpu'",
-      });
+      throw new WebDLPackError(
+        "UNSUPPORTED",
+        "this TF.js has no copyRegisteredKernels(); register under the name 'webgpu'",
+        {
+          field: "tf.copyRegisteredKernels",
+          value: typeof tf.copyRegisteredKernels,
+          expected: "a function (TF.js >= 2), or name 'webgpu'",
+        },
+      );
     }
     if (typeof kernels !== "function" || kernels(name).length === 0) tf.copyRegisteredKernels("webgpu", name);
   }
@@ -116,7 +128,11 @@ export async function registerTfjsWebGPUBackend(
   if (options.activate ?? true) {
     const ok = await tf.setBackend(name);
     if (!ok) {
-      throw new WebDLPackError("GPU_ERROR", `tf.setBackend("${name}") failed`, { field: "name", value: name, expected: "a backend TF.js can initialize on the shared device" });
+      throw new WebDLPackError("GPU_ERROR", `tf.setBackend("${name}") failed`, {
+        field: "name",
+        value: name,
+        expected: "a backend TF.js can initialize on the shared device",
+      });
     }
   }
   return backend;
@@ -126,11 +142,15 @@ export async function registerTfjsWebGPUBackend(
 export function activeBackendOn(tf: TfjsLike, device: GPUDevice, deviceId: number): TfjsWebGPUBackendLike {
   const backend = tf.backend() as TfjsWebGPUBackendLike | null;
   if (backend === null || typeof backend !== "object" || unwrapDevice(backend.device) !== unwrapDevice(device)) {
-    throw new WebDLPackError("BAD_DEVICE", `the active TF.js backend "${tf.getBackend()}" is not a WebGPU backend on webdlpack's webgpu:${deviceId}`, {
-      field: "tf.getBackend()",
-      value: tf.getBackend(),
-      expected: "a backend made by registerTfjsWebGPUBackend() for this device, active",
-    });
+    throw new WebDLPackError(
+      "BAD_DEVICE",
+      `the active TF.js backend "${tf.getBackend()}" is not a WebGPU backend on webdlpack's webgpu:${deviceId}`,
+      {
+        field: "tf.getBackend()",
+        value: tf.getBackend(),
+        expected: "a backend made by registerTfjsWebGPUBackend() for this device, active",
+      },
+    );
   }
   return backend;
 }

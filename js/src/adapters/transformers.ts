@@ -45,11 +45,21 @@ export interface TransformersModelOptions {
  * `session_options` from {@link ortSessionOptions} (merged with `extra.session_options`).
  * Any other `device` in `extra` is a BAD_DEVICE error.
  */
-export function transformersOptions(ctx: WebDLPackContext = getContext(), extra: TransformersModelOptions = {}, options: { deviceId?: number } = {}): TransformersModelOptions {
+export function transformersOptions(
+  ctx: WebDLPackContext = getContext(),
+  extra: TransformersModelOptions = {},
+  options: { deviceId?: number } = {},
+): TransformersModelOptions {
   if (extra.device !== undefined && extra.device !== "webgpu") {
-    throw new WebDLPackError("BAD_DEVICE", `Transformers.js device "${extra.device}" does not run on webdlpack's shared WebGPU device`, {
-      field: "extra.device", value: extra.device, expected: '"webgpu" (or none)',
-    });
+    throw new WebDLPackError(
+      "BAD_DEVICE",
+      `Transformers.js device "${extra.device}" does not run on webdlpack's shared WebGPU device`,
+      {
+        field: "extra.device",
+        value: extra.device,
+        expected: '"webgpu" (or none)',
+      },
+    );
   }
   return { ...extra, device: "webgpu", session_options: ortSessionOptions(ctx, extra.session_options ?? {}, options) };
 }
@@ -66,7 +76,9 @@ export function tensorFromTransformers(tensor: TransformersTensorLike, options: 
   const ort = (tensor as { ort_tensor?: unknown } | null)?.ort_tensor;
   if (ort === null || typeof ort !== "object") {
     throw new WebDLPackError("INVALID_ARGUMENT", "expected a Transformers.js Tensor (with an ort_tensor)", {
-      field: "tensor.ort_tensor", value: describeValue(ort), expected: "an ONNX Runtime tensor",
+      field: "tensor.ort_tensor",
+      value: describeValue(ort),
+      expected: "an ONNX Runtime tensor",
     });
   }
   return tensorFromOrt(ort as OrtTensorLike, options);

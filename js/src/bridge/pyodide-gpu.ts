@@ -25,7 +25,11 @@ const ceil4 = (n: number): number => Math.ceil(n / 4) * 4;
 
 function byteCount(value: unknown, field: string): number {
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
-    throw new WebDLPackError("INVALID_ARGUMENT", `bad ${field}`, { field, value, expected: "a non-negative safe integer" });
+    throw new WebDLPackError("INVALID_ARGUMENT", `bad ${field}`, {
+      field,
+      value,
+      expected: "a non-negative safe integer",
+    });
   }
   return value;
 }
@@ -33,7 +37,10 @@ function byteCount(value: unknown, field: string): number {
 function checkHeapSpan(host: WasmHost, address: number, length: number, field: string): void {
   if (address + length > host.buffer.byteLength) {
     throw new WebDLPackError("OUT_OF_BOUNDS", "the host bytes are outside the wasm heap", {
-      field, value: address, expected: `[${address}, ${address + length}) inside ${host.buffer.byteLength} bytes` });
+      field,
+      value: address,
+      expected: `[${address}, ${address + length}) inside ${host.buffer.byteLength} bytes`,
+    });
   }
 }
 
@@ -48,7 +55,11 @@ export function allocGPUSync(nbytes: number, deviceId: number, label: string): n
 }
 
 /** `{memory, address, byteLength}` of the Pyodide heap, for the context's transfers (the heap view is re-read at each use). */
-function heapBytes(host: WasmHost, address: number, length: number): { memory: { readonly buffer: ArrayBufferLike }; address: number; byteLength: number } {
+function heapBytes(
+  host: WasmHost,
+  address: number,
+  length: number,
+): { memory: { readonly buffer: ArrayBufferLike }; address: number; byteLength: number } {
   return { memory: host, address, byteLength: length };
 }
 
@@ -75,7 +86,13 @@ export function uploadToGPU(host: WasmHost, ptr: number, dstOffset: number, srcA
  * view is re-derived per piece, so heap growth meanwhile is harmless). The
  * caller keeps that block alive until the promise settles.
  */
-export async function readbackToHeap(host: WasmHost, ptr: number, srcOffset: number, nbytes: number, dstAddress: number): Promise<void> {
+export async function readbackToHeap(
+  host: WasmHost,
+  ptr: number,
+  srcOffset: number,
+  nbytes: number,
+  dstAddress: number,
+): Promise<void> {
   const pointer = toAddress(ptr, "data_ptr");
   const offset = byteCount(srcOffset, "byte_offset");
   const length = byteCount(nbytes, "nbytes");
@@ -100,11 +117,18 @@ export function copyOnGPU(srcPtr: number, srcOffset: number, dstPtr: number, dst
   byteCount(nbytes, "nbytes");
   if (srcOffset % 4 !== dstOffset % 4) {
     throw new WebDLPackError("UNSUPPORTED", "source and destination offsets must agree mod 4 for a GPU copy", {
-      field: "byte_offset", value: dstOffset, expected: `≡ ${srcOffset % 4} (mod 4)` });
+      field: "byte_offset",
+      value: dstOffset,
+      expected: `≡ ${srcOffset % 4} (mod 4)`,
+    });
   }
   if (nbytes === 0) return;
   const lead = srcOffset % 4;
-  getContext().copyBuffer(src, dst, { srcOffset: srcOffset - lead, dstOffset: dstOffset - lead, byteLength: ceil4(lead + nbytes) });
+  getContext().copyBuffer(src, dst, {
+    srcOffset: srcOffset - lead,
+    dstOffset: dstOffset - lead,
+    byteLength: ceil4(lead + nbytes),
+  });
 }
 
 /** Zero the whole buffer of GPU pointer `ptr` (a pooled allocation may hold old bytes). */

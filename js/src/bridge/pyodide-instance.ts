@@ -14,11 +14,17 @@ export function checkPyodideInstance(pyodide: unknown, members: readonly string[
   const expected = "the object `await loadPyodide()` returned";
   if (pyodide === null || typeof pyodide !== "object") {
     throw new WebDLPackError("INVALID_ARGUMENT", `${fn} needs a Pyodide instance`, {
-      field: "pyodide", value: describeValue(pyodide), expected });
+      field: "pyodide",
+      value: describeValue(pyodide),
+      expected,
+    });
   }
   const missing = members.filter((m) => (pyodide as Record<string, unknown>)[m] == null);
   if (missing.length > 0) {
     throw new WebDLPackError("INVALID_ARGUMENT", `not a Pyodide instance (no ${missing.join(", ")})`, {
-      field: "pyodide", value: `an object without ${missing.join(", ")}`, expected });
+      field: "pyodide",
+      value: `an object without ${missing.join(", ")}`,
+      expected,
+    });
   }
 }

@@ -117,24 +117,29 @@ const deleterCallers = new WeakMap<object, DeleterCaller>();
 function deleterCaller(module: PyodideModuleLike, host: WasmHost): DeleterCaller {
   let caller = deleterCallers.get(module);
   if (caller === undefined) {
-    let failure: unknown = undefined;
+    let failure: unknown;
     let failed = false;
-    const index = module.addFunction((fn: number, address: number) => {
-      try {
-        host.callVoidPointer(fn >>> 0, address >>> 0);
-        return 0;
-      } catch (err) {
-        failure = err;
-        failed = true;
-        return 1;
-      }
-    }, "iii") >>> 0;
+    const index =
+      module.addFunction((fn: number, address: number) => {
+        try {
+          host.callVoidPointer(fn >>> 0, address >>> 0);
+          return 0;
+        } catch (err) {
+          failure = err;
+          failed = true;
+          return 1;
+        }
+      }, "iii") >>> 0;
     caller = {
       index,
       take(): never {
-        const err = failed ? failure : new WebDLPackError("INVALID_ARGUMENT", "no deleter call failed", {
-          field: "deleter", value: null, expected: "a failed deleter call just before",
-        });
+        const err = failed
+          ? failure
+          : new WebDLPackError("INVALID_ARGUMENT", "no deleter call failed", {
+              field: "deleter",
+              value: null,
+              expected: "a failed deleter call just before",
+            });
         failure = undefined;
         failed = false;
         throw err;
@@ -194,15 +199,18 @@ async function install(pyodide: PyodideLike, options: LoadWebDLPackOptions): Pro
     if ((options.installer ?? "loadPackage") === "loadPackage") {
       pyodide.runPython(
         "import io, zipfile, sysconfig, importlib\n" +
-        "zipfile.ZipFile(io.BytesIO(__webdlpack_wheel.to_bytes())).extractall(sysconfig.get_path('purelib'))\n" +
-        "importlib.invalidate_caches()");
+          "zipfile.ZipFile(io.BytesIO(__webdlpack_wheel.to_bytes())).extractall(sysconfig.get_path('purelib'))\n" +
+          "importlib.invalidate_caches()",
+      );
     } else {
-      if (options.micropipURL) await pyodide.loadPackage(String(options.micropipURL), { messageCallback: () => undefined });
+      if (options.micropipURL)
+        await pyodide.loadPackage(String(options.micropipURL), { messageCallback: () => undefined });
       // micropip installs from Pyodide's file system (emfs:) under the wheel's own name, whatever URL the bytes came from.
       await pyodide.runPythonAsync(
         "import os, micropip\nos.makedirs('/tmp/webdlpack-wheel', exist_ok=True)\n" +
-        `with open('/tmp/webdlpack-wheel/${PYTHON_WHEEL_FILENAME}', 'wb') as f:\n    f.write(__webdlpack_wheel.to_bytes())\n` +
-        `await micropip.install('emfs:/tmp/webdlpack-wheel/${PYTHON_WHEEL_FILENAME}', deps=False)`);
+          `with open('/tmp/webdlpack-wheel/${PYTHON_WHEEL_FILENAME}', 'wb') as f:\n    f.write(__webdlpack_wheel.to_bytes())\n` +
+          `await micropip.install('emfs:/tmp/webdlpack-wheel/${PYTHON_WHEEL_FILENAME}', deps=False)`,
+      );
     }
   } finally {
     pyodide.runPython("del __webdlpack_wheel");
@@ -220,7 +228,7 @@ async function load(pyodide: PyodideLike, options: LoadWebDLPackOptions): Promis
     if (cause instanceof WebDLPackError) throw cause; // the wheel was not found: the error names the option and URL
     throw new WebDLPackError("INVALID_ARGUMENT", "could not install the webdlpack Python wheel", {
       field: options.wheelURL !== undefined ? "wheelURL" : "installer",
-      value: options.wheelURL !== undefined ? String(options.wheelURL) : options.installer ?? "loadPackage",
+      value: options.wheelURL !== undefined ? String(options.wheelURL) : (options.installer ?? "loadPackage"),
       expected: "a webdlpack wheel Pyodide can install (run `make js`, which copies it to js/dist/python/)",
       cause,
     });
@@ -250,13 +258,24 @@ async function load(pyodide: PyodideLike, options: LoadWebDLPackOptions): Promis
   return bridge;
 }
 
-const PYODIDE_MEMBERS = ["_module", "runPython", "runPythonAsync", "registerJsModule", "loadPackage", "pyimport", "globals"] as const;
+const PYODIDE_MEMBERS = [
+  "_module",
+  "runPython",
+  "runPythonAsync",
+  "registerJsModule",
+  "loadPackage",
+  "pyimport",
+  "globals",
+] as const;
 
 /** The options {@link loadWebDLPack} knows, and what each accepts. */
 const LOAD_OPTION_RULES: Readonly<Record<keyof LoadWebDLPackOptions, OptionRule>> = {
   wheelURL: URL_OPTION,
   assetBase: URL_OPTION,
-  installer: { accepts: (v) => v === "loadPackage" || v === "micropip", expected: '"loadPackage" (default) or "micropip"' },
+  installer: {
+    accepts: (v) => v === "loadPackage" || v === "micropip",
+    expected: '"loadPackage" (default) or "micropip"',
+  },
   micropipURL: URL_OPTION,
 };
 

@@ -110,13 +110,25 @@ function plan(tensor: Tensor, copy: boolean): Plan {
   const shared = typeof SharedArrayBuffer === "function" && memory instanceof SharedArrayBuffer;
   if (shared) {
     if (!canShareMemory()) return copyPlan("the memory is shared, but this realm is not cross-origin isolated");
-    return { path: "shared", reason: "the memory is a SharedArrayBuffer: the receiver views the same bytes", buffer: memory, byteOffset: first };
+    return {
+      path: "shared",
+      reason: "the memory is a SharedArrayBuffer: the receiver views the same bytes",
+      buffer: memory,
+      byteOffset: first,
+    };
   }
   if (tensor.storage === "wasm") return copyPlan("the bytes are in a wasm heap, whose buffer can not be transferred");
   if (first !== 0 || tensor.nbytes !== memory.byteLength) {
-    return copyPlan(`the tensor covers ${tensor.nbytes} of its ArrayBuffer's ${memory.byteLength} bytes; transferring would take the rest`);
+    return copyPlan(
+      `the tensor covers ${tensor.nbytes} of its ArrayBuffer's ${memory.byteLength} bytes; transferring would take the rest`,
+    );
   }
-  return { path: "transfer", reason: "the tensor's bytes are its whole ArrayBuffer: it is transferred", buffer: memory, byteOffset: 0 };
+  return {
+    path: "transfer",
+    reason: "the tensor's bytes are its whole ArrayBuffer: it is transferred",
+    buffer: memory,
+    byteOffset: 0,
+  };
 }
 
 /** The memory a contiguous CPU tensor's bytes are in, or null when no view can be made (misaligned). */
@@ -147,16 +159,28 @@ function copyBytes(tensor: Tensor): ArrayBuffer {
 export function packTensorForThread(tensor: Tensor, options: PackForThreadOptions = {}): PackedThreadTensor {
   if (!(tensor instanceof Tensor)) {
     throw new WebDLPackError("INVALID_ARGUMENT", "packTensorForThread takes a webdlpack Tensor", {
-      field: "tensor", value: describeValue(tensor), expected: "a Tensor" });
+      field: "tensor",
+      value: describeValue(tensor),
+      expected: "a Tensor",
+    });
   }
   if (options === null || typeof options !== "object") {
     throw new WebDLPackError("INVALID_ARGUMENT", "bad packTensorForThread options", {
-      field: "options", value: describeValue(options), expected: "an object {copy?}" });
+      field: "options",
+      value: describeValue(options),
+      expected: "an object {copy?}",
+    });
   }
   if (tensor.storage === "webgpu") {
-    throw new WebDLPackError("UNSUPPORTED", "a WebGPU tensor can not move to another thread: WebGPU objects can not cross threads", {
-      field: "tensor.storage", value: "webgpu",
-      expected: "a CPU tensor; keep GPU work in one realm, or read the bytes back (ctx.readback) and send those" });
+    throw new WebDLPackError(
+      "UNSUPPORTED",
+      "a WebGPU tensor can not move to another thread: WebGPU objects can not cross threads",
+      {
+        field: "tensor.storage",
+        value: "webgpu",
+        expected: "a CPU tensor; keep GPU work in one realm, or read the bytes back (ctx.readback) and send those",
+      },
+    );
   }
   const chosen = plan(tensor, options.copy === true);
   let buffer = chosen.buffer;
@@ -178,8 +202,15 @@ export function packTensorForThread(tensor: Tensor, options: PackForThreadOption
   const byteOffset = path === "copy" ? 0 : chosen.byteOffset;
   const channel = path === "copy" ? null : new MessageChannel();
   const message: ThreadTensorMessage = {
-    tag: THREAD_TENSOR_TAG, path, buffer, byteOffset, nbytes: tensor.nbytes, dtype: formatDType(tensor.dtype),
-    shape: [...tensor.shape], readOnly: tensor.flags.readOnly, release: channel?.port2 ?? null,
+    tag: THREAD_TENSOR_TAG,
+    path,
+    buffer,
+    byteOffset,
+    nbytes: tensor.nbytes,
+    dtype: formatDType(tensor.dtype),
+    shape: [...tensor.shape],
+    readOnly: tensor.flags.readOnly,
+    release: channel?.port2 ?? null,
   };
   if (channel !== null) {
     const hold = tensor.retain(); // the sender's release waits for the receiver's
@@ -211,7 +242,10 @@ export function isThreadTensorMessage(value: unknown): value is ThreadTensorMess
 export function tensorFromThread(message: unknown): Tensor {
   if (!isThreadTensorMessage(message)) {
     throw new WebDLPackError("INVALID_ARGUMENT", "not a webdlpack thread tensor message", {
-      field: "message", value: describeValue(message), expected: `an object with tag "${THREAD_TENSOR_TAG}" from packTensorForThread` });
+      field: "message",
+      value: describeValue(message),
+      expected: `an object with tag "${THREAD_TENSOR_TAG}" from packTensorForThread`,
+    });
   }
   const { buffer, byteOffset, nbytes, release } = message;
   const refuse = (err: unknown): never => {
@@ -219,25 +253,46 @@ export function tensorFromThread(message: unknown): Tensor {
     throw err;
   };
   const validPath = ["transfer", "copy", "shared"].includes(message.path);
-  if (!validPath || !Number.isSafeInteger(byteOffset) || !Number.isSafeInteger(nbytes) || byteOffset < 0 || nbytes < 0 ||
-      !(buffer instanceof ArrayBuffer || (typeof SharedArrayBuffer === "function" && buffer instanceof SharedArrayBuffer)) ||
-      byteOffset + nbytes > buffer.byteLength) {
-    refuse(new WebDLPackError("INVALID_ARGUMENT", "malformed thread tensor message", {
-      field: "message", value: `path ${String(message.path)}, bytes [${byteOffset}, ${byteOffset + nbytes}) of ${String(buffer?.byteLength)}`,
-      expected: "path transfer/copy/shared and a byte range inside the buffer" }));
+  if (
+    !validPath ||
+    !Number.isSafeInteger(byteOffset) ||
+    !Number.isSafeInteger(nbytes) ||
+    byteOffset < 0 ||
+    nbytes < 0 ||
+    !(
+      buffer instanceof ArrayBuffer ||
+      (typeof SharedArrayBuffer === "function" && buffer instanceof SharedArrayBuffer)
+    ) ||
+    byteOffset + nbytes > buffer.byteLength
+  ) {
+    refuse(
+      new WebDLPackError("INVALID_ARGUMENT", "malformed thread tensor message", {
+        field: "message",
+        value: `path ${String(message.path)}, bytes [${byteOffset}, ${byteOffset + nbytes}) of ${String(buffer?.byteLength)}`,
+        expected: "path transfer/copy/shared and a byte range inside the buffer",
+      }),
+    );
   }
-  let dtype;
+  let dtype: ReturnType<typeof parseDType>;
   try {
     dtype = parseDType(message.dtype, "message.dtype");
   } catch (err) {
     return refuse(err); // the sender's hold is freed, as for the checks above
   }
-  const onRelease = release === null ? undefined : () => {
-    release.postMessage("released");
-    release.close();
-  };
+  const onRelease =
+    release === null
+      ? undefined
+      : () => {
+          release.postMessage("released");
+          release.close();
+        };
   // A refused description runs onRelease before the error (ownership was passed in): the sender's hold is freed.
   return Tensor.fromTypedArray(new Uint8Array(buffer, byteOffset, nbytes), {
-    dtype, shape: message.shape, reinterpret: true, readOnly: message.readOnly, isCopied: message.path === "copy", onRelease,
+    dtype,
+    shape: message.shape,
+    reinterpret: true,
+    readOnly: message.readOnly,
+    isCopied: message.path === "copy",
+    onRelease,
   });
 }

@@ -35,7 +35,11 @@ export function ensureCode(err: unknown, code: ErrorCodeName, what: string, fiel
   ensure(e !== null && typeof e === "object", `${what}: expected a ${code} error, got ${show(err)}`);
   ensure(e.code === code, `${what}: expected ${code}, got ${e.code === undefined ? show(err) : String(e.code)}`);
   ensure(e.errno === ErrorCode[code], `${what}: ${code} must have errno ${ErrorCode[code]}, got ${show(e.errno)}`);
-  if (field !== undefined) ensure(typeof e.field === "string" && e.field.includes(field), `${what}: the ${code} error must name ${field} in its field, got ${show(e.field)}`);
+  if (field !== undefined)
+    ensure(
+      typeof e.field === "string" && e.field.includes(field),
+      `${what}: the ${code} error must name ${field} in its field, got ${show(e.field)}`,
+    );
 }
 
 /** Call `fn` (sync or async) and require it to fail with `code`. */
@@ -59,14 +63,29 @@ export function expectSyncCode(fn: () => unknown, code: ErrorCodeName, what: str
     ensureCode(err, code, what);
     return;
   }
-  if (result && typeof (result as Promise<unknown>).then === "function") (result as Promise<unknown>).catch(() => undefined);
+  if (result && typeof (result as Promise<unknown>).then === "function")
+    (result as Promise<unknown>).catch(() => undefined);
   throw new CheckFailure(`${what}: expected a synchronous ${code}, but it returned ${show(result)}`);
 }
 
 /** Offsets of docs/spec.md T1 (wasm32). */
 export const T1 = Object.freeze({
-  managedSize: 64, version: 0, managerCtx: 8, deleter: 12, flags: 16, dlTensor: 24,
-  data: 0, deviceType: 4, deviceId: 8, ndim: 12, dtypeCode: 16, dtypeBits: 17, dtypeLanes: 18, shape: 20, strides: 24, byteOffset: 32,
+  managedSize: 64,
+  version: 0,
+  managerCtx: 8,
+  deleter: 12,
+  flags: 16,
+  dlTensor: 24,
+  data: 0,
+  deviceType: 4,
+  deviceId: 8,
+  ndim: 12,
+  dtypeCode: 16,
+  dtypeBits: 17,
+  dtypeLanes: 18,
+  shape: 20,
+  strides: 24,
+  byteOffset: 32,
 });
 
 /** A DLManagedTensorVersioned as read at the T1 offsets. */
@@ -91,8 +110,10 @@ export interface RawManaged {
 /** Read the struct at `address` (shape/strides too when the pointers are inside memory). */
 export function readRaw(host: WasmHost, address: number): RawManaged {
   const size = host.buffer.byteLength;
-  ensure(address > 0 && address % 8 === 0 && address + T1.managedSize <= size,
-    `the struct address ${show(address)} must be nonzero, 8-aligned and inside the memory (${size} bytes)`);
+  ensure(
+    address > 0 && address % 8 === 0 && address + T1.managedSize <= size,
+    `the struct address ${show(address)} must be nonzero, 8-aligned and inside the memory (${size} bytes)`,
+  );
   const v = new DataView(host.buffer);
   const t = address + T1.dlTensor;
   const ndim = v.getInt32(t + T1.ndim, true);
@@ -112,7 +133,11 @@ export function readRaw(host: WasmHost, address: number): RawManaged {
     deviceType: v.getInt32(t + T1.deviceType, true),
     deviceId: v.getInt32(t + T1.deviceId, true),
     ndim,
-    dtype: { code: v.getUint8(t + T1.dtypeCode), bits: v.getUint8(t + T1.dtypeBits), lanes: v.getUint16(t + T1.dtypeLanes, true) },
+    dtype: {
+      code: v.getUint8(t + T1.dtypeCode),
+      bits: v.getUint8(t + T1.dtypeBits),
+      lanes: v.getUint16(t + T1.dtypeLanes, true),
+    },
     shapePtr,
     stridesPtr,
     shape: readArray(shapePtr) ?? [],
@@ -185,5 +210,10 @@ export function writeRaw(host: WasmHost, spec: RawSpec): RawTensor {
     stride *= spec.shape[i]!;
   }
   if (!spec.pastEnd) new Float32Array(host.buffer, data, count).set(spec.values);
-  return { address: block, get deleterCalls() { return calls; } };
+  return {
+    address: block,
+    get deleterCalls() {
+      return calls;
+    },
+  };
 }

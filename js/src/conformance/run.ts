@@ -42,7 +42,13 @@ function inputFor(target: ConformanceTarget): CheckInput {
 async function runOne(check: Check, input: CheckInput): Promise<CheckResult> {
   const t0 = performance.now();
   const result = (status: CheckResult["status"], detail: string): CheckResult => ({
-    check: check.name, rules: check.rules, level: check.level, status, detail, ms: performance.now() - t0 });
+    check: check.name,
+    rules: check.rules,
+    level: check.level,
+    status,
+    detail,
+    ms: performance.now() - t0,
+  });
   try {
     if (check.gpu) {
       if (!input.hasGPU) throw new CheckSkipped("no WebGPU (navigator.gpu) and no gpu given");
@@ -63,7 +69,12 @@ async function runOne(check: Check, input: CheckInput): Promise<CheckResult> {
  * `target.print` is false. Never throws for a failing check.
  */
 export async function runConformance(target: ConformanceTarget): Promise<ConformanceReport> {
-  const print = target.print === false ? undefined : typeof target.print === "function" ? target.print : (line: string) => console.log(line);
+  const print =
+    target.print === false
+      ? undefined
+      : typeof target.print === "function"
+        ? target.print
+        : (line: string) => console.log(line);
   const input = inputFor(target);
   const results: CheckResult[] = [];
   for (const check of CHECKS) {

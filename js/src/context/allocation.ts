@@ -63,7 +63,8 @@ export function allocationSize(nbytes: number, limit: number): number {
 export function checkByteCount(nbytes: unknown, maxBufferSize: number, deviceId: number): number {
   if (typeof nbytes !== "number" || !Number.isSafeInteger(nbytes) || nbytes < 0 || nbytes > maxBufferSize) {
     throw new WebDLPackError("INVALID_ARGUMENT", `bad GPU allocation size for device ${deviceId}`, {
-      field: "nbytes", value: nbytes,
+      field: "nbytes",
+      value: nbytes,
       expected: `a safe integer 0 <= nbytes <= ${maxBufferSize} (device.limits.maxBufferSize)`,
     });
   }
@@ -77,15 +78,24 @@ export function checkByteCount(nbytes: unknown, maxBufferSize: number, deviceId:
 export function checkUsage(usage: unknown): number {
   if (typeof usage !== "number" || !Number.isInteger(usage) || usage <= 0 || (usage & ~ALL_USAGE_BITS) !== 0) {
     throw new WebDLPackError("INVALID_ARGUMENT", "bad GPU buffer usage", {
-      field: "usage", value: usage, expected: "a nonzero combination of GPUBufferUsage flags (0x001..0x3ff)" });
+      field: "usage",
+      value: usage,
+      expected: "a nonzero combination of GPUBufferUsage flags (0x001..0x3ff)",
+    });
   }
   if ((usage & GPUUsage.MAP_READ) !== 0 && (usage & ~(GPUUsage.MAP_READ | GPUUsage.COPY_DST)) !== 0) {
     throw new WebDLPackError("INVALID_ARGUMENT", "MAP_READ buffer usage may only be combined with COPY_DST", {
-      field: "usage", value: usage, expected: "MAP_READ | COPY_DST (0x9) at most, when MAP_READ is set" });
+      field: "usage",
+      value: usage,
+      expected: "MAP_READ | COPY_DST (0x9) at most, when MAP_READ is set",
+    });
   }
   if ((usage & GPUUsage.MAP_WRITE) !== 0 && (usage & ~(GPUUsage.MAP_WRITE | GPUUsage.COPY_SRC)) !== 0) {
     throw new WebDLPackError("INVALID_ARGUMENT", "MAP_WRITE buffer usage may only be combined with COPY_SRC", {
-      field: "usage", value: usage, expected: "MAP_WRITE | COPY_SRC (0x6) at most, when MAP_WRITE is set" });
+      field: "usage",
+      value: usage,
+      expected: "MAP_WRITE | COPY_SRC (0x6) at most, when MAP_WRITE is set",
+    });
   }
   return usage;
 }
@@ -141,13 +151,21 @@ function describeRequest(request: BufferRequest): string {
 /** OUT_OF_MEMORY for a request (`what` from {@link describeRequest}) the out-of-memory scope caught. */
 function outOfMemoryError(request: BufferRequest, what: string, oom: GPUError): WebDLPackError {
   return new WebDLPackError("OUT_OF_MEMORY", `out of GPU memory allocating ${what}: ${oom.message}`, {
-    field: "nbytes", value: request.size, expected: "a size the device can allocate now", cause: oom });
+    field: "nbytes",
+    value: request.size,
+    expected: "a size the device can allocate now",
+    cause: oom,
+  });
 }
 
 /** GPU_ERROR for a request WebGPU refused (validation error or a throw from `createBuffer`). */
 function refusedError(request: BufferRequest, what: string, message: string, cause: unknown): WebDLPackError {
   return new WebDLPackError("GPU_ERROR", `WebGPU refused to create a buffer of ${what}: ${message}`, {
-    field: "usage", value: request.usage, expected: "a valid GPUBufferDescriptor for this device", cause });
+    field: "usage",
+    value: request.usage,
+    expected: "a valid GPUBufferDescriptor for this device",
+    cause,
+  });
 }
 
 /** The message of something `createBuffer` threw. */
@@ -169,7 +187,12 @@ export async function createCheckedBuffer(device: GPUDevice, request: BufferRequ
   }
   if (validation !== null || thrown !== undefined || buffer === undefined) {
     buffer?.destroy();
-    throw refusedError(request, describeRequest(request), validation?.message ?? thrownMessage(thrown), validation ?? thrown);
+    throw refusedError(
+      request,
+      describeRequest(request),
+      validation?.message ?? thrownMessage(thrown),
+      validation ?? thrown,
+    );
   }
   return buffer;
 }
@@ -194,12 +217,20 @@ export function createBufferUnchecked(device: GPUDevice, request: BufferRequest)
     void scopes.catch(() => undefined);
     throw refusedError(request, what, thrownMessage(thrown), thrown);
   }
-  const verdict = scopes.then(([validation, oom]) => {
-    if (oom !== null) return outOfMemoryError(request, what, oom);
-    if (validation !== null) return refusedError(request, what, validation.message, validation);
-    return null;
-  }, (err: unknown) => new WebDLPackError("GPU_ERROR", `the error scopes of a buffer of ${what} failed: ${String(err)}`, {
-    field: "device", value: request.deviceId, expected: "a working device", cause: err }));
+  const verdict = scopes.then(
+    ([validation, oom]) => {
+      if (oom !== null) return outOfMemoryError(request, what, oom);
+      if (validation !== null) return refusedError(request, what, validation.message, validation);
+      return null;
+    },
+    (err: unknown) =>
+      new WebDLPackError("GPU_ERROR", `the error scopes of a buffer of ${what} failed: ${String(err)}`, {
+        field: "device",
+        value: request.deviceId,
+        expected: "a working device",
+        cause: err,
+      }),
+  );
   return { buffer, verdict };
 }
 

@@ -4,7 +4,13 @@
  * default or per device (`ctx.setCacheMode`), applied to live allocators
  * and to the ones made later.
  */
-import { DEFAULT_CACHE_LIMITS, DEFAULT_CACHE_MODE, mergeCacheLimits, type CacheLimits, type CacheMode } from "./buffer-cache.js";
+import {
+  DEFAULT_CACHE_LIMITS,
+  DEFAULT_CACHE_MODE,
+  mergeCacheLimits,
+  type CacheLimits,
+  type CacheMode,
+} from "./buffer-cache.js";
 import { DEFAULT_THROTTLE_LIMITS, mergeThrottleLimits, type ThrottleLimits } from "./destroy-throttle.js";
 import { DeviceAllocator } from "./device-allocator.js";
 import type { DeviceRecord } from "./devices.js";
@@ -36,8 +42,12 @@ export class Allocators {
   get(record: DeviceRecord): DeviceAllocator {
     let allocator = this.#byDevice.get(record);
     if (allocator === undefined) {
-      allocator = new DeviceAllocator(record, this.modeOf(record.id),
-        this.#cacheLimitsById.get(record.id) ?? this.#cacheLimits, this.#throttleLimitsById.get(record.id) ?? this.#throttleLimits);
+      allocator = new DeviceAllocator(
+        record,
+        this.modeOf(record.id),
+        this.#cacheLimitsById.get(record.id) ?? this.#cacheLimits,
+        this.#throttleLimitsById.get(record.id) ?? this.#throttleLimits,
+      );
       this.#byDevice.set(record, allocator);
     }
     return allocator;
@@ -68,9 +78,11 @@ export class Allocators {
   /** Apply a checked `setCacheMode` call: store the settings, then update the live allocators they cover. */
   apply(change: AllocatorSettingsChange): void {
     const { mode, deviceId } = change;
-    const baseCache = deviceId === undefined ? this.#cacheLimits : this.#cacheLimitsById.get(deviceId) ?? this.#cacheLimits;
+    const baseCache =
+      deviceId === undefined ? this.#cacheLimits : (this.#cacheLimitsById.get(deviceId) ?? this.#cacheLimits);
     const cacheLimits = mergeCacheLimits(baseCache, change.cacheLimits, "options.cacheLimits");
-    const baseThrottle = deviceId === undefined ? this.#throttleLimits : this.#throttleLimitsById.get(deviceId) ?? this.#throttleLimits;
+    const baseThrottle =
+      deviceId === undefined ? this.#throttleLimits : (this.#throttleLimitsById.get(deviceId) ?? this.#throttleLimits);
     const throttleLimits = mergeThrottleLimits(baseThrottle, change.throttleLimits);
     if (deviceId === undefined) {
       this.#defaultMode = mode;

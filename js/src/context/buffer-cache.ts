@@ -49,7 +49,10 @@ export const DEFAULT_CACHE_LIMITS: Readonly<CacheLimits> = Object.freeze({
 export function checkCacheMode(mode: unknown, field: string): CacheMode {
   if (typeof mode !== "string" || !(CACHE_MODES as readonly string[]).includes(mode)) {
     throw new WebDLPackError("INVALID_ARGUMENT", "unknown GPU buffer cache mode", {
-      field, value: describeValue(mode), expected: `one of ${CACHE_MODES.map((m) => `"${m}"`).join(", ")}` });
+      field,
+      value: describeValue(mode),
+      expected: `one of ${CACHE_MODES.map((m) => `"${m}"`).join(", ")}`,
+    });
   }
   return mode as CacheMode;
 }
@@ -116,7 +119,8 @@ export class BufferCache {
       stack = [];
       bySize.set(size, stack);
     }
-    if (stack.length + 1 > this.#limits.maxBuffersPerClass || (stack.length + 1) * size > this.#limits.maxBytesPerClass) return false;
+    if (stack.length + 1 > this.#limits.maxBuffersPerClass || (stack.length + 1) * size > this.#limits.maxBytesPerClass)
+      return false;
     stack.push(buffer);
     this.#buffers += 1;
     this.#bytes += size;
@@ -140,8 +144,12 @@ export class BufferCache {
     const evicted: GPUBuffer[] = [];
     for (const bySize of this.#classes.values()) {
       for (const [size, stack] of bySize) {
-        while (stack.length > 0 &&
-          (stack.length > limits.maxBuffersPerClass || stack.length * size > limits.maxBytesPerClass || this.#bytes > limits.maxCachedBytes)) {
+        while (
+          stack.length > 0 &&
+          (stack.length > limits.maxBuffersPerClass ||
+            stack.length * size > limits.maxBytesPerClass ||
+            this.#bytes > limits.maxCachedBytes)
+        ) {
           evicted.push(stack.shift()!);
           this.#buffers -= 1;
           this.#bytes -= size;

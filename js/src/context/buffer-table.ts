@@ -5,13 +5,19 @@
  * place a buffer is given back (cache, throttled destroy, or its owner's
  * onRelease).
  */
-import { WebDLPackError } from "../errors.js";
+import type { WebDLPackError } from "../errors.js";
 import type { DeviceAllocator } from "./device-allocator.js";
 import { lostError, type DeviceRecord } from "./devices.js";
 import { MARK_RELEASED, type LedgerEntry } from "./ledger-entry.js";
 import type { Ledger } from "./ledger.js";
 import { claimPointerTag } from "./pointer-tags.js";
-import { formatPointer, GPU_POINTER_SLOT_BITS, PointerTable, type GPUPointer, type PointerTableOptions } from "./pointer-table.js";
+import {
+  formatPointer,
+  GPU_POINTER_SLOT_BITS,
+  PointerTable,
+  type GPUPointer,
+  type PointerTableOptions,
+} from "./pointer-table.js";
 import { forgetVerifiedBuffer } from "./register-check.js";
 import type { GPUPointerInfo } from "./types.js";
 
@@ -101,11 +107,13 @@ export class BufferTable {
   claimUniqueTag(): Promise<void> {
     if (this.#tagClaim === undefined) {
       const table = this.#table;
-      this.#tagClaim = table.hasIssued ? Promise.resolve() : claimPointerTag(table.tagBits).then((claim) => {
-        if (claim === null) return;
-        if (table.hasIssued) claim.release();
-        else table.retag(claim.tag);
-      });
+      this.#tagClaim = table.hasIssued
+        ? Promise.resolve()
+        : claimPointerTag(table.tagBits).then((claim) => {
+            if (claim === null) return;
+            if (table.hasIssued) claim.release();
+            else table.retag(claim.tag);
+          });
     }
     return this.#tagClaim;
   }
@@ -128,7 +136,12 @@ export class BufferTable {
     this.#setFast(ptr, entry.buffer);
     if (!tracked) return ptr;
     const ledgerEntry = this.#ledger.track({
-      kind: "gpu-buffer", owner: entry.ownerLabel, deviceId: entry.device.id, bytes: entry.buffer.size, pointer: ptr, scoped,
+      kind: "gpu-buffer",
+      owner: entry.ownerLabel,
+      deviceId: entry.device.id,
+      bytes: entry.buffer.size,
+      pointer: ptr,
+      scoped,
       release: () => {
         if (this.#table.has(ptr)) this.free(ptr);
       },
@@ -158,7 +171,7 @@ export class BufferTable {
   translate(ptr: GPUPointer): GPUBuffer {
     const at = 2 * (ptr & FAST_SLOT_MASK);
     const fast = this.#fast;
-    return fast[at] === ptr ? fast[at + 1] as GPUBuffer : this.usable(ptr, "gpuPointerToBuffer").buffer;
+    return fast[at] === ptr ? (fast[at + 1] as GPUBuffer) : this.usable(ptr, "gpuPointerToBuffer").buffer;
   }
 
   /** A live entry whose buffer can be used (not lost, no async error). */

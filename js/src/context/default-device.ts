@@ -8,7 +8,15 @@ import { describeValue } from "../describe-value.js";
 import { WebDLPackError } from "../errors.js";
 import { unwrapDevice } from "./device-guard.js";
 import type { AdapterInfoSummary, DeviceRecord } from "./devices.js";
-import { acquireDevice, checkFeatures, checkLimits, checkSetupConfig, describeDevice, type DeviceInfo, type SetupConfig } from "./setup.js";
+import {
+  acquireDevice,
+  checkFeatures,
+  checkLimits,
+  checkSetupConfig,
+  describeDevice,
+  type DeviceInfo,
+  type SetupConfig,
+} from "./setup.js";
 
 /** State of the shared setup() promise. */
 interface SetupState {
@@ -20,7 +28,11 @@ interface SetupState {
 }
 
 /** Registers a new device 0 (in the context's device registry) and returns its record. */
-export type InstallDefaultDevice = (device: GPUDevice, adapterInfo: AdapterInfoSummary | null, config: SetupConfig) => DeviceRecord;
+export type InstallDefaultDevice = (
+  device: GPUDevice,
+  adapterInfo: AdapterInfoSummary | null,
+  config: SetupConfig,
+) => DeviceRecord;
 
 /** The setup() state of one context. */
 export class DefaultDeviceSetup {
@@ -77,7 +89,10 @@ export class DefaultDeviceSetup {
 function checkLaterSetup(record: DeviceRecord, cfg: SetupConfig): void {
   if (cfg.device !== undefined && cfg.device !== record.device) {
     throw new WebDLPackError("INVALID_ARGUMENT", "setup() already made device 0 from another device", {
-      field: "cfg.device", value: describeValue(cfg.device), expected: "no device, or the device 0 already in use" });
+      field: "cfg.device",
+      value: describeValue(cfg.device),
+      expected: "no device, or the device 0 already in use",
+    });
   }
   checkFeatures(cfg.requiredFeatures, record.device.features as ReadonlySet<string>, "existing device 0");
   checkLimits(cfg.requiredLimits, record.device.limits, "existing device 0");

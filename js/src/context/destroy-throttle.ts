@@ -182,8 +182,13 @@ export class DestroyThrottle {
   /** Current numbers. */
   stats(): ThrottleStats {
     return {
-      lazyBuffers: this.#lazy.length, lazyBytes: this.#lazyBytes, unconfirmedBytes: this.#unconfirmed,
-      peakPendingBytes: this.#peak, destroyed: this.#destroyed, markers: this.#markers, waits: this.#waits,
+      lazyBuffers: this.#lazy.length,
+      lazyBytes: this.#lazyBytes,
+      unconfirmedBytes: this.#unconfirmed,
+      peakPendingBytes: this.#peak,
+      destroyed: this.#destroyed,
+      markers: this.#markers,
+      waits: this.#waits,
     };
   }
 
@@ -205,7 +210,10 @@ export class DestroyThrottle {
   #workDone(): Promise<void> {
     const queue = this.#device.queue as Partial<GPUQueue> | undefined;
     if (this.#dead || typeof queue?.onSubmittedWorkDone !== "function") return Promise.resolve();
-    return queue.onSubmittedWorkDone().then(() => undefined, () => undefined);
+    return queue.onSubmittedWorkDone().then(
+      () => undefined,
+      () => undefined,
+    );
   }
 
   /** Submit an empty command buffer so the queue serial advances, and confirm the epoch's bytes when done. */

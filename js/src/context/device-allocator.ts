@@ -52,8 +52,13 @@ export class DeviceAllocator {
   #mode: CacheMode;
 
   /** State for `record` in `mode`. */
-  constructor(record: DeviceRecord, mode: CacheMode, cacheLimits: Readonly<CacheLimits> = DEFAULT_CACHE_LIMITS,
-    throttleLimits: Readonly<ThrottleLimits> = DEFAULT_THROTTLE_LIMITS, maxOwnerRows = MAX_OWNER_COUNT_ROWS) {
+  constructor(
+    record: DeviceRecord,
+    mode: CacheMode,
+    cacheLimits: Readonly<CacheLimits> = DEFAULT_CACHE_LIMITS,
+    throttleLimits: Readonly<ThrottleLimits> = DEFAULT_THROTTLE_LIMITS,
+    maxOwnerRows = MAX_OWNER_COUNT_ROWS,
+  ) {
     this.record = record;
     this.#maxOwnerRows = Math.max(1, Math.floor(maxOwnerRows));
     this.#mode = mode;
@@ -109,7 +114,8 @@ export class DeviceAllocator {
     const rows = this.counts as Map<string, HitCounts>;
     let counts = rows.get(owner);
     if (counts !== undefined && owner === this.#recentOwner) return counts;
-    if (counts !== undefined) rows.delete(owner); // re-insert: Map order is recency order
+    if (counts !== undefined)
+      rows.delete(owner); // re-insert: Map order is recency order
     else counts = { hits: 0, misses: 0 };
     rows.set(owner, counts);
     this.#recentOwner = owner;

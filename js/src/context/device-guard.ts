@@ -76,10 +76,12 @@ export class DeviceGuards {
     if (hold === undefined || hold.released) return false;
     hold.released = true;
     const others = this.owners;
-    console.warn(`webdlpack: "${owner}" called destroy() on its guard of the shared GPUDevice: only its hold was dropped. ` +
-      `The device stays with webdlpack's context (other frameworks: ${others.length > 0 ? others.join(", ") : "none"}; ` +
-      "webdlpack's own tensors and pointers keep working). To really destroy it, destroy the raw device: " +
-      "ctx.getWebGPUDevice(id).destroy().");
+    console.warn(
+      `webdlpack: "${owner}" called destroy() on its guard of the shared GPUDevice: only its hold was dropped. ` +
+        `The device stays with webdlpack's context (other frameworks: ${others.length > 0 ? others.join(", ") : "none"}; ` +
+        "webdlpack's own tensors and pointers keep working). To really destroy it, destroy the raw device: " +
+        "ctx.getWebGPUDevice(id).destroy().",
+    );
     return true;
   }
 
@@ -97,7 +99,9 @@ export class DeviceGuards {
         if (typeof value !== "function") return value;
         let fn = bound.get(prop);
         if (fn === undefined || (fn as { original?: unknown }).original !== value) {
-          const wrapper = (value as (...args: unknown[]) => unknown).bind(target) as ((...args: unknown[]) => unknown) & { original?: unknown };
+          const wrapper = (value as (...args: unknown[]) => unknown).bind(target) as ((
+            ...args: unknown[]
+          ) => unknown) & { original?: unknown };
           wrapper.original = value;
           fn = wrapper;
           bound.set(prop, fn);

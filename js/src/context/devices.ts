@@ -60,16 +60,26 @@ export function summarizeAdapterInfo(info: unknown): AdapterInfoSummary | null {
   if (info === null || typeof info !== "object") return null;
   const source = info as Record<string, unknown>;
   const text = (key: string): string => (typeof source[key] === "string" ? (source[key] as string) : "");
-  return { vendor: text("vendor"), architecture: text("architecture"), device: text("device"), description: text("description") };
+  return {
+    vendor: text("vendor"),
+    architecture: text("architecture"),
+    device: text("device"),
+    description: text("description"),
+  };
 }
 
 /** Whether `value` looks like a GPUDevice (duck-typed: works across realms and polyfills). */
 export function isGPUDevice(value: unknown): value is GPUDevice {
   if (value === null || typeof value !== "object") return false;
   const d = value as Record<string, unknown>;
-  return typeof d["createBuffer"] === "function" && typeof d["pushErrorScope"] === "function" &&
-    typeof d["popErrorScope"] === "function" && typeof d["queue"] === "object" && d["queue"] !== null &&
-    typeof (d["lost"] as Promise<unknown> | undefined)?.then === "function";
+  return (
+    typeof d["createBuffer"] === "function" &&
+    typeof d["pushErrorScope"] === "function" &&
+    typeof d["popErrorScope"] === "function" &&
+    typeof d["queue"] === "object" &&
+    d["queue"] !== null &&
+    typeof (d["lost"] as Promise<unknown> | undefined)?.then === "function"
+  );
 }
 
 /** Message naming a lost device and why. */
@@ -103,7 +113,10 @@ export class DeviceRegistry {
   register(device: unknown, adapterInfo: AdapterInfoSummary | null): number {
     if (!isGPUDevice(device)) {
       throw new WebDLPackError("INVALID_ARGUMENT", "registerWebGPUDevice needs a GPUDevice", {
-        field: "device", value: describeValue(device), expected: "a GPUDevice (createBuffer, queue, lost, error scopes)" });
+        field: "device",
+        value: describeValue(device),
+        expected: "a GPUDevice (createBuffer, queue, lost, error scopes)",
+      });
     }
     for (const record of this.#records.values()) {
       if (record.device === device) {
@@ -121,7 +134,10 @@ export class DeviceRegistry {
     const record = this.record(id);
     if (id === 0) {
       throw new WebDLPackError("INVALID_ARGUMENT", "device 0 is the default device and can not be unregistered", {
-        field: "deviceId", value: id, expected: "an id > 0 returned by registerWebGPUDevice" });
+        field: "deviceId",
+        value: id,
+        expected: "an id > 0 returned by registerWebGPUDevice",
+      });
     }
     record.current = false;
     this.#records.delete(id);
@@ -134,10 +150,16 @@ export class DeviceRegistry {
     if (record) return record;
     if (id === 0) {
       throw new WebDLPackError("UNKNOWN_DEVICE", "there is no default WebGPU device yet: call setup() first", {
-        field: "deviceId", value: id, expected: "setup() to have finished" });
+        field: "deviceId",
+        value: id,
+        expected: "setup() to have finished",
+      });
     }
     throw new WebDLPackError("UNKNOWN_DEVICE", `no WebGPU device has id ${String(id)}`, {
-      field: "deviceId", value: id, expected: `0 (after setup()) or an id from registerWebGPUDevice: one of [${[...this.#records.keys()].join(", ")}]` });
+      field: "deviceId",
+      value: id,
+      expected: `0 (after setup()) or an id from registerWebGPUDevice: one of [${[...this.#records.keys()].join(", ")}]`,
+    });
   }
 
   /** The record of `id`, which must not be lost. Throws UNKNOWN_DEVICE / DEVICE_LOST. */
@@ -156,7 +178,10 @@ export class DeviceRegistry {
   onDeviceLost(listener: DeviceLostListener): () => void {
     if (typeof listener !== "function") {
       throw new WebDLPackError("INVALID_ARGUMENT", "onDeviceLost needs a function", {
-        field: "listener", value: describeValue(listener), expected: "a function (event) => void" });
+        field: "listener",
+        value: describeValue(listener),
+        expected: "a function (event) => void",
+      });
     }
     // Wrap so the same function subscribed twice is called twice and unsubscribes once each.
     const entry: DeviceLostListener = (event) => listener(event);
@@ -167,7 +192,15 @@ export class DeviceRegistry {
   }
 
   #add(id: number, device: GPUDevice, adapterInfo: AdapterInfoSummary | null): DeviceRecord {
-    const record: DeviceRecord = { id, device, adapterInfo, lost: false, lostReason: "", lostMessage: "", current: true };
+    const record: DeviceRecord = {
+      id,
+      device,
+      adapterInfo,
+      lost: false,
+      lostReason: "",
+      lostMessage: "",
+      current: true,
+    };
     this.#records.set(id, record);
     device.lost.then(
       (info) => this.#markLost(record, info?.reason ?? "unknown", info?.message ?? ""),
@@ -187,7 +220,12 @@ export class DeviceRegistry {
       reportListenerError(err);
     }
     if (!record.current) return;
-    const event: DeviceLostEvent = { deviceId: record.id, device: record.device, reason: record.lostReason, message: record.lostMessage };
+    const event: DeviceLostEvent = {
+      deviceId: record.id,
+      device: record.device,
+      reason: record.lostReason,
+      message: record.lostMessage,
+    };
     for (const listener of [...this.#listeners]) {
       try {
         listener(event);
@@ -203,7 +241,10 @@ export function lostError(record: DeviceRecord, operation: string, ptr?: string)
   const target = ptr === undefined ? "" : ` pointer ${ptr} can no longer be used;`;
   const advice = record.id === 0 ? " call setup() again for a new device 0" : " register a new device";
   return new WebDLPackError("DEVICE_LOST", `${operation}: ${lostDescription(record)};${target}${advice}`, {
-    field: "deviceId", value: record.id, expected: "a device that is not lost" });
+    field: "deviceId",
+    value: record.id,
+    expected: "a device that is not lost",
+  });
 }
 
 function reportListenerError(err: unknown): void {

@@ -26,7 +26,12 @@ export function getContext(): WebDLPackContext {
   // frozen, so its context cannot change), answer from it without re-checking the protocol.
   const record = (globalThis as unknown as Record<symbol, unknown>)[CONTEXT_GLOBAL_KEY];
   if (record === claimedRecord && record !== undefined) return claimedContext!;
-  const context = claimSharedContext<WebDLPackContext>(CONTEXT_PROTOCOL, createContext, CONTEXT_GLOBAL_KEY, missingContextMembers);
+  const context = claimSharedContext<WebDLPackContext>(
+    CONTEXT_PROTOCOL,
+    createContext,
+    CONTEXT_GLOBAL_KEY,
+    missingContextMembers,
+  );
   claimedRecord = (globalThis as unknown as Record<symbol, unknown>)[CONTEXT_GLOBAL_KEY];
   claimedContext = context;
   return context;

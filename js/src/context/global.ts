@@ -47,40 +47,71 @@ function isProtocol(value: unknown): value is ContextProtocol {
  * asks for. Throws INCOMPATIBLE_CONTEXT for another major, missing members or a
  * malformed record.
  */
-export function claimSharedContext<T extends object>(protocol: ContextProtocol, create: () => T, key: symbol = CONTEXT_GLOBAL_KEY,
-  missingMembers: (context: object, minor: number) => string[] = () => []): T {
+export function claimSharedContext<T extends object>(
+  protocol: ContextProtocol,
+  create: () => T,
+  key: symbol = CONTEXT_GLOBAL_KEY,
+  missingMembers: (context: object, minor: number) => string[] = () => [],
+): T {
   const slot = globalThis as unknown as Record<symbol, unknown>;
   const existing = slot[key];
   if (existing === undefined) {
-    const record: SharedContextRecord<T> = Object.freeze({ protocol: Object.freeze({ ...protocol }), context: create() });
+    const record: SharedContextRecord<T> = Object.freeze({
+      protocol: Object.freeze({ ...protocol }),
+      context: create(),
+    });
     Object.defineProperty(globalThis, key, { value: record, writable: true, configurable: true, enumerable: false });
     return record.context;
   }
   const where = `globalThis[Symbol.for("${key.description ?? ""}")]`;
   if (existing === null || typeof existing !== "object") {
-    throw new WebDLPackError("INCOMPATIBLE_CONTEXT", `${where} holds something that is not a webdlpack context record`, {
-      field: where, value: existing, expected: "a {protocol: {major, minor}, context} record" });
+    throw new WebDLPackError(
+      "INCOMPATIBLE_CONTEXT",
+      `${where} holds something that is not a webdlpack context record`,
+      {
+        field: where,
+        value: existing,
+        expected: "a {protocol: {major, minor}, context} record",
+      },
+    );
   }
   const record = existing as Partial<SharedContextRecord<unknown>>;
   if (!isProtocol(record.protocol) || record.context === null || typeof record.context !== "object") {
-    throw new WebDLPackError("INCOMPATIBLE_CONTEXT", `${where} holds something that is not a webdlpack context record`, {
-      field: `${where}.protocol`, value: isProtocol(record.protocol) ? formatProtocol(record.protocol) : String(record.protocol),
-      expected: "a {protocol: {major, minor}, context} record" });
+    throw new WebDLPackError(
+      "INCOMPATIBLE_CONTEXT",
+      `${where} holds something that is not a webdlpack context record`,
+      {
+        field: `${where}.protocol`,
+        value: isProtocol(record.protocol) ? formatProtocol(record.protocol) : String(record.protocol),
+        expected: "a {protocol: {major, minor}, context} record",
+      },
+    );
   }
   if (record.protocol.major !== protocol.major) {
-    throw new WebDLPackError("INCOMPATIBLE_CONTEXT",
+    throw new WebDLPackError(
+      "INCOMPATIBLE_CONTEXT",
       `this copy of webdlpack speaks context protocol ${formatProtocol(protocol)}, but the page's context was made by a copy ` +
-      `speaking protocol ${formatProtocol(record.protocol)}; load webdlpack copies of one major version on a page`, {
-        field: `${where}.protocol.major`, value: record.protocol.major, expected: `${protocol.major}` });
+        `speaking protocol ${formatProtocol(record.protocol)}; load webdlpack copies of one major version on a page`,
+      {
+        field: `${where}.protocol.major`,
+        value: record.protocol.major,
+        expected: `${protocol.major}`,
+      },
+    );
   }
   if (record.protocol.minor < protocol.minor && (complete.get(record) ?? -1) < protocol.minor) {
     const missing = missingMembers(record.context, protocol.minor);
     if (missing.length > 0) {
-      throw new WebDLPackError("INCOMPATIBLE_CONTEXT",
+      throw new WebDLPackError(
+        "INCOMPATIBLE_CONTEXT",
         `this copy of webdlpack speaks context protocol ${formatProtocol(protocol)}, but the page's context was made by a copy ` +
-        `speaking ${formatProtocol(record.protocol)} and lacks ${missing.join(", ")}; load the newer copy first, or one version of webdlpack`, {
-          field: `${where}.context.{${missing.join(", ")}}`, value: formatProtocol(record.protocol),
-          expected: `a context with every member of protocol ${formatProtocol(protocol)}` });
+          `speaking ${formatProtocol(record.protocol)} and lacks ${missing.join(", ")}; load the newer copy first, or one version of webdlpack`,
+        {
+          field: `${where}.context.{${missing.join(", ")}}`,
+          value: formatProtocol(record.protocol),
+          expected: `a context with every member of protocol ${formatProtocol(protocol)}`,
+        },
+      );
     }
     complete.set(record, protocol.minor); // checked once: later getContext() calls stay a few property reads
   }

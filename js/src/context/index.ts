@@ -35,8 +35,16 @@ export { CONTEXT_GLOBAL_KEY } from "./global.js";
 export { CONTEXT_MEMBERS_ADDED, contextMembers, missingContextMembers } from "./protocol.js";
 export type { SharedContextRecord } from "./global.js";
 export type {
-  WebDLPackContext, AllocOptions, RegisterBufferOptions, GPUPointerInfo, ContextStats, DeviceStats, OwnerStats, ContextProtocol,
-  CacheModeOptions, DeviceOptions,
+  WebDLPackContext,
+  AllocOptions,
+  RegisterBufferOptions,
+  GPUPointerInfo,
+  ContextStats,
+  DeviceStats,
+  OwnerStats,
+  ContextProtocol,
+  CacheModeOptions,
+  DeviceOptions,
 } from "./types.js";
 export type { SetupConfig, DeviceInfo, LimitsSummary } from "./setup.js";
 export { ML_LIMITS, ML_FEATURES } from "./setup.js";
@@ -50,12 +58,38 @@ export type { ThrottleLimits } from "./destroy-throttle.js";
 export { bucketSize, MIN_BUCKET_SIZE, FINE_BUCKET_THRESHOLD, BUCKET_STEPS } from "./size-classes.js";
 export { unwrapDevice, DEVICE_GUARD_TARGET } from "./device-guard.js";
 export { LedgerEntry, ownerLabel } from "./ledger-entry.js";
-export type { LedgerKind, ReleaseReason, TrackOptions, LedgerEntryInfo, LedgerEntrySummary, LeakReport, LedgerDebug } from "./ledger-entry.js";
+export type {
+  LedgerKind,
+  ReleaseReason,
+  TrackOptions,
+  LedgerEntryInfo,
+  LedgerEntrySummary,
+  LeakReport,
+  LedgerDebug,
+} from "./ledger-entry.js";
 export type { Ledger } from "./ledger.js";
-export { transfersFor, type CopyRange, type ReadbackRange, type ReadbackTarget, type TransferPlan, type TransferStats, type UploadPath } from "./transfers/index.js";
 export {
-  describeGPUPointer, randomPointerTag, GPU_POINTER_TAG_BITS, GPU_POINTER_GENERATION_BITS, GPU_POINTER_SLOT_BITS,
+  transfersFor,
+  type CopyRange,
+  type ReadbackRange,
+  type ReadbackTarget,
+  type TransferPlan,
+  type TransferStats,
+  type UploadPath,
+} from "./transfers/index.js";
+export {
+  describeGPUPointer,
+  randomPointerTag,
+  GPU_POINTER_TAG_BITS,
+  GPU_POINTER_GENERATION_BITS,
+  GPU_POINTER_SLOT_BITS,
 } from "./pointer-table.js";
 export { claimPointerTag, POINTER_TAG_LOCK_PREFIX, type ClaimedTag, type LockManagerLike } from "./pointer-tags.js";
 export type { GPUPointer, PointerParts } from "./pointer-table.js";
-export { findPythonHandoff, registerPythonHandoff, unregisterPythonHandoff, PYTHON_HANDOFFS_KEY, type PythonHandoff } from "./python-handoff.js";
+export {
+  findPythonHandoff,
+  registerPythonHandoff,
+  unregisterPythonHandoff,
+  PYTHON_HANDOFFS_KEY,
+  type PythonHandoff,
+} from "./python-handoff.js";

@@ -114,8 +114,15 @@ export class LedgerEntry {
   readonly #onReleased: (entry: LedgerEntry) => void;
 
   /** Made by {@link Ledger.track}; do not construct directly. */
-  constructor(id: number, options: Required<Omit<TrackOptions, "owner" | "stack" | "pointer" | "scoped">> & { owner: string; stack: string | null; pointer: number | null },
-    onReleased: (entry: LedgerEntry) => void) {
+  constructor(
+    id: number,
+    options: Required<Omit<TrackOptions, "owner" | "stack" | "pointer" | "scoped">> & {
+      owner: string;
+      stack: string | null;
+      pointer: number | null;
+    },
+    onReleased: (entry: LedgerEntry) => void,
+  ) {
     this.id = id;
     this.kind = options.kind;
     this.owner = options.owner;

@@ -35,13 +35,15 @@ function realmLocks(): LockManagerLike | undefined {
 /** Take lock `name` if nobody holds it; resolves to its release function, or null. */
 function tryLock(locks: LockManagerLike, name: string): Promise<(() => void) | null> {
   return new Promise((resolve) => {
-    locks.request(name, { ifAvailable: true }, (lock) => {
-      if (lock === null) {
-        resolve(null);
-        return undefined;
-      }
-      return new Promise<void>((release) => resolve(() => release())); // held until released
-    }).catch(() => resolve(null));
+    locks
+      .request(name, { ifAvailable: true }, (lock) => {
+        if (lock === null) {
+          resolve(null);
+          return undefined;
+        }
+        return new Promise<void>((release) => resolve(() => release())); // held until released
+      })
+      .catch(() => resolve(null));
   });
 }
 
@@ -50,7 +52,10 @@ function tryLock(locks: LockManagerLike, name: string): Promise<(() => void) | n
  * holds. Resolves to null without Web Locks, when every tag is held, or when
  * the lock manager refuses (e.g. an opaque origin).
  */
-export async function claimPointerTag(tagBits: number, locks: LockManagerLike | undefined = realmLocks()): Promise<ClaimedTag | null> {
+export async function claimPointerTag(
+  tagBits: number,
+  locks: LockManagerLike | undefined = realmLocks(),
+): Promise<ClaimedTag | null> {
   if (locks === undefined || tagBits === 0) return null;
   let held: Set<string>;
   try {

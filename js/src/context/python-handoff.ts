@@ -21,7 +21,12 @@ export const PYTHON_HANDOFFS_KEY: symbol = Symbol.for("webdlpack.pythonHandoffs"
 
 function handoffs(): PythonHandoff[] {
   const g = globalThis as unknown as Record<symbol, PythonHandoff[] | undefined>;
-  return (g[PYTHON_HANDOFFS_KEY] ??= []);
+  let list = g[PYTHON_HANDOFFS_KEY];
+  if (list === undefined) {
+    list = [];
+    g[PYTHON_HANDOFFS_KEY] = list;
+  }
+  return list;
 }
 
 /** Register (or replace) the bridge of `handoff.pyodide`. */
@@ -52,15 +57,22 @@ export function findPythonHandoff(pyodide?: object): PythonHandoff {
     const found = list.find((h) => h.pyodide === pyodide);
     if (found) return found;
     throw new WebDLPackError("INVALID_ARGUMENT", "webdlpack is not loaded into this Pyodide", {
-      field: "options.pyodide", value: "a Pyodide without webdlpack",
-      expected: "a Pyodide passed to `await loadWebDLPack(pyodide)` first" });
+      field: "options.pyodide",
+      value: "a Pyodide without webdlpack",
+      expected: "a Pyodide passed to `await loadWebDLPack(pyodide)` first",
+    });
   }
   if (list.length === 1) return list[0]!;
   if (list.length === 0) {
     throw new WebDLPackError("INVALID_ARGUMENT", "no Python to hand the tensor to", {
-      field: "options.pyodide", value: undefined,
-      expected: "`await loadWebDLPack(pyodide)` before tensor.toPython()" });
+      field: "options.pyodide",
+      value: undefined,
+      expected: "`await loadWebDLPack(pyodide)` before tensor.toPython()",
+    });
   }
   throw new WebDLPackError("INVALID_ARGUMENT", `${list.length} Pyodide instances have webdlpack; say which one`, {
-    field: "options.pyodide", value: undefined, expected: "tensor.toPython({pyodide})" });
+    field: "options.pyodide",
+    value: undefined,
+    expected: "tensor.toPython({pyodide})",
+  });
 }

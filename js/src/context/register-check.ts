@@ -37,11 +37,18 @@ export function forgetVerifiedBuffer(buffer: GPUBuffer): void {
  * Check `buffer` on `device`: null when it is known usable (or cannot be checked) — no GPU call then —,
  * else a promise of the refusal for `ptr` (null: usable). The promise never rejects.
  */
-export function checkRegisteredBuffer(device: GPUDevice, buffer: GPUBuffer, ptr: GPUPointer, deviceId: number): Promise<WebDLPackError | null> | null {
+export function checkRegisteredBuffer(
+  device: GPUDevice,
+  buffer: GPUBuffer,
+  ptr: GPUPointer,
+  deviceId: number,
+): Promise<WebDLPackError | null> | null {
   const known = checked.get(buffer);
   if (known !== undefined && known.device === device) {
     if (known.verdict === null) return null;
-    return Promise.resolve(known.verdict).then((message) => message === null ? null : refusal(buffer, ptr, deviceId, message));
+    return Promise.resolve(known.verdict).then((message) =>
+      message === null ? null : refusal(buffer, ptr, deviceId, message),
+    );
   }
   // Without COPY_DST (or while mapped, when a write is refused for that alone) the check could only be wrong.
   if ((buffer.usage & COPY_DST) === 0 || (buffer.mapState !== undefined && buffer.mapState !== "unmapped")) return null;
@@ -56,21 +63,29 @@ export function checkRegisteredBuffer(device: GPUDevice, buffer: GPUBuffer, ptr:
     // A synchronous refusal is reported by the scope as well (or by nothing): the scope decides.
   }
   const entry: { device: GPUDevice; verdict: Verdict | Promise<Verdict> } = { device, verdict: null };
-  const pending = device.popErrorScope().then((error) => error === null ? null : error.message, () => null);
+  const pending = device.popErrorScope().then(
+    (error) => (error === null ? null : error.message),
+    () => null,
+  );
   entry.verdict = pending.then((message) => {
     // Keep the verdict unless the buffer was forgotten (destroyed by webdlpack) or re-checked meanwhile.
     if (checked.get(buffer) === entry) entry.verdict = message;
     return message;
   });
   checked.set(buffer, entry);
-  return pending.then((message) => message === null ? null : refusal(buffer, ptr, deviceId, message));
+  return pending.then((message) => (message === null ? null : refusal(buffer, ptr, deviceId, message)));
 }
 
 /** The error a refused registration's pointer throws on every use. */
 function refusal(buffer: GPUBuffer, ptr: GPUPointer, deviceId: number, message: string): WebDLPackError {
-  return new WebDLPackError("INVALID_ARGUMENT",
+  return new WebDLPackError(
+    "INVALID_ARGUMENT",
     `GPU pointer ${formatPointer(ptr)}: the registered GPUBuffer is destroyed or was made by another GPUDevice than ` +
-    `webgpu:${deviceId}'s (WebGPU: ${message})`,
-    { field: "buffer", value: buffer.label || `${buffer.size}-byte buffer`,
-      expected: `a live GPUBuffer made by the GPUDevice registered as webgpu:${deviceId}` });
+      `webgpu:${deviceId}'s (WebGPU: ${message})`,
+    {
+      field: "buffer",
+      value: buffer.label || `${buffer.size}-byte buffer`,
+      expected: `a live GPUBuffer made by the GPUDevice registered as webgpu:${deviceId}`,
+    },
+  );
 }

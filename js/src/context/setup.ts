@@ -103,8 +103,10 @@ export function checkSetupConfig(cfg: unknown): SetupConfig {
     throw bad("powerPreference", c.powerPreference, `one of ${POWER_PREFERENCES.join(", ")}`);
   }
   if (c.requiredFeatures !== undefined) {
-    if (!Array.isArray(c.requiredFeatures)) throw bad("requiredFeatures", describeValue(c.requiredFeatures), "an array of feature names");
-    for (const f of c.requiredFeatures) if (typeof f !== "string") throw bad("requiredFeatures", describeValue(f), "feature names (strings)");
+    if (!Array.isArray(c.requiredFeatures))
+      throw bad("requiredFeatures", describeValue(c.requiredFeatures), "an array of feature names");
+    for (const f of c.requiredFeatures)
+      if (typeof f !== "string") throw bad("requiredFeatures", describeValue(f), "feature names (strings)");
   }
   if (c.requiredLimits !== undefined) {
     if (c.requiredLimits === null || typeof c.requiredLimits !== "object") {
@@ -129,28 +131,45 @@ export function checkSetupConfig(cfg: unknown): SetupConfig {
 }
 
 /** The `missing` features: throws UNSUPPORTED naming the first one. */
-export function checkFeatures(required: readonly string[] | undefined, available: ReadonlySet<string>, owner: string): void {
+export function checkFeatures(
+  required: readonly string[] | undefined,
+  available: ReadonlySet<string>,
+  owner: string,
+): void {
   for (const feature of required ?? []) {
     if (!available.has(feature)) {
       throw new WebDLPackError("UNSUPPORTED", `the ${owner} does not support feature "${feature}"`, {
-        field: "cfg.requiredFeatures", value: feature, expected: `one of the ${owner}'s features: [${[...available].sort().join(", ")}]` });
+        field: "cfg.requiredFeatures",
+        value: feature,
+        expected: `one of the ${owner}'s features: [${[...available].sort().join(", ")}]`,
+      });
     }
   }
 }
 
 /** Check requested limits against what `supported` allows: throws INVALID_ARGUMENT / UNSUPPORTED. */
-export function checkLimits(required: Record<string, number> | undefined, supported: GPUSupportedLimits, owner: string): void {
+export function checkLimits(
+  required: Record<string, number> | undefined,
+  supported: GPUSupportedLimits,
+  owner: string,
+): void {
   for (const [name, value] of Object.entries(required ?? {})) {
     const have = (supported as unknown as Record<string, unknown>)[name];
     if (typeof have !== "number") {
       throw new WebDLPackError("INVALID_ARGUMENT", `unknown WebGPU limit "${name}"`, {
-        field: `cfg.requiredLimits.${name}`, value, expected: "a GPUSupportedLimits name such as maxBufferSize" });
+        field: `cfg.requiredLimits.${name}`,
+        value,
+        expected: "a GPUSupportedLimits name such as maxBufferSize",
+      });
     }
     // Alignment limits ("min…") are better when smaller; the others when larger.
     const ok = name.startsWith("min") ? value >= have : value <= have;
     if (!ok) {
       throw new WebDLPackError("UNSUPPORTED", `the ${owner} does not support ${name} = ${value}`, {
-        field: `cfg.requiredLimits.${name}`, value, expected: `${name.startsWith("min") ? ">=" : "<="} ${have} (the ${owner}'s limit)` });
+        field: `cfg.requiredLimits.${name}`,
+        value,
+        expected: `${name.startsWith("min") ? ">=" : "<="} ${have} (the ${owner}'s limit)`,
+      });
     }
   }
 }
@@ -160,14 +179,23 @@ export async function acquireDevice(cfg: SetupConfig): Promise<AcquiredDevice> {
   if (cfg.device !== undefined) {
     checkFeatures(cfg.requiredFeatures, cfg.device.features as ReadonlySet<string>, "given device");
     checkLimits(cfg.requiredLimits, cfg.device.limits, "given device");
-    const info = summarizeAdapterInfo((cfg.device as { adapterInfo?: unknown }).adapterInfo) ?? summarizeAdapterInfo(cfg.adapterInfo);
+    const info =
+      summarizeAdapterInfo((cfg.device as { adapterInfo?: unknown }).adapterInfo) ??
+      summarizeAdapterInfo(cfg.adapterInfo);
     return { device: cfg.device, adapterInfo: info, requestedFeatures: [] };
   }
   const gpu = cfg.gpu ?? (globalThis as { navigator?: { gpu?: GPU } }).navigator?.gpu;
   if (!gpu) {
-    throw new WebDLPackError("NO_WEBGPU", "WebGPU is not available: navigator.gpu is undefined " +
-      "(a browser without WebGPU, or a page that is not a secure context: serve it from https:// or http://127.0.0.1)", {
-      field: "navigator.gpu", value: undefined, expected: "a GPU object" });
+    throw new WebDLPackError(
+      "NO_WEBGPU",
+      "WebGPU is not available: navigator.gpu is undefined " +
+        "(a browser without WebGPU, or a page that is not a secure context: serve it from https:// or http://127.0.0.1)",
+      {
+        field: "navigator.gpu",
+        value: undefined,
+        expected: "a GPU object",
+      },
+    );
   }
   let adapter: GPUAdapter | null;
   try {
@@ -176,11 +204,22 @@ export async function acquireDevice(cfg: SetupConfig): Promise<AcquiredDevice> {
     adapter = await gpu.requestAdapter(options);
   } catch (err) {
     throw new WebDLPackError("NO_ADAPTER", `navigator.gpu.requestAdapter failed: ${String(err)}`, {
-      field: "cfg.powerPreference", value: cfg.powerPreference, expected: "an adapter", cause: err });
+      field: "cfg.powerPreference",
+      value: cfg.powerPreference,
+      expected: "an adapter",
+      cause: err,
+    });
   }
   if (!adapter) {
-    throw new WebDLPackError("NO_ADAPTER", "navigator.gpu.requestAdapter returned no adapter (WebGPU disabled, blocklisted GPU, or no GPU)", {
-      field: "cfg.powerPreference", value: cfg.powerPreference, expected: "an adapter" });
+    throw new WebDLPackError(
+      "NO_ADAPTER",
+      "navigator.gpu.requestAdapter returned no adapter (WebGPU disabled, blocklisted GPU, or no GPU)",
+      {
+        field: "cfg.powerPreference",
+        value: cfg.powerPreference,
+        expected: "an adapter",
+      },
+    );
   }
   checkFeatures(cfg.requiredFeatures, adapter.features as ReadonlySet<string>, "adapter");
   checkLimits(cfg.requiredLimits, adapter.limits, "adapter");
@@ -204,14 +243,22 @@ export async function acquireDevice(cfg: SetupConfig): Promise<AcquiredDevice> {
     device = await adapter.requestDevice(descriptor);
   } catch (err) {
     throw new WebDLPackError("GPU_ERROR", `adapter.requestDevice failed: ${String(err)}`, {
-      field: "cfg", value: undefined, expected: "a device for the requested features and limits", cause: err });
+      field: "cfg",
+      value: undefined,
+      expected: "a device for the requested features and limits",
+      cause: err,
+    });
   }
   return { device, adapterInfo: summarizeAdapterInfo((adapter as { info?: unknown }).info), requestedFeatures };
 }
 
 /** Describe device 0 as a frozen plain object. */
-export function describeDevice(id: number, device: GPUDevice, adapterInfo: AdapterInfoSummary | null,
-  requestedFeatures: readonly string[] = []): DeviceInfo {
+export function describeDevice(
+  id: number,
+  device: GPUDevice,
+  adapterInfo: AdapterInfoSummary | null,
+  requestedFeatures: readonly string[] = [],
+): DeviceInfo {
   const l = device.limits;
   const limits: LimitsSummary = Object.freeze({
     maxBufferSize: l.maxBufferSize,
@@ -224,7 +271,10 @@ export function describeDevice(id: number, device: GPUDevice, adapterInfo: Adapt
   });
   const features = Object.freeze([...(device.features as ReadonlySet<string>)].sort());
   return Object.freeze({
-    id, adapterInfo: adapterInfo ? Object.freeze({ ...adapterInfo }) : null, features,
-    requestedFeatures: Object.freeze([...requestedFeatures].sort()), limits,
+    id,
+    adapterInfo: adapterInfo ? Object.freeze({ ...adapterInfo }) : null,
+    features,
+    requestedFeatures: Object.freeze([...requestedFeatures].sort()),
+    limits,
   });
 }

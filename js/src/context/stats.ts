@@ -32,12 +32,26 @@ export function collectStats(src: StatsSources): ContextStats {
       const a = src.allocators.get(record);
       const t = a?.throttle.stats();
       r = {
-        deviceId: record.id, lost: record.lost, current: record.current, livePointers: 0, liveBytes: 0, requestedBytes: 0,
+        deviceId: record.id,
+        lost: record.lost,
+        current: record.current,
+        livePointers: 0,
+        liveBytes: 0,
+        requestedBytes: 0,
         cacheMode: a?.mode ?? src.modeOf(record),
-        cachedBuffers: a?.cache.buffers ?? 0, cachedBytes: a?.cache.bytes ?? 0, hits: a?.hits ?? 0, misses: a?.misses ?? 0,
-        lazyReleaseBuffers: t?.lazyBuffers ?? 0, lazyReleaseBytes: t?.lazyBytes ?? 0, pendingDestroyBytes: t?.unconfirmedBytes ?? 0,
-        peakPendingBytes: t?.peakPendingBytes ?? 0, destroyed: t?.destroyed ?? 0, destroyMarkers: t?.markers ?? 0,
-        throttleWaits: t?.waits ?? 0, stagingBuffers: existingTransfers(record.device)?.keptBuffers ?? 0, guardOwners: src.guards.get(record)?.owners ?? [],
+        cachedBuffers: a?.cache.buffers ?? 0,
+        cachedBytes: a?.cache.bytes ?? 0,
+        hits: a?.hits ?? 0,
+        misses: a?.misses ?? 0,
+        lazyReleaseBuffers: t?.lazyBuffers ?? 0,
+        lazyReleaseBytes: t?.lazyBytes ?? 0,
+        pendingDestroyBytes: t?.unconfirmedBytes ?? 0,
+        peakPendingBytes: t?.peakPendingBytes ?? 0,
+        destroyed: t?.destroyed ?? 0,
+        destroyMarkers: t?.markers ?? 0,
+        throttleWaits: t?.waits ?? 0,
+        stagingBuffers: existingTransfers(record.device)?.keptBuffers ?? 0,
+        guardOwners: src.guards.get(record)?.owners ?? [],
       };
       rows.set(record, r);
     }
@@ -75,11 +89,22 @@ export function collectStats(src: StatsSources): ContextStats {
     liveBytes += entry.buffer.size;
   });
   const devices = [...rows.values()].sort((a, b) => a.deviceId - b.deviceId || Number(b.current) - Number(a.current));
-  const sum = (key: "cachedBuffers" | "cachedBytes" | "hits" | "misses"): number => devices.reduce((n, d) => n + d[key], 0);
+  const sum = (key: "cachedBuffers" | "cachedBytes" | "hits" | "misses"): number =>
+    devices.reduce((n, d) => n + d[key], 0);
   return {
-    devices, livePointers, liveBytes, retiredSlots: src.table.retiredSlots, pointerTag: src.table.tag,
-    cachedBuffers: sum("cachedBuffers"), cachedBytes: sum("cachedBytes"), hits: sum("hits"), misses: sum("misses"),
-    owners: [...owners.values()].sort((a, b) => a.deviceId - b.deviceId || (a.owner < b.owner ? -1 : a.owner > b.owner ? 1 : 0)),
-    ledgerEntries: src.ledger.size, leaks: src.ledger.leaks().length,
+    devices,
+    livePointers,
+    liveBytes,
+    retiredSlots: src.table.retiredSlots,
+    pointerTag: src.table.tag,
+    cachedBuffers: sum("cachedBuffers"),
+    cachedBytes: sum("cachedBytes"),
+    hits: sum("hits"),
+    misses: sum("misses"),
+    owners: [...owners.values()].sort(
+      (a, b) => a.deviceId - b.deviceId || (a.owner < b.owner ? -1 : a.owner > b.owner ? 1 : 0),
+    ),
+    ledgerEntries: src.ledger.size,
+    leaks: src.ledger.leaks().length,
   };
 }

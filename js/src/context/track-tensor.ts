@@ -35,7 +35,7 @@ export interface TrackedGPUTensor {
  * of webdlpack): the caller then keeps its own finalizer.
  */
 export function trackGPUTensor(tensor: object, input: TrackedGPUTensor): LedgerEntry | null {
-  const ledger = getContext().ledger as (ReturnType<typeof getContext>["ledger"] | undefined);
+  const ledger = getContext().ledger as ReturnType<typeof getContext>["ledger"] | undefined;
   if (ledger === undefined || typeof ledger.track !== "function") return null;
   const options: TrackOptions = {
     kind: "tensor",

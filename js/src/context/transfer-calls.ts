@@ -7,7 +7,15 @@
 import { describeValue } from "../describe-value.js";
 import { WebDLPackError } from "../errors.js";
 import type { BufferEntry } from "./buffer-table.js";
-import { hostLength, hostView, resolveRange, transfersFor, type ByteRange, type CopyRange, type HostBytes } from "./transfers/index.js";
+import {
+  hostLength,
+  hostView,
+  resolveRange,
+  transfersFor,
+  type ByteRange,
+  type CopyRange,
+  type HostBytes,
+} from "./transfers/index.js";
 import type { DeviceTransfers } from "./transfers/index.js";
 
 /** The transfers of an entry's device. */
@@ -29,15 +37,25 @@ export async function readbackEntry(entry: BufferEntry, range: ByteRange | undef
 }
 
 /** ctx.readbackInto: straight into the caller's memory, piece by piece, no intermediate array. */
-export async function readbackEntryInto(entry: BufferEntry, target: HostBytes, range: ByteRange | undefined): Promise<void> {
+export async function readbackEntryInto(
+  entry: BufferEntry,
+  target: HostBytes,
+  range: ByteRange | undefined,
+): Promise<void> {
   const length = range?.byteLength ?? hostLength(target, "readbackInto");
   const { offset } = resolveRange({ ...(range ?? {}), byteLength: length }, entry.buffer.size, length);
   hostView(target, length); // refuse a bad target before queueing work
-  await transfersOf(entry).read(entry.buffer, offset, length, (bytes, at) => hostView(target, bytes.byteLength, at).set(bytes));
+  await transfersOf(entry).read(entry.buffer, offset, length, (bytes, at) =>
+    hostView(target, bytes.byteLength, at).set(bytes),
+  );
 }
 
 /** ctx.upload: the bytes of `source` into the entry's buffer at range.byteOffset, taken before this returns. */
-export function uploadEntry(entry: BufferEntry, source: HostBytes, range: Pick<ByteRange, "byteOffset"> | undefined): void {
+export function uploadEntry(
+  entry: BufferEntry,
+  source: HostBytes,
+  range: Pick<ByteRange, "byteOffset"> | undefined,
+): void {
   const length = hostLength(source, "upload");
   const { offset } = resolveRange({ byteOffset: range?.byteOffset ?? 0, byteLength: 0 }, entry.buffer.size, 0);
   transfersOf(entry).write(entry.buffer, offset, hostView(source, length));
@@ -47,11 +65,17 @@ export function uploadEntry(entry: BufferEntry, source: HostBytes, range: Pick<B
 export function copyEntries(src: BufferEntry, dst: BufferEntry, range: CopyRange | undefined): void {
   if (range !== undefined && (range === null || typeof range !== "object")) {
     throw new WebDLPackError("INVALID_ARGUMENT", "bad copyBuffer range", {
-      field: "range", value: describeValue(range), expected: "an object {srcOffset?, dstOffset?, byteLength?} or undefined" });
+      field: "range",
+      value: describeValue(range),
+      expected: "an object {srcOffset?, dstOffset?, byteLength?} or undefined",
+    });
   }
   if (src.device !== dst.device) {
     throw new WebDLPackError("BAD_DEVICE", "a GPU copy stays on one device", {
-      field: "dst", value: dst.device.id, expected: `a pointer on device ${src.device.id} (the source's)` });
+      field: "dst",
+      value: dst.device.id,
+      expected: `a pointer on device ${src.device.id} (the source's)`,
+    });
   }
   const srcOffset = checkedCount(range?.srcOffset ?? 0, "srcOffset");
   const dstOffset = checkedCount(range?.dstOffset ?? 0, "dstOffset");
@@ -67,7 +91,11 @@ export function clearEntry(entry: BufferEntry, range: ByteRange | undefined): vo
 
 function checkedCount(value: unknown, field: string): number {
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
-    throw new WebDLPackError("INVALID_ARGUMENT", `bad ${field}`, { field, value: describeValue(value), expected: "a safe integer >= 0" });
+    throw new WebDLPackError("INVALID_ARGUMENT", `bad ${field}`, {
+      field,
+      value: describeValue(value),
+      expected: "a safe integer >= 0",
+    });
   }
   return value;
 }

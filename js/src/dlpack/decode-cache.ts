@@ -48,21 +48,35 @@ function heap32(buffer: ArrayBufferLike): Uint32Array<ArrayBufferLike> {
   return heapWords;
 }
 
-function same(heap: Uint32Array<ArrayBufferLike>, at: number, words: Uint32Array, from: number, count: number): boolean {
+function same(
+  heap: Uint32Array<ArrayBufferLike>,
+  at: number,
+  words: Uint32Array,
+  from: number,
+  count: number,
+): boolean {
   for (let i = 0; i < count; i++) if (heap[at + i] !== words[from + i]) return false;
   return true;
 }
 
 function hit(entry: Entry, heap: Uint32Array<ArrayBufferLike>, addr: number, memorySize: number): boolean {
   const w = entry.words;
-  return memorySize >= entry.memorySize &&
+  return (
+    memorySize >= entry.memorySize &&
     same(heap, addr >>> 2, w, 0, entry.structWords) &&
     (entry.arrayWords === 0 || same(heap, entry.shapeAt, w, entry.structWords, entry.arrayWords)) &&
-    (entry.stridesAt === 0 || same(heap, entry.stridesAt, w, entry.structWords + entry.arrayWords, entry.arrayWords));
+    (entry.stridesAt === 0 || same(heap, entry.stridesAt, w, entry.structWords + entry.arrayWords, entry.arrayWords))
+  );
 }
 
-function remember(cache: Map<number, Entry>, heap: Uint32Array<ArrayBufferLike>, addr: number, versioned: boolean, memorySize: number,
-  decoded: DecodedManaged): void {
+function remember(
+  cache: Map<number, Entry>,
+  heap: Uint32Array<ArrayBufferLike>,
+  addr: number,
+  versioned: boolean,
+  memorySize: number,
+  decoded: DecodedManaged,
+): void {
   const L = versioned ? LAYOUT.DLManagedTensorVersioned : LAYOUT.DLManagedTensor;
   const T = addr + L.dl_tensor;
   const ndim = decoded.desc.ndim;
@@ -85,14 +99,19 @@ function remember(cache: Map<number, Entry>, heap: Uint32Array<ArrayBufferLike>,
  * Same arguments, results and errors; the result is shared and must not be
  * changed (its description is frozen).
  */
-export function decodeManagedCached(source: MemorySource | WasmHost, address: number, versioned: boolean): DecodedManaged {
+export function decodeManagedCached(
+  source: MemorySource | WasmHost,
+  address: number,
+  versioned: boolean,
+): DecodedManaged {
   const buffer = memoryBuffer(source);
   const addr = toAddress(address);
   const key = source as object;
   let cache = caches.get(key);
   const heap = heap32(buffer);
   const entry = cache?.get(addr);
-  if (entry !== undefined && entry.versioned === versioned && hit(entry, heap, addr, buffer.byteLength)) return entry.decoded;
+  if (entry !== undefined && entry.versioned === versioned && hit(entry, heap, addr, buffer.byteLength))
+    return entry.decoded;
   const decoded = decodeManaged(buffer, addr, versioned);
   if (cache === undefined) {
     cache = new Map();

@@ -33,7 +33,12 @@ export function checkedContiguousExtent(dtype: DType, shape: unknown, field: str
  * webdlpack itself (the pointer table, a live device id, a valid DType) or have
  * passed {@link checkedContiguousExtent} (the shape, copied here).
  */
-export function trustedWebGPUDesc(pointer: number, deviceId: number, dtype: DType, shape: readonly number[]): DLTensorDesc {
+export function trustedWebGPUDesc(
+  pointer: number,
+  deviceId: number,
+  dtype: DType,
+  shape: readonly number[],
+): DLTensorDesc {
   return Object.freeze({
     data: pointer >>> 0,
     device: webgpuDevice(deviceId),

@@ -97,7 +97,10 @@ export function validateTensorDesc(
   const f = options.field ?? "DLTensor";
   if (input === null || typeof input !== "object") {
     throw new WebDLPackError("INVALID_ARGUMENT", "tensor description must be an object", {
-      field: f, value: describeValue(input), expected: "an object {data, device, dtype, shape, strides?, byteOffset?}" });
+      field: f,
+      value: describeValue(input),
+      expected: "an object {data, device, dtype, shape, strides?, byteOffset?}",
+    });
   }
   const { shape, device } = input;
   checkShapeArray(shape, `${f}.shape`, `${f}.ndim`);
@@ -105,7 +108,10 @@ export function validateTensorDesc(
   // Device.
   if (device === null || typeof device !== "object") {
     throw new WebDLPackError("BAD_DEVICE", "device must be {deviceType, deviceId}", {
-      field: `${f}.device`, value: describeValue(device), expected: "an object {deviceType, deviceId}" });
+      field: `${f}.device`,
+      value: describeValue(device),
+      expected: "an object {deviceType, deviceId}",
+    });
   }
   if (!Number.isInteger(device.deviceType) || !isDeviceType(device.deviceType)) {
     throw new WebDLPackError("BAD_DEVICE", "unknown device type", {
@@ -115,7 +121,12 @@ export function validateTensorDesc(
     });
   }
   const cpu = device.deviceType === DeviceType.kDLCPU;
-  if (!Number.isInteger(device.deviceId) || device.deviceId < 0 || device.deviceId > 0x7fffffff || (cpu && device.deviceId !== 0)) {
+  if (
+    !Number.isInteger(device.deviceId) ||
+    device.deviceId < 0 ||
+    device.deviceId > 0x7fffffff ||
+    (cpu && device.deviceId !== 0)
+  ) {
     throw new WebDLPackError("BAD_DEVICE", `bad device id for ${deviceTypeName(device.deviceType)}`, {
       field: `${f}.device.device_id`,
       value: device.deviceId,

@@ -103,7 +103,10 @@ const PREFIX_TO_CODE = new Map<string, number>(Object.entries(PREFIXES).map(([co
 export function validateDType(dtype: DType, field = "DLDataType"): DType {
   if (dtype === null || typeof dtype !== "object") {
     throw new WebDLPackError("BAD_DTYPE", "dtype must be {code, bits, lanes}", {
-      field, value: describeValue(dtype), expected: "a DType such as parseDType(\"float32\")" });
+      field,
+      value: describeValue(dtype),
+      expected: 'a DType such as parseDType("float32")',
+    });
   }
   const { code, bits, lanes } = dtype;
   if (!Number.isInteger(code) || !isDataTypeCode(code)) {
@@ -183,7 +186,10 @@ export function toDType(dtype: DType | string, field = "dtype"): DType {
   if (typeof dtype === "string") return parseDType(dtype, field);
   if (dtype === null || typeof dtype !== "object") {
     throw new WebDLPackError("BAD_DTYPE", "dtype must be a name or {code, bits, lanes}", {
-      field, value: describeValue(dtype), expected: "a dtype name such as \"float32\", or {code, bits, lanes}" });
+      field,
+      value: describeValue(dtype),
+      expected: 'a dtype name such as "float32", or {code, bits, lanes}',
+    });
   }
   const { code, bits, lanes } = dtype;
   const small = (code & 0xff) === code && (bits & 0xff) === bits && (lanes & 0xffff) === lanes;
@@ -232,14 +238,20 @@ export function storageBytes(dtype: DType, count: number, subbytePadded: boolean
   validateDType(dtype, "dtype");
   if (typeof count !== "number" || !Number.isSafeInteger(count) || count < 0) {
     throw new WebDLPackError("INVALID_ARGUMENT", "element count must be a non-negative integer", {
-      field: "count", value: count, expected: "an integer 0 <= count <= 2^53 - 1" });
+      field: "count",
+      value: count,
+      expected: "an integer 0 <= count <= 2^53 - 1",
+    });
   }
   const packed = isSubByte(dtype) && subbytePadded !== true;
   const per = packed ? elementBits(dtype) : itemsize(dtype);
   const total = count * per; // bits when packed, else bytes
   if (!Number.isSafeInteger(total)) {
     throw new WebDLPackError("SIZE_OVERFLOW", `size in ${packed ? "bits" : "bytes"} is not exactly representable`, {
-      field: "count", value: count, expected: `count × ${per} <= 2^53 - 1` });
+      field: "count",
+      value: count,
+      expected: `count × ${per} <= 2^53 - 1`,
+    });
   }
   return packed ? Math.ceil(total / 8) : total;
 }
@@ -298,8 +310,18 @@ const typedArrayInfos = new Map<number, { code: number; bits: number; lanes: num
 function typedArrayInfoOf(dtype: DType, field: string): TypedArrayInfo {
   validateDType(dtype, field);
   const { code, bits, lanes } = dtype;
-  const ints: Record<number, TypedArrayConstructorLike> = { 8: Int8Array, 16: Int16Array, 32: Int32Array, 64: BigInt64Array };
-  const uints: Record<number, TypedArrayConstructorLike> = { 8: Uint8Array, 16: Uint16Array, 32: Uint32Array, 64: BigUint64Array };
+  const ints: Record<number, TypedArrayConstructorLike> = {
+    8: Int8Array,
+    16: Int16Array,
+    32: Int32Array,
+    64: BigInt64Array,
+  };
+  const uints: Record<number, TypedArrayConstructorLike> = {
+    8: Uint8Array,
+    16: Uint16Array,
+    32: Uint32Array,
+    64: BigUint64Array,
+  };
   const floats: Record<number, TypedArrayConstructorLike> = { 32: Float32Array, 64: Float64Array };
   const half = (per: number): TypedArrayInfo =>
     Float16ArrayCtor !== undefined

@@ -38,14 +38,24 @@ function safe(value: number, field: string, what: string): number {
  * MAX_NDIM entries (BAD_NDIM naming `ndimField`). Its entries are checked by
  * {@link checkShapeDims}, which callers run when their other fields are checked.
  */
-export function checkShapeArray(shape: unknown, shapeField: string, ndimField: string): asserts shape is readonly unknown[] {
+export function checkShapeArray(
+  shape: unknown,
+  shapeField: string,
+  ndimField: string,
+): asserts shape is readonly unknown[] {
   if (!Array.isArray(shape)) {
     throw new WebDLPackError("BAD_SHAPE", "shape must be an array of integers", {
-      field: shapeField, value: describeValue(shape), expected: "an array of integers >= 0" });
+      field: shapeField,
+      value: describeValue(shape),
+      expected: "an array of integers >= 0",
+    });
   }
   if (shape.length > MAX_NDIM) {
     throw new WebDLPackError("BAD_NDIM", "too many dimensions", {
-      field: ndimField, value: shape.length, expected: `0 <= ndim <= ${MAX_NDIM}` });
+      field: ndimField,
+      value: shape.length,
+      expected: `0 <= ndim <= ${MAX_NDIM}`,
+    });
   }
 }
 
@@ -78,7 +88,10 @@ export function checkShapeDims(shape: readonly unknown[], field: string): void {
 function checkShape(shape: unknown, field: string): asserts shape is readonly number[] {
   if (!Array.isArray(shape)) {
     throw new WebDLPackError("BAD_SHAPE", "shape must be an array of integers", {
-      field, value: describeValue(shape), expected: "an array of non-negative integers" });
+      field,
+      value: describeValue(shape),
+      expected: "an array of non-negative integers",
+    });
   }
   checkShapeDims(shape, field);
 }

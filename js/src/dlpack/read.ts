@@ -22,13 +22,20 @@ export function memoryBuffer(source: MemorySource): ArrayBuffer | SharedArrayBuf
   if (source instanceof ArrayBuffer) return source;
   if (typeof SharedArrayBuffer !== "undefined" && source instanceof SharedArrayBuffer) return source;
   const buffer = (source as { buffer?: unknown } | null)?.buffer;
-  if (buffer instanceof ArrayBuffer || (typeof SharedArrayBuffer !== "undefined" && buffer instanceof SharedArrayBuffer)) {
+  if (
+    buffer instanceof ArrayBuffer ||
+    (typeof SharedArrayBuffer !== "undefined" && buffer instanceof SharedArrayBuffer)
+  ) {
     return buffer;
   }
-  throw new WebDLPackError("INVALID_ARGUMENT", "expected an ArrayBuffer or an object with a .buffer (WasmHost, Memory)", {
-    field: "memory",
-    value: typeof source,
-  });
+  throw new WebDLPackError(
+    "INVALID_ARGUMENT",
+    "expected an ArrayBuffer or an object with a .buffer (WasmHost, Memory)",
+    {
+      field: "memory",
+      value: typeof source,
+    },
+  );
 }
 
 /**
@@ -135,7 +142,11 @@ function decodeDLTensor(buffer: ArrayBufferLike, addr: number, subbytePadded: bo
       if (d === null || d < 0) {
         const big = view.getBigInt64(at, true);
         if (big < 0n) {
-          throw new WebDLPackError("BAD_SHAPE", "negative dimension", { field: `DLTensor.shape[${i}]`, value: big, expected: ">= 0" });
+          throw new WebDLPackError("BAD_SHAPE", "negative dimension", {
+            field: `DLTensor.shape[${i}]`,
+            value: big,
+            expected: ">= 0",
+          });
         }
         throw new WebDLPackError("SIZE_OVERFLOW", "dimension too large", {
           field: `DLTensor.shape[${i}]`,
@@ -259,7 +270,11 @@ export function decodeManaged(source: MemorySource | WasmHost, address: number, 
       expected: `only bits 0x${KNOWN_FLAGS_MASK.toString(16)} (READ_ONLY, IS_COPIED, IS_SUBBYTE_TYPE_PADDED)`,
     });
   }
-  const { desc, extent } = decodeDLTensor(buffer, addr + L.dl_tensor, (flagsLow & DLPackFlag.IS_SUBBYTE_TYPE_PADDED) !== 0);
+  const { desc, extent } = decodeDLTensor(
+    buffer,
+    addr + L.dl_tensor,
+    (flagsLow & DLPackFlag.IS_SUBBYTE_TYPE_PADDED) !== 0,
+  );
   return {
     desc,
     extent,

@@ -30,8 +30,14 @@ export interface WasmHost {
 export type WasmHostMember = keyof WasmHost;
 
 /** Every member of {@link WasmHost}. */
-export const WASM_HOST_MEMBERS: readonly WasmHostMember[] = Object.freeze(
-  ["buffer", "malloc", "free", "addFunction", "removeFunction", "callVoidPointer"] as const);
+export const WASM_HOST_MEMBERS: readonly WasmHostMember[] = Object.freeze([
+  "buffer",
+  "malloc",
+  "free",
+  "addFunction",
+  "removeFunction",
+  "callVoidPointer",
+] as const);
 
 /** True if `host[member]` is of the kind {@link WasmHost} says. */
 function hasMember(host: Record<string, unknown>, member: WasmHostMember): boolean {
@@ -50,18 +56,30 @@ const completeHosts = new WeakSet<object>();
  * others functions. Callers list the members they use (default: all); the
  * error's value says which member is missing or of the wrong kind.
  */
-export function checkWasmHost(host: unknown, field = "host", members: readonly WasmHostMember[] = WASM_HOST_MEMBERS): asserts host is WasmHost {
+export function checkWasmHost(
+  host: unknown,
+  field = "host",
+  members: readonly WasmHostMember[] = WASM_HOST_MEMBERS,
+): asserts host is WasmHost {
   if (typeof host === "object" && host !== null && completeHosts.has(host)) return;
-  const expected = (): string => `a WasmHost (an object with ${members.join(", ")}; e.g. emscriptenHost(module), or createTestHost() from webdlpack/testing)`;
+  const expected = (): string =>
+    `a WasmHost (an object with ${members.join(", ")}; e.g. emscriptenHost(module), or createTestHost() from webdlpack/testing)`;
   if (host === null || typeof host !== "object") {
-    throw new WebDLPackError("INVALID_ARGUMENT", "not a WasmHost", { field, value: describeValue(host), expected: expected() });
+    throw new WebDLPackError("INVALID_ARGUMENT", "not a WasmHost", {
+      field,
+      value: describeValue(host),
+      expected: expected(),
+    });
   }
   const h = host as Record<string, unknown>;
   for (const member of members) {
     if (!hasMember(h, member)) {
       const v = String(describeValue(h[member]));
       throw new WebDLPackError("INVALID_ARGUMENT", `not a WasmHost (its ${member} is ${v})`, {
-        field, value: `an object whose ${member} is ${v}`, expected: expected() });
+        field,
+        value: `an object whose ${member} is ${v}`,
+        expected: expected(),
+      });
     }
   }
   if (WASM_HOST_MEMBERS.every((m) => hasMember(h, m))) completeHosts.add(host);
@@ -111,10 +129,11 @@ class TrampolinePool {
       slot = this.slots.length;
       const s = slot;
       this.slots.push(null);
-      const index = this.module.addFunction((arg: number) => {
-        const f = this.slots[s];
-        if (f) f(arg >>> 0);
-      }, "vi") >>> 0;
+      const index =
+        this.module.addFunction((arg: number) => {
+          const f = this.slots[s];
+          if (f) f(arg >>> 0);
+        }, "vi") >>> 0;
       this.indexOf.push(index);
       this.slotOfIndex.set(index, s);
     }
@@ -125,7 +144,7 @@ class TrampolinePool {
   /** The JS function a pooled entry `index` calls now (undefined: not pooled, or emptied). */
   current(index: number): ((arg: number) => void) | undefined {
     const slot = this.slotOfIndex.get(index);
-    return slot === undefined ? undefined : this.slots[slot] ?? undefined;
+    return slot === undefined ? undefined : (this.slots[slot] ?? undefined);
   }
 
   /** True when `index` is a pooled entry whose slot is empty (removed). */

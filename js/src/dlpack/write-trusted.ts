@@ -45,8 +45,14 @@ function setInt64(view: DataView<ArrayBufferLike>, at: number, value: number): v
  * Returns the struct's address; OUT_OF_MEMORY if malloc fails.
  */
 export function writeManagedTrusted(
-  host: WasmHost, desc: DLTensorDesc, data: number, byteOffset: number, strides: readonly number[] | null,
-  deleter: number, flags: number, versioned: boolean,
+  host: WasmHost,
+  desc: DLTensorDesc,
+  data: number,
+  byteOffset: number,
+  strides: readonly number[] | null,
+  deleter: number,
+  flags: number,
+  versioned: boolean,
 ): number {
   const L = versioned ? LAYOUT.DLManagedTensorVersioned : LAYOUT.DLManagedTensor;
   const ndim = desc.ndim;
@@ -55,8 +61,15 @@ export function writeManagedTrusted(
   const addr = host.malloc(total) >>> 0;
   if (addr === 0 || addr % L.align !== 0) {
     if (addr !== 0) host.free(addr);
-    throw new WebDLPackError(addr === 0 ? "OUT_OF_MEMORY" : "INVALID_POINTER", `malloc(${total}) failed for a managed tensor`, {
-      field: "malloc", value: addr === 0 ? total : addr, expected: `an address aligned to ${L.align}` });
+    throw new WebDLPackError(
+      addr === 0 ? "OUT_OF_MEMORY" : "INVALID_POINTER",
+      `malloc(${total}) failed for a managed tensor`,
+      {
+        field: "malloc",
+        value: addr === 0 ? total : addr,
+        expected: `an address aligned to ${L.align}`,
+      },
+    );
   }
   const view = dataView(host.buffer); // after malloc, which may have grown memory
   const shapeAt = addr + L.size;

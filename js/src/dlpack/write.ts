@@ -59,14 +59,18 @@ export function writeDLTensor(
   options: WriteOptions = {},
 ): DLTensorDesc {
   const buffer = memoryBuffer(target);
-  const { desc } = validateTensorDesc(input, { memorySize: buffer.byteLength, subbytePadded: options.subbytePadded ?? false });
+  const { desc } = validateTensorDesc(input, {
+    memorySize: buffer.byteLength,
+    subbytePadded: options.subbytePadded ?? false,
+  });
   const addr = toAddress(address);
   checkRange(addr, LAYOUT.DLTensor.size, LAYOUT.DLTensor.align, buffer.byteLength, "DLTensor");
   const shapeAt = toAddress(arrays.shape, "shape address");
   let stridesAt = toAddress(arrays.strides, "strides address");
   if (desc.ndim > 0) {
     checkRange(shapeAt, desc.ndim * INT64_SIZE, INT64_SIZE, buffer.byteLength, "DLTensor.shape");
-    if (stridesAt !== 0) checkRange(stridesAt, desc.ndim * INT64_SIZE, INT64_SIZE, buffer.byteLength, "DLTensor.strides");
+    if (stridesAt !== 0)
+      checkRange(stridesAt, desc.ndim * INT64_SIZE, INT64_SIZE, buffer.byteLength, "DLTensor.strides");
   } else {
     stridesAt = 0;
   }
@@ -114,7 +118,10 @@ function writeManaged(host: WasmHost, input: ManagedInput, versioned: boolean): 
   const name = versioned ? "DLManagedTensorVersioned" : "DLManagedTensor";
   const flags = versioned ? checkFlags(input.flags ?? 0) : 0;
   if (!versioned && (input.flags ?? 0) !== 0) {
-    throw new WebDLPackError("BAD_FLAGS", "the legacy DLManagedTensor has no flags", { field: "flags", value: input.flags });
+    throw new WebDLPackError("BAD_FLAGS", "the legacy DLManagedTensor has no flags", {
+      field: "flags",
+      value: input.flags,
+    });
   }
   const version = input.version ?? DLPACK_VERSION;
   const major = u32(version.major, `${name}.version.major`);
@@ -131,7 +138,10 @@ function writeManaged(host: WasmHost, input: ManagedInput, versioned: boolean): 
   const total = L.size + arrayBytes + (withStrides ? arrayBytes : 0);
   const addr = host.malloc(total) >>> 0;
   if (addr === 0) {
-    throw new WebDLPackError("OUT_OF_MEMORY", `malloc(${total}) failed for a ${name}`, { field: "malloc", value: total });
+    throw new WebDLPackError("OUT_OF_MEMORY", `malloc(${total}) failed for a ${name}`, {
+      field: "malloc",
+      value: total,
+    });
   }
   if (addr % L.align !== 0) {
     host.free(addr);
@@ -145,7 +155,8 @@ function writeManaged(host: WasmHost, input: ManagedInput, versioned: boolean): 
     const view = new DataView(memoryBuffer(host)); // re-derived: malloc may have grown memory
     const shapeAt = addr + L.size;
     const stridesAt = withStrides ? shapeAt + arrayBytes : 0;
-    const full: DLTensorDesc = withStrides && desc.strides === null ? { ...desc, strides: rowMajorStrides(desc.shape) } : desc;
+    const full: DLTensorDesc =
+      withStrides && desc.strides === null ? { ...desc, strides: rowMajorStrides(desc.shape) } : desc;
     writeStruct(view, addr + L.dl_tensor, full, shapeAt, stridesAt);
     view.setUint32(addr + L.manager_ctx, managerCtx, true);
     view.setUint32(addr + L.deleter, deleter, true);

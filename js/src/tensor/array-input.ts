@@ -26,11 +26,15 @@ export function isDetached(buffer: ArrayBufferLike): boolean {
 /** Throw INVALID_ARGUMENT (field `array`) if `buffer`, the bytes of `array`, is detached. */
 export function checkAttached(buffer: ArrayBufferLike, array: ArrayBufferView | ArrayBuffer): void {
   if (!isDetached(buffer)) return;
-  throw new WebDLPackError("INVALID_ARGUMENT", "the array's ArrayBuffer is detached (transferred); its bytes are gone", {
-    field: "array",
-    value: `${array.constructor?.name ?? "an array"} over a detached ArrayBuffer`,
-    expected: "a TypedArray whose ArrayBuffer is not detached/transferred",
-  });
+  throw new WebDLPackError(
+    "INVALID_ARGUMENT",
+    "the array's ArrayBuffer is detached (transferred); its bytes are gone",
+    {
+      field: "array",
+      value: `${array.constructor?.name ?? "an array"} over a detached ArrayBuffer`,
+      expected: "a TypedArray whose ArrayBuffer is not detached/transferred",
+    },
+  );
 }
 
 /** The TypedArray class name a view's elements are, with Uint8ClampedArray counted as Uint8Array. */
@@ -41,7 +45,10 @@ function elementClass(array: ArrayBufferView): string {
 
 /** float16 and complex32: stored as Float16Array values or Uint16Array bits, whichever the runtime has. */
 function isHalfFamily(dtype: DType): boolean {
-  return (dtype.code === DataTypeCode.kDLFloat && dtype.bits === 16) || (dtype.code === DataTypeCode.kDLComplex && dtype.bits === 32);
+  return (
+    (dtype.code === DataTypeCode.kDLFloat && dtype.bits === 16) ||
+    (dtype.code === DataTypeCode.kDLComplex && dtype.bits === 32)
+  );
 }
 
 /**
@@ -74,9 +81,13 @@ export function checkElementType(array: ArrayBufferView, dtype: DType, reinterpr
   const cls = elementClass(array);
   const own = dtypeOfTypedArray(array);
   const want = formatDType(dtype);
-  throw new WebDLPackError("BAD_DTYPE", `a ${cls} holds ${formatDType(own)}, not ${want}; its bytes are not reinterpreted unless asked`, {
-    field: "dtype",
-    value: want,
-    expected: `${formatDType(own)} (or another dtype stored as ${cls}), or {reinterpret: true} to view the ${cls}'s bytes as ${want}`,
-  });
+  throw new WebDLPackError(
+    "BAD_DTYPE",
+    `a ${cls} holds ${formatDType(own)}, not ${want}; its bytes are not reinterpreted unless asked`,
+    {
+      field: "dtype",
+      value: want,
+      expected: `${formatDType(own)} (or another dtype stored as ${cls}), or {reinterpret: true} to view the ${cls}'s bytes as ${want}`,
+    },
+  );
 }

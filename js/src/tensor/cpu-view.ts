@@ -64,11 +64,15 @@ export function viewOf(parts: CPUTensorParts, buffer: ArrayBufferLike): TypedArr
   if (count === 0) return new info.ctor(0);
   checkInside(parts, buffer);
   if (start % info.ctor.BYTES_PER_ELEMENT !== 0) {
-    throw new WebDLPackError("UNSUPPORTED", `the first element is not ${info.ctor.BYTES_PER_ELEMENT}-byte aligned for ${info.ctor.name}; toArray() copies it`, {
-      field: "tensor.data + byteOffset",
-      value: start,
-      expected: `a multiple of ${info.ctor.BYTES_PER_ELEMENT}`,
-    });
+    throw new WebDLPackError(
+      "UNSUPPORTED",
+      `the first element is not ${info.ctor.BYTES_PER_ELEMENT}-byte aligned for ${info.ctor.name}; toArray() copies it`,
+      {
+        field: "tensor.data + byteOffset",
+        value: start,
+        expected: `a multiple of ${info.ctor.BYTES_PER_ELEMENT}`,
+      },
+    );
   }
   return new info.ctor(buffer, start, length);
 }

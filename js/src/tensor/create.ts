@@ -27,7 +27,14 @@ import {
   type WasmHostMember,
 } from "../dlpack/index.js";
 import { managedOwnership, Ownership } from "./ownership.js";
-import { flagsOf, type TensorFlags, type TensorInit, type TensorLayoutInput, type TypedArrayTensorOptions, type WebGPUTensorInput } from "./types.js";
+import {
+  flagsOf,
+  type TensorFlags,
+  type TensorInit,
+  type TensorLayoutInput,
+  type TypedArrayTensorOptions,
+  type WebGPUTensorInput,
+} from "./types.js";
 
 /** WasmHost members `Tensor.fromManaged` uses (memory, and the deleter call). */
 const FROM_MANAGED_HOST: readonly WasmHostMember[] = ["buffer", "callVoidPointer"];
@@ -38,7 +45,10 @@ const VIEW_HOST: readonly WasmHostMember[] = ["buffer"];
 function checkOnRelease(onRelease: unknown, field: string): (() => void) | undefined {
   if (onRelease !== undefined && typeof onRelease !== "function") {
     throw new WebDLPackError("INVALID_ARGUMENT", "onRelease must be a function", {
-      field, value: describeValue(onRelease), expected: "() => void, or undefined" });
+      field,
+      value: describeValue(onRelease),
+      expected: "() => void, or undefined",
+    });
   }
   return onRelease as (() => void) | undefined;
 }
@@ -54,16 +64,20 @@ export function managedInit(host: WasmHost, address: number, options: { versione
   requireObject(options, "options", "an object {versioned?}", "bad fromManaged options");
   const versioned = options.versioned ?? true;
   const addr = toAddress(address);
-  let decoded;
+  let decoded: ReturnType<typeof decodeManagedCached>;
   try {
     decoded = decodeManagedCached(host, addr, versioned);
     const t = decoded.desc.device.deviceType;
     if (t !== DeviceType.kDLCPU && t !== DeviceType.kDLWebGPU) {
-      throw new WebDLPackError("BAD_DEVICE", `webdlpack tensors live on kDLCPU or kDLWebGPU, not ${deviceTypeName(t)}`, {
-        field: "DLTensor.device.device_type",
-        value: t,
-        expected: "kDLCPU (1) or kDLWebGPU (15)",
-      });
+      throw new WebDLPackError(
+        "BAD_DEVICE",
+        `webdlpack tensors live on kDLCPU or kDLWebGPU, not ${deviceTypeName(t)}`,
+        {
+          field: "DLTensor.device.device_type",
+          value: t,
+          expected: "kDLCPU (1) or kDLWebGPU (15)",
+        },
+      );
     }
   } catch (err) {
     try {
@@ -90,7 +104,12 @@ export function managedInit(host: WasmHost, address: number, options: { versione
  * error (ownership was passed in).
  */
 export function typedArrayInit(array: ArrayBufferView | ArrayBuffer, options: TypedArrayTensorOptions): TensorInit {
-  requireObject(options, "options", "an object {shape?, dtype?, reinterpret?, readOnly?, isCopied?, onRelease?}", "bad fromTypedArray options");
+  requireObject(
+    options,
+    "options",
+    "an object {shape?, dtype?, reinterpret?, readOnly?, isCopied?, onRelease?}",
+    "bad fromTypedArray options",
+  );
   const onRelease = checkOnRelease(options.onRelease, "options.onRelease");
   let init: TensorInit;
   try {
@@ -107,21 +126,29 @@ function typedArrayView(array: ArrayBufferView | ArrayBuffer, options: TypedArra
   const isBuffer = array instanceof ArrayBuffer;
   if (!isBuffer && !ArrayBuffer.isView(array)) {
     throw new WebDLPackError("INVALID_ARGUMENT", "expected a TypedArray or ArrayBuffer", {
-      field: "array", value: describeValue(array), expected: "a TypedArray (not a DataView) or an ArrayBuffer with options.dtype" });
+      field: "array",
+      value: describeValue(array),
+      expected: "a TypedArray (not a DataView) or an ArrayBuffer with options.dtype",
+    });
   }
   const buffer = isBuffer ? array : array.buffer;
   checkAttached(buffer, array);
   const dtype = options.dtype !== undefined ? toDType(options.dtype) : isBuffer ? undefined : dtypeOfTypedArray(array);
   if (dtype === undefined) {
     throw new WebDLPackError("BAD_DTYPE", "an ArrayBuffer carries no element type; pass dtype", {
-      field: "dtype", value: undefined, expected: 'a dtype for the ArrayBuffer, e.g. {dtype: "float32"}' });
+      field: "dtype",
+      value: undefined,
+      expected: 'a dtype for the ArrayBuffer, e.g. {dtype: "float32"}',
+    });
   }
   if (!isBuffer && options.dtype !== undefined) checkElementType(array, dtype, options.reinterpret === true);
   const offset = isBuffer ? 0 : array.byteOffset;
   const byteLength = array.byteLength;
   const size = itemsize(dtype);
   // Default 1-D: as many elements as the bytes hold (packed for sub-byte dtypes).
-  const shape = options.shape ?? [isSubByte(dtype) ? Math.floor((byteLength * 8) / (dtype.bits * dtype.lanes)) : Math.floor(byteLength / size)];
+  const shape = options.shape ?? [
+    isSubByte(dtype) ? Math.floor((byteLength * 8) / (dtype.bits * dtype.lanes)) : Math.floor(byteLength / size),
+  ];
   const { desc, extent } = validateTensorDesc(
     { data: offset, device: { deviceType: DeviceType.kDLCPU, deviceId: 0 }, dtype, shape },
     { allowNullData: true, field: "tensor" }, // that the shape covers exactly the array is checked below
@@ -145,7 +172,12 @@ function typedArrayView(array: ArrayBufferView | ArrayBuffer, options: TypedArra
 /** A `"wasm"` tensor over bytes in `host` memory, owning nothing (see `Tensor.wasmView`). */
 export function wasmViewInit(host: WasmHost, input: TensorLayoutInput & { data: number }): TensorInit {
   checkWasmHost(host, "host", VIEW_HOST);
-  requireObject(input, "input", "an object {data, dtype, shape, strides?, byteOffset?, readOnly?}", "bad wasmView input");
+  requireObject(
+    input,
+    "input",
+    "an object {data, dtype, shape, strides?, byteOffset?, readOnly?}",
+    "bad wasmView input",
+  );
   const { desc, extent } = validateTensorDesc(
     {
       data: toAddress(input.data, "data"),
@@ -190,7 +222,12 @@ const NO_FLAGS = flagsOf(0);
  * Tensor owns it and runs `release` exactly once (as with `Tensor.webgpu({..., onRelease})`), and is a
  * "tensor" entry of the ledger under `ledgerOwner`; nothing is validated a second time.
  */
-export function prevalidatedWebGPUInput(desc: DLTensorDesc, extent: TensorExtent, release: () => void, ledgerOwner: string): WebGPUTensorInput {
+export function prevalidatedWebGPUInput(
+  desc: DLTensorDesc,
+  extent: TensorExtent,
+  release: () => void,
+  ledgerOwner: string,
+): WebGPUTensorInput {
   const input: PrevalidatedInput = { [PREVALIDATED]: true, desc, extent, release, ledgerOwner };
   return input as unknown as WebGPUTensorInput;
 }
@@ -199,16 +236,32 @@ export function prevalidatedWebGPUInput(desc: DLTensorDesc, extent: TensorExtent
 export function webgpuInit(input: WebGPUTensorInput): TensorInit {
   if ((input as Partial<PrevalidatedInput> | null | undefined)?.[PREVALIDATED] === true) {
     const pre = input as unknown as PrevalidatedInput;
-    return { desc: pre.desc, extent: pre.extent, storage: WEBGPU_STORAGE, flags: NO_FLAGS, owner: new Ownership(pre.release), ledgerOwner: pre.ledgerOwner };
+    return {
+      desc: pre.desc,
+      extent: pre.extent,
+      storage: WEBGPU_STORAGE,
+      flags: NO_FLAGS,
+      owner: new Ownership(pre.release),
+      ledgerOwner: pre.ledgerOwner,
+    };
   }
-  requireObject(input, "input", "an object {pointer, deviceId, dtype, shape, strides?, byteOffset?, onRelease?, …}", "bad Tensor.webgpu input");
+  requireObject(
+    input,
+    "input",
+    "an object {pointer, deviceId, dtype, shape, strides?, byteOffset?, onRelease?, …}",
+    "bad Tensor.webgpu input",
+  );
   const onRelease = checkOnRelease(input.onRelease, "onRelease");
   let desc: DLTensorDesc;
   let extent: TensorExtent;
   try {
     const pointer = toAddress(input.pointer, "pointer");
     if (pointer === 0) {
-      throw new WebDLPackError("NULL_POINTER", "a GPU pointer is never 0", { field: "pointer", value: 0, expected: "a non-zero GPU pointer" });
+      throw new WebDLPackError("NULL_POINTER", "a GPU pointer is never 0", {
+        field: "pointer",
+        value: 0,
+        expected: "a non-zero GPU pointer",
+      });
     }
     ({ desc, extent } = validateTensorDesc(
       {

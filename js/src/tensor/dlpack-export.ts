@@ -109,7 +109,9 @@ function copyIntoHost(tensor: ExportedTensor, host: WasmHost): number {
       expected: "malloc to return a non-zero address",
     });
   }
-  new Uint8Array(host.buffer, copyAddr, bytes.byteLength).set(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  new Uint8Array(host.buffer, copyAddr, bytes.byteLength).set(
+    new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+  );
   return copyAddr;
 }
 
@@ -118,31 +120,61 @@ function copyIntoHost(tensor: ExportedTensor, host: WasmHost): number {
  * owner given) into `host` memory and return its address (see `Tensor.toManaged`).
  */
 export function exportManaged(
-  tensor: ExportedTensor, desc: DLTensorDesc, storage: Storage, tensorFlags: TensorFlags, owner: Ownership | null,
-  host: WasmHost, options: ToManagedOptions,
+  tensor: ExportedTensor,
+  desc: DLTensorDesc,
+  storage: Storage,
+  tensorFlags: TensorFlags,
+  owner: Ownership | null,
+  host: WasmHost,
+  options: ToManagedOptions,
 ): number {
   const exports = exportsOf(host);
-  if (options !== DEFAULT_TO_MANAGED) requireObject(options, "options", "an object {versioned?, copy?}", "bad toManaged options");
+  if (options !== DEFAULT_TO_MANAGED)
+    requireObject(options, "options", "an object {versioned?, copy?}", "bad toManaged options");
   const versioned = options.versioned ?? true;
-  const inHost = storage.kind === "webgpu" || (storage.kind === "wasm" && (storage.host === host || storage.host.buffer === host.buffer));
+  const inHost =
+    storage.kind === "webgpu" ||
+    (storage.kind === "wasm" && (storage.host === host || storage.host.buffer === host.buffer));
   let copyAddr = 0;
   let structAddr: number;
   let flags = bitsOf(tensorFlags);
   if (inHost) {
     // The Tensor's description was validated when it was made: no second validation (write-trusted.ts).
-    structAddr = writeManagedTrusted(host, desc, desc.data, desc.byteOffset, desc.strides, exports.deleter, versioned ? flags : 0, versioned);
+    structAddr = writeManagedTrusted(
+      host,
+      desc,
+      desc.data,
+      desc.byteOffset,
+      desc.strides,
+      exports.deleter,
+      versioned ? flags : 0,
+      versioned,
+    );
   } else {
     if (options.copy === false) {
-      throw new WebDLPackError("COPY_REQUIRED", `the bytes are in ${storage.kind === "js" ? "a JS ArrayBuffer" : "another wasm memory"}, not in this host's memory; exporting needs a copy`, {
-        field: "options.copy",
-        value: false,
-        expected: "copy: true (default), or a tensor already in this host's memory",
-      });
+      throw new WebDLPackError(
+        "COPY_REQUIRED",
+        `the bytes are in ${storage.kind === "js" ? "a JS ArrayBuffer" : "another wasm memory"}, not in this host's memory; exporting needs a copy`,
+        {
+          field: "options.copy",
+          value: false,
+          expected: "copy: true (default), or a tensor already in this host's memory",
+        },
+      );
     }
     copyAddr = copyIntoHost(tensor, host);
     flags = (flags | DLPackFlag.IS_COPIED) & ~DLPackFlag.READ_ONLY;
     try {
-      structAddr = writeManagedTrusted(host, desc, copyAddr, 0, null, exports.deleter, versioned ? flags : 0, versioned);
+      structAddr = writeManagedTrusted(
+        host,
+        desc,
+        copyAddr,
+        0,
+        null,
+        exports.deleter,
+        versioned ? flags : 0,
+        versioned,
+      );
     } catch (err) {
       host.free(copyAddr);
       throw err;

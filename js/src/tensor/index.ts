@@ -13,7 +13,12 @@
  */
 export { Tensor } from "./tensor.js";
 export type {
-  StorageKind, TensorFlags, TensorLayoutInput, TypedArrayTensorOptions, ToManagedOptions, WebGPUTensorInput,
+  StorageKind,
+  TensorFlags,
+  TensorLayoutInput,
+  TypedArrayTensorOptions,
+  ToManagedOptions,
+  WebGPUTensorInput,
 } from "./types.js";
 export { setGPUPointerResolver, type GPUPointerResolver } from "./gpu-pointer.js";
 export { finalizerStats } from "./ownership.js";

@@ -32,7 +32,14 @@ import { DEFAULT_TO_MANAGED, exportManaged } from "./dlpack-export.js";
 import { resolveGPUPointer } from "./gpu-pointer.js";
 import { unwatchOwner, watchOwner, type Ownership, type Watch } from "./ownership.js";
 import type {
-  Storage, StorageKind, TensorFlags, TensorInit, TensorLayoutInput, ToManagedOptions, TypedArrayTensorOptions, WebGPUTensorInput,
+  Storage,
+  StorageKind,
+  TensorFlags,
+  TensorInit,
+  TensorLayoutInput,
+  ToManagedOptions,
+  TypedArrayTensorOptions,
+  WebGPUTensorInput,
 } from "./types.js";
 import "../dispose-symbol.js"; // Symbol.dispose in the published .d.ts without lib esnext.disposable
 
@@ -63,7 +70,10 @@ export class Tensor {
       try {
         // The ledger's finalizer (not `registry`) then releases a dropped tensor and reports the leak.
         this.#ledger = trackGPUTensor(this, {
-          owner: init.ledgerOwner, deviceId: init.desc.device.deviceId, bytes: init.extent.nbytes, pointer: init.desc.data,
+          owner: init.ledgerOwner,
+          deviceId: init.desc.device.deviceId,
+          bytes: init.extent.nbytes,
+          pointer: init.desc.data,
           release: () => owner.release(),
         });
       } catch (err) {
@@ -219,7 +229,8 @@ export class Tensor {
     this.#owner = null;
     const entry = this.#ledger;
     this.#ledger = null;
-    if (entry !== null) entry.release(); // runs owner.release() unless a scope or device loss already did
+    if (entry !== null)
+      entry.release(); // runs owner.release() unless a scope or device loss already did
     else if (owner !== null) {
       if (this.#watch !== null) unwatchOwner(this.#watch);
       this.#watch = null;

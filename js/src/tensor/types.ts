@@ -3,13 +3,7 @@
  * DLPack flags, the inputs of its factories and export, and the record the
  * factories hand the constructor.
  */
-import {
-  DLPackFlag,
-  type DLTensorDesc,
-  type DType,
-  type TensorExtent,
-  type WasmHost,
-} from "../dlpack/index.js";
+import { DLPackFlag, type DLTensorDesc, type DType, type TensorExtent, type WasmHost } from "../dlpack/index.js";
 import type { Ownership } from "./ownership.js";
 
 /** Where a tensor's bytes are. */
@@ -131,6 +125,9 @@ export function flagsOf(bits: number): TensorFlags {
 
 /** The DLPack flag bits of `flags` (the inverse of {@link flagsOf}). */
 export function bitsOf(flags: TensorFlags): number {
-  return (flags.readOnly ? DLPackFlag.READ_ONLY : 0) | (flags.isCopied ? DLPackFlag.IS_COPIED : 0) |
-    (flags.subbytePadded ? DLPackFlag.IS_SUBBYTE_TYPE_PADDED : 0);
+  return (
+    (flags.readOnly ? DLPackFlag.READ_ONLY : 0) |
+    (flags.isCopied ? DLPackFlag.IS_COPIED : 0) |
+    (flags.subbytePadded ? DLPackFlag.IS_SUBBYTE_TYPE_PADDED : 0)
+  );
 }

@@ -55,7 +55,10 @@ const MAX_WASM_PAGES = 65536;
 function checkPages(pages: unknown, field: string, min: number): asserts pages is number {
   if (typeof pages !== "number" || !Number.isInteger(pages) || pages < min || pages > MAX_WASM_PAGES) {
     throw new WebDLPackError("INVALID_ARGUMENT", "bad wasm page count", {
-      field, value: pages, expected: `an integer ${min}..${MAX_WASM_PAGES} (64 KiB pages)` });
+      field,
+      value: pages,
+      expected: `an integer ${min}..${MAX_WASM_PAGES} (64 KiB pages)`,
+    });
   }
 }
 
@@ -90,8 +93,16 @@ export function createTestHost(initialPages = 1, maxPages = 256, options: TestHo
   try {
     memory = new WebAssembly.Memory({ initial: initialPages, maximum: maxPages, shared: options.shared === true });
   } catch (err) {
-    throw new WebDLPackError("OUT_OF_MEMORY", `could not reserve a wasm memory of ${initialPages} pages (maximum ${maxPages})`, {
-      field: "initialPages", value: initialPages, expected: "a memory size this runtime can allocate", cause: err });
+    throw new WebDLPackError(
+      "OUT_OF_MEMORY",
+      `could not reserve a wasm memory of ${initialPages} pages (maximum ${maxPages})`,
+      {
+        field: "initialPages",
+        value: initialPages,
+        expected: "a memory size this runtime can allocate",
+        cause: err,
+      },
+    );
   }
   // Free blocks sorted by address; live blocks by address → requested size.
   const free: Block[] = [];
@@ -199,7 +210,10 @@ export function createTestHost(initialPages = 1, maxPages = 256, options: TestHo
     addFunction(fn: (arg: number) => void): number {
       if (typeof fn !== "function") {
         throw new WebDLPackError("INVALID_ARGUMENT", "addFunction needs a function", {
-          field: "fn", value: describeValue(fn), expected: "a function (arg) => void" });
+          field: "fn",
+          value: describeValue(fn),
+          expected: "a function (arg) => void",
+        });
       }
       table.push(fn); // indices are never reused, so a stale index fails loudly
       liveFunctions++;

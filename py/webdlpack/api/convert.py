@@ -72,9 +72,13 @@ def asarray(obj: Any, /, *, device: Any = None, copy: bool | None = None) -> Any
     try:
         memoryview(obj)
     except TypeError:
-        raise WebDLPackTypeError(ErrorCode.INVALID_ARGUMENT, "asarray needs a DLPack producer or a buffer",
-                                 field="obj", value=type(obj).__name__,
-                                 expected="an object with __dlpack__, or a buffer such as array.array / bytearray") from None
+        raise WebDLPackTypeError(
+            ErrorCode.INVALID_ARGUMENT,
+            "asarray needs a DLPack producer or a buffer",
+            field="obj",
+            value=type(obj).__name__,
+            expected="an object with __dlpack__, or a buffer such as array.array / bytearray",
+        ) from None
     host = from_buffer(obj)
     if target is None or target == host.device:
         if not copy:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import operator
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ..bridge.gpu import check_webgpu, gpu_empty
 from ..core.abi import FLAG_READ_ONLY, MAX_NDIM
-from ..core.device import CPU, device as parse_device
-from ..core.dtype import dtype as parse_dtype, dtype_from_format
+from ..core.device import CPU
+from ..core.device import device as parse_device
+from ..core.dtype import dtype as parse_dtype
+from ..core.dtype import dtype_from_format
 from ..core.errors import ErrorCode, WebDLPackBufferError, WebDLPackTypeError, WebDLPackValueError
 from ..core.layout import numel
 from ..core.memory import alloc, buffer_address
@@ -28,14 +31,25 @@ def _extent(n: Any, field: str) -> int:
             raise TypeError
         value = operator.index(n)
     except TypeError:
-        raise WebDLPackTypeError(ErrorCode.BAD_SHAPE, "a shape extent must be an integer", field=field,
-                                 value=n, expected="a non-negative int") from None
+        raise WebDLPackTypeError(
+            ErrorCode.BAD_SHAPE,
+            "a shape extent must be an integer",
+            field=field,
+            value=n,
+            expected="a non-negative int",
+        ) from None
     if value < 0:
-        raise WebDLPackValueError(ErrorCode.BAD_SHAPE, "negative extent", field=field, value=value,
-                                  expected="a non-negative int")
+        raise WebDLPackValueError(
+            ErrorCode.BAD_SHAPE, "negative extent", field=field, value=value, expected="a non-negative int"
+        )
     if value > SAFE_MAX:
-        raise WebDLPackValueError(ErrorCode.SIZE_OVERFLOW, "extent larger than any consumer accepts", field=field,
-                                  value=value, expected=f"0 <= extent <= {SAFE_MAX} (2^53 - 1)")
+        raise WebDLPackValueError(
+            ErrorCode.SIZE_OVERFLOW,
+            "extent larger than any consumer accepts",
+            field=field,
+            value=value,
+            expected=f"0 <= extent <= {SAFE_MAX} (2^53 - 1)",
+        )
     return value
 
 
@@ -64,13 +78,23 @@ def parse_shape(shape: Any) -> tuple[int, ...]:
     """
     if isinstance(shape, (tuple, list)):
         if len(shape) > MAX_NDIM:
-            raise WebDLPackValueError(ErrorCode.BAD_NDIM, "too many dimensions", field="shape", value=len(shape),
-                                      expected=f"at most {MAX_NDIM} dimensions (what every consumer accepts)")
+            raise WebDLPackValueError(
+                ErrorCode.BAD_NDIM,
+                "too many dimensions",
+                field="shape",
+                value=len(shape),
+                expected=f"at most {MAX_NDIM} dimensions (what every consumer accepts)",
+            )
         return tuple(_extent(n, f"shape[{i}]") for i, n in enumerate(shape))
     if hasattr(shape, "__index__") and not isinstance(shape, _NOT_EXTENTS):
         return (_extent(shape, "shape"),)
-    raise WebDLPackTypeError(ErrorCode.BAD_SHAPE, "shape must be an int or a tuple/list of ints", field="shape",
-                             value=shape, expected="e.g. 5 or (2, 3)")
+    raise WebDLPackTypeError(
+        ErrorCode.BAD_SHAPE,
+        "shape must be an int or a tuple/list of ints",
+        field="shape",
+        value=shape,
+        expected="e.g. 5 or (2, 3)",
+    )
 
 
 def _new(shape: Any, dtype: Any, device: Any, *, zero: bool) -> Tensor:
@@ -80,8 +104,13 @@ def _new(shape: Any, dtype: Any, device: Any, *, zero: bool) -> Tensor:
     count = numel(dims)
     nbytes = dt.storage_bytes(count)
     if count > SAFE_MAX or nbytes > SAFE_MAX:
-        raise WebDLPackValueError(ErrorCode.SIZE_OVERFLOW, "tensor larger than any consumer accepts", field="shape",
-                                  value=dims, expected=f"element count and bytes <= {SAFE_MAX} (2^53 - 1)")
+        raise WebDLPackValueError(
+            ErrorCode.SIZE_OVERFLOW,
+            "tensor larger than any consumer accepts",
+            field="shape",
+            value=dims,
+            expected=f"element count and bytes <= {SAFE_MAX} (2^53 - 1)",
+        )
     if target.is_cpu:
         block = alloc(nbytes)
         return Tensor._wrap(TensorView(block.address, 0, dims, None, dt, CPU, 0), block)
@@ -119,7 +148,8 @@ def empty(shape: int | Sequence[int], dtype: Any = "float32", *, device: Any = N
     ValueError
         More than 32 dimensions (``BAD_NDIM``), a negative extent
         (``BAD_SHAPE``), an extent, element count or size past 2^53 - 1
-        (``SIZE_OVERFLOW``) — refused here with the code a consumer would give —, a bad dtype; ``webgpu:N`` where there is no WebGPU
+        (``SIZE_OVERFLOW``) — refused here with the code a consumer would give —,
+        a bad dtype; ``webgpu:N`` where there is no WebGPU
         (``NO_WEBGPU``) or no device N (``UNKNOWN_DEVICE``).
     MemoryError
         ``OUT_OF_MEMORY`` (:class:`~webdlpack.WebDLPackMemoryError`, field
@@ -184,12 +214,21 @@ def from_buffer(obj: Any, *, dtype: Any = None, shape: Sequence[int] | int | Non
     try:
         mv = memoryview(obj)
     except TypeError:
-        raise WebDLPackTypeError(ErrorCode.INVALID_ARGUMENT, "from_buffer() needs an object with the buffer protocol",
-                                 field="obj", value=type(obj).__name__,
-                                 expected="a buffer: bytes, bytearray, array.array, memoryview, a NumPy array") from None
+        raise WebDLPackTypeError(
+            ErrorCode.INVALID_ARGUMENT,
+            "from_buffer() needs an object with the buffer protocol",
+            field="obj",
+            value=type(obj).__name__,
+            expected="a buffer: bytes, bytearray, array.array, memoryview, a NumPy array",
+        ) from None
     if not mv.c_contiguous:
-        raise WebDLPackBufferError(ErrorCode.BAD_STRIDES, "buffer is not C-contiguous", field="obj", value=mv.strides,
-                                   expected="a C-contiguous buffer")
+        raise WebDLPackBufferError(
+            ErrorCode.BAD_STRIDES,
+            "buffer is not C-contiguous",
+            field="obj",
+            value=mv.strides,
+            expected="a C-contiguous buffer",
+        )
     native = None
     try:
         native = dtype_from_format(mv.format)
@@ -207,15 +246,25 @@ def from_buffer(obj: Any, *, dtype: Any = None, shape: Sequence[int] | int | Non
             dims = ((nbytes * 8) // bits,)
         else:
             if nbytes % dt.itemsize:
-                raise WebDLPackValueError(ErrorCode.BAD_SHAPE, "buffer size is not a multiple of the item size",
-                                          field="obj.nbytes", value=nbytes, expected=f"a multiple of {dt.itemsize}")
+                raise WebDLPackValueError(
+                    ErrorCode.BAD_SHAPE,
+                    "buffer size is not a multiple of the item size",
+                    field="obj.nbytes",
+                    value=nbytes,
+                    expected=f"a multiple of {dt.itemsize}",
+                )
             dims = (nbytes // dt.itemsize,)
     else:
         dims = parse_shape(shape)
     if dt.storage_bytes(numel(dims)) != nbytes:
         rule = f"ceil(numel * {bits} / 8)" if dt.is_subbyte else f"numel * {dt.itemsize}"
-        raise WebDLPackValueError(ErrorCode.BAD_SHAPE, "shape and dtype do not cover the buffer exactly",
-                                  field="shape", value=dims, expected=f"{rule} == {nbytes} bytes")
+        raise WebDLPackValueError(
+            ErrorCode.BAD_SHAPE,
+            "shape and dtype do not cover the buffer exactly",
+            field="shape",
+            value=dims,
+            expected=f"{rule} == {nbytes} bytes",
+        )
     address = buffer_address(mv)
     flags = FLAG_READ_ONLY if mv.readonly else 0
     return Tensor._wrap(TensorView(address, 0, dims, None, dt, CPU, flags), mv)

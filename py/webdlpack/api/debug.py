@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from ..bridge.gpu import gpu_stats as _gpu_stats
-from ..exchange import export as _export, owner as _owner
+from ..exchange import export as _export
+from ..exchange import owner as _owner
 
 __all__ = ["live_exports", "export_stats", "live_imports", "import_stats", "gpu_stats"]
 

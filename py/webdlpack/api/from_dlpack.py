@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.abi import DLPACK_VERSION
-from ..core.device import Device, device as parse_device
+from ..core.device import Device
+from ..core.device import device as parse_device
 from ..core.errors import ErrorCode, WebDLPackAttributeError, WebDLPackBufferError, WebDLPackDeviceError
 from ..exchange.adopt import adopt_view
 from ..exchange.capsule import take_pointer
@@ -109,8 +110,13 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> T
     accepted, and a requested copy is made here.
     """
     if not hasattr(x, "__dlpack__"):
-        raise WebDLPackAttributeError(ErrorCode.INVALID_ARGUMENT, "object does not support DLPack", field="x",
-                                      value=type(x).__name__, expected="an object with __dlpack__ and __dlpack_device__")
+        raise WebDLPackAttributeError(
+            ErrorCode.INVALID_ARGUMENT,
+            "object does not support DLPack",
+            field="x",
+            value=type(x).__name__,
+            expected="an object with __dlpack__ and __dlpack_device__",
+        )
     copy = check_copy(copy)
     requested = None if device is None else parse_device(device)  # malformed: fails before the producer runs
     source: Device | None = None
@@ -140,11 +146,21 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> T
         if expected is None and not serves(tensor.device):  # a producer that did not say where its data is
             raise _foreign(tensor.device, "DLTensor.device")
         if expected is not None and tensor.device != expected:
-            raise WebDLPackBufferError(ErrorCode.BAD_DEVICE, "producer returned data on another device",
-                                       field="DLTensor.device", value=str(tensor.device), expected=str(expected))
+            raise WebDLPackBufferError(
+                ErrorCode.BAD_DEVICE,
+                "producer returned data on another device",
+                field="DLTensor.device",
+                value=str(tensor.device),
+                expected=str(expected),
+            )
         if copy is False and tensor.flags.is_copied:
-            raise WebDLPackBufferError(ErrorCode.COPY_REQUIRED, "producer copied although copy=False",
-                                       field="flags.is_copied", value=True, expected="False")
+            raise WebDLPackBufferError(
+                ErrorCode.COPY_REQUIRED,
+                "producer copied although copy=False",
+                field="flags.is_copied",
+                value=True,
+                expected="False",
+            )
     except BaseException:
         tensor.dispose()
         raise
@@ -157,9 +173,14 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> T
 
 def _foreign(device: Device, field: str) -> WebDLPackDeviceError:
     """``BAD_DEVICE`` for data on a device webdlpack cannot serve (CUDA, ROCm, ...), naming it."""
-    return WebDLPackDeviceError(ErrorCode.BAD_DEVICE, f"webdlpack cannot use {device} data (a CUDA/ROCm/... tensor, "
-                                "e.g. from torch, CuPy or JAX on a GPU); ask for a copy with device='cpu'",
-                                field=field, value=str(device), expected="cpu or webgpu:N data, or device='cpu'")
+    return WebDLPackDeviceError(
+        ErrorCode.BAD_DEVICE,
+        f"webdlpack cannot use {device} data (a CUDA/ROCm/... tensor, "
+        "e.g. from torch, CuPy or JAX on a GPU); ask for a copy with device='cpu'",
+        field=field,
+        value=str(device),
+        expected="cpu or webgpu:N data, or device='cpu'",
+    )
 
 
 def _across_devices(x: Any, source: Device | None, target: Device, copy: bool | None) -> Tensor:

@@ -46,8 +46,13 @@ def export_managed(x: Any, versioned: bool = True) -> int:
     tensor = x if isinstance(x, Tensor) else from_dlpack(x)
     view = tensor._live()
     if not versioned and view.read_only:
-        raise WebDLPackBufferError(ErrorCode.UNSUPPORTED, "a read-only tensor cannot be exported as a legacy struct",
-                                   field="versioned", value=False, expected="True")
+        raise WebDLPackBufferError(
+            ErrorCode.UNSUPPORTED,
+            "a read-only tensor cannot be exported as a legacy struct",
+            field="versioned",
+            value=False,
+            expected="True",
+        )
     return tensor._export(versioned)
 
 

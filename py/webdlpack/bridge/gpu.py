@@ -22,7 +22,16 @@ from ..core.nocopy import NotCopyable
 from ..core.view import TensorView
 from .js import call, js_module, require_wait, wait, wait_async
 
-__all__ = ["GPUAllocation", "gpu_stats", "gpu_empty", "upload", "readback", "readback_async", "gpu_copy", "check_webgpu"]
+__all__ = [
+    "GPUAllocation",
+    "gpu_stats",
+    "gpu_empty",
+    "upload",
+    "readback",
+    "readback_async",
+    "gpu_copy",
+    "check_webgpu",
+]
 
 _STATS = {"allocated": 0, "freed": 0, "free_errors": 0}
 
@@ -43,8 +52,13 @@ def _free(pointer: int, device: Device) -> None:
 def check_webgpu(device: Device) -> None:
     """Raise ``BAD_DEVICE`` unless ``device`` is a WebGPU device."""
     if device.type != DLDeviceType.kDLWebGPU:
-        raise WebDLPackDeviceError(ErrorCode.BAD_DEVICE, f"webdlpack moves data between cpu and webgpu, not {device}",
-                                   field="device", value=str(device), expected="'cpu' or 'webgpu:N'")
+        raise WebDLPackDeviceError(
+            ErrorCode.BAD_DEVICE,
+            f"webdlpack moves data between cpu and webgpu, not {device}",
+            field="device",
+            value=str(device),
+            expected="'cpu' or 'webgpu:N'",
+        )
 
 
 class GPUAllocation(NotCopyable):
@@ -79,7 +93,9 @@ class GPUAllocation(NotCopyable):
 
     def __init__(self, nbytes: int, device: Device) -> None:
         check_webgpu(device)
-        pointer = int(call(device, lambda js: js.gpuAlloc, nbytes, device.id, f"webdlpack python {nbytes} B")) & 0xFFFFFFFF
+        pointer = (
+            int(call(device, lambda js: js.gpuAlloc, nbytes, device.id, f"webdlpack python {nbytes} B")) & 0xFFFFFFFF
+        )
         _STATS["allocated"] += 1
         self.pointer = pointer
         self.device = device
@@ -96,7 +112,8 @@ class GPUAllocation(NotCopyable):
         self._finalizer()
 
     def __repr__(self) -> str:
-        return f"<GPUAllocation {self.pointer:#x} on {self.device}, {self.nbytes} bytes, {'live' if self.alive else 'freed'}>"
+        state = "live" if self.alive else "freed"
+        return f"<GPUAllocation {self.pointer:#x} on {self.device}, {self.nbytes} bytes, {state}>"
 
 
 def _flags(view: TensorView) -> int:
@@ -125,8 +142,13 @@ def upload(view: TensorView, device: Device) -> tuple[TensorView, GPUAllocation]
     check_webgpu(device)
     js_module(device)
     if not view.device.is_cpu:
-        raise WebDLPackDeviceError(ErrorCode.BAD_DEVICE, "only CPU data can be uploaded", field="device",
-                                   value=str(view.device), expected="cpu")
+        raise WebDLPackDeviceError(
+            ErrorCode.BAD_DEVICE,
+            "only CPU data can be uploaded",
+            field="device",
+            value=str(view.device),
+            expected="cpu",
+        )
     nbytes = view.nbytes
     staging: HostBlock | None = None
     source = view.address
@@ -148,8 +170,13 @@ def _start_readback(view: TensorView) -> tuple[Any, HostBlock, int]:
     """Start copying the GPU bytes of ``view`` into a new host block; returns (promise, block, lo)."""
     lo, hi = view.byte_span()
     if view.byte_offset + lo < 0:
-        raise WebDLPackDeviceError(ErrorCode.OUT_OF_BOUNDS, "the elements start before the GPU buffer",
-                                   field="byte_offset", value=view.byte_offset, expected=f">= {-lo} for these strides")
+        raise WebDLPackDeviceError(
+            ErrorCode.OUT_OF_BOUNDS,
+            "the elements start before the GPU buffer",
+            field="byte_offset",
+            value=view.byte_offset,
+            expected=f">= {-lo} for these strides",
+        )
     block = alloc(hi - lo)
     promise = call(view.device, lambda js: js.gpuReadback, view.data, view.byte_offset + lo, hi - lo, block.address)
     return promise, block, lo
@@ -194,10 +221,15 @@ def gpu_copy(view: TensorView) -> tuple[TensorView, GPUAllocation]:
     """
     check_webgpu(view.device)
     if not view.contiguous:
-        raise WebDLPackDeviceError(ErrorCode.UNSUPPORTED, "copying strided WebGPU data needs a shader; read it back "
-                                   "(webdlpack.from_dlpack(x, device='cpu') or await webdlpack.to_cpu_async(x)) "
-                                   "and upload that, or make it contiguous in JS (copyGPUTensor of webdlpack/adapters)", field="strides", value=view.strides,
-                                   expected="None (C-contiguous)")
+        raise WebDLPackDeviceError(
+            ErrorCode.UNSUPPORTED,
+            "copying strided WebGPU data needs a shader; read it back "
+            "(webdlpack.from_dlpack(x, device='cpu') or await webdlpack.to_cpu_async(x)) "
+            "and upload that, or make it contiguous in JS (copyGPUTensor of webdlpack/adapters)",
+            field="strides",
+            value=view.strides,
+            expected="None (C-contiguous)",
+        )
     lead = view.byte_offset % 4
     owner = GPUAllocation(lead + view.nbytes, view.device)
     try:

@@ -19,7 +19,8 @@ otherwise it raises an error naming the two ways out.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..core.errors import (
     ErrorCode,
@@ -33,8 +34,19 @@ from ..core.host import HOST_NAME, IS_PYODIDE
 from ..core.native import NATIVE
 
 __all__ = [
-    "bridge_loaded", "js_module", "translate", "call", "can_wait", "require_wait", "wait", "wait_async",
-    "is_js_proxy", "is_js_tensor", "import_versioned", "export_managed", "deleter_caller",
+    "bridge_loaded",
+    "js_module",
+    "translate",
+    "call",
+    "can_wait",
+    "require_wait",
+    "wait",
+    "wait_async",
+    "is_js_proxy",
+    "is_js_tensor",
+    "import_versioned",
+    "export_managed",
+    "deleter_caller",
 ]
 
 
@@ -56,7 +68,9 @@ if IS_PYODIDE:  # pragma: no cover - Pyodide only
     _JsException = _ffi.JsException
     _JsProxy = _ffi.JsProxy
 
-_FIX = "call it from code entered with pyodide.runPythonAsync (or callPromising), or use await webdlpack.to_cpu_async(x)"
+_FIX = (
+    "call it from code entered with pyodide.runPythonAsync (or callPromising), or use await webdlpack.to_cpu_async(x)"
+)
 
 #: JS error codes that reach ``to_js`` / ``from_js`` as a ``BufferError`` / a ``TypeError`` (else ``ValueError``).
 _BUFFER_CODES = {ErrorCode.COPY_REQUIRED, ErrorCode.UNSUPPORTED}
@@ -91,14 +105,23 @@ def js_module(device: Any) -> Any:
         The device the caller wants to reach (for the message).
     """
     if not IS_PYODIDE:
-        raise WebDLPackDeviceError(ErrorCode.NO_WEBGPU, f"{device} is not available on {HOST_NAME}: WebGPU tensors "
-                                   "need Pyodide in a browser page with the webdlpack JS bridge",
-                                   field="device", value=str(device), expected="'cpu' on this host")
+        raise WebDLPackDeviceError(
+            ErrorCode.NO_WEBGPU,
+            f"{device} is not available on {HOST_NAME}: WebGPU tensors "
+            "need Pyodide in a browser page with the webdlpack JS bridge",
+            field="device",
+            value=str(device),
+            expected="'cpu' on this host",
+        )
     module = _load()
     if module is None:
-        raise WebDLPackDeviceError(ErrorCode.NO_WEBGPU, f"{device} is not reachable: the webdlpack JS bridge is not "
-                                   "loaded in this Pyodide", field="device", value=str(device),
-                                   expected="a Pyodide set up with webdlpack's loadWebDLPack(pyodide)")
+        raise WebDLPackDeviceError(
+            ErrorCode.NO_WEBGPU,
+            f"{device} is not reachable: the webdlpack JS bridge is not loaded in this Pyodide",
+            field="device",
+            value=str(device),
+            expected="a Pyodide set up with webdlpack's loadWebDLPack(pyodide)",
+        )
     return module
 
 
@@ -138,8 +161,13 @@ def translate(exc: BaseException, *, gpu: bool) -> WebDLPackError:
     elif code is None:
         cls, code = WebDLPackValueError, ErrorCode.INVALID_ARGUMENT
     else:
-        cls = (WebDLPackBufferError if code in _BUFFER_CODES
-               else WebDLPackTypeError if code in _TYPE_CODES else WebDLPackValueError)
+        cls = (
+            WebDLPackBufferError
+            if code in _BUFFER_CODES
+            else WebDLPackTypeError
+            if code in _TYPE_CODES
+            else WebDLPackValueError
+        )
     # The JS message already reads "what; field F; value V; expected E" (js/src/errors.ts): it is kept whole,
     # and the details become attributes without being written into the message a second time.
     error = cls(code, f"(from JS) {message}")
@@ -207,10 +235,14 @@ def require_wait(what: str, device: Any) -> None:
     """
     js_module(device)
     if not can_wait():
-        raise WebDLPackDeviceError(ErrorCode.UNSUPPORTED,
-                                   f"{what} waits for the GPU (WebGPU reads back asynchronously), and this Python code "
-                                   "cannot wait: it was not entered asynchronously, or JSPI is off",
-                                   field="device", value=str(device), expected=_FIX)
+        raise WebDLPackDeviceError(
+            ErrorCode.UNSUPPORTED,
+            f"{what} waits for the GPU (WebGPU reads back asynchronously), and this Python code "
+            "cannot wait: it was not entered asynchronously, or JSPI is off",
+            field="device",
+            value=str(device),
+            expected=_FIX,
+        )
 
 
 def wait(promise: Any) -> Any:
@@ -244,9 +276,13 @@ def _handover(name: str) -> Any:
         module = _load()
         if module is None:
             where = "a Pyodide without it" if IS_PYODIDE else HOST_NAME
-            raise WebDLPackBufferError(ErrorCode.UNSUPPORTED, "handing tensors to JavaScript needs Pyodide with the "
-                                       f"webdlpack JS bridge; this is {where}", field="webdlpack_js", value=None,
-                                       expected="a Pyodide set up with webdlpack's loadWebDLPack(pyodide)")
+            raise WebDLPackBufferError(
+                ErrorCode.UNSUPPORTED,
+                f"handing tensors to JavaScript needs Pyodide with the webdlpack JS bridge; this is {where}",
+                field="webdlpack_js",
+                value=None,
+                expected="a Pyodide set up with webdlpack's loadWebDLPack(pyodide)",
+            )
         fn = _HANDOVER[name] = getattr(module, name)
     return fn
 

@@ -15,7 +15,7 @@ costs one comparison.
 from __future__ import annotations
 
 import ctypes
-from typing import Callable
+from collections.abc import Callable
 
 from .errors import ErrorCode, WebDLPackValueError
 from .host import IS_PYODIDE, MAX_ADDRESS
@@ -74,12 +74,23 @@ def check_readable(address: int, size: int, align: int, field: str) -> None:
     if address + size <= _end and address and not address % align:
         return
     if not address:
-        raise WebDLPackValueError(ErrorCode.NULL_POINTER, "pointer is NULL", field=field, value=0,
-                                  expected="a non-NULL address")
+        raise WebDLPackValueError(
+            ErrorCode.NULL_POINTER, "pointer is NULL", field=field, value=0, expected="a non-NULL address"
+        )
     if address % align:
-        raise WebDLPackValueError(ErrorCode.INVALID_POINTER, f"pointer is not {align}-byte aligned", field=field,
-                                  value=address, expected=f"a multiple of {align}")
+        raise WebDLPackValueError(
+            ErrorCode.INVALID_POINTER,
+            f"pointer is not {align}-byte aligned",
+            field=field,
+            value=address,
+            expected=f"a multiple of {align}",
+        )
     end = memory_end()
     if address + size > end:
-        raise WebDLPackValueError(ErrorCode.OUT_OF_BOUNDS, f"[{address:#x}, {address + size:#x}) is outside memory",
-                                  field=field, value=address, expected=f"address + {size} <= memory size {end:#x}")
+        raise WebDLPackValueError(
+            ErrorCode.OUT_OF_BOUNDS,
+            f"[{address:#x}, {address + size:#x}) is outside memory",
+            field=field,
+            value=address,
+            expected=f"address + {size} <= memory size {end:#x}",
+        )

@@ -53,14 +53,25 @@ class Device:
 
     def __post_init__(self) -> None:
         if self.type not in _NAMES:
-            raise WebDLPackValueError(ErrorCode.BAD_DEVICE, "unknown device type", field="DLDevice.device_type",
-                                      value=self.type, expected="a DLDeviceType value (1 = CPU, 15 = WebGPU, ...)")
+            raise WebDLPackValueError(
+                ErrorCode.BAD_DEVICE,
+                "unknown device type",
+                field="DLDevice.device_type",
+                value=self.type,
+                expected="a DLDeviceType value (1 = CPU, 15 = WebGPU, ...)",
+            )
         if not 0 <= self.id < 2**31:
-            raise WebDLPackValueError(ErrorCode.BAD_DEVICE, "device id out of range", field="DLDevice.device_id",
-                                      value=self.id, expected="0 <= device_id < 2**31")
+            raise WebDLPackValueError(
+                ErrorCode.BAD_DEVICE,
+                "device id out of range",
+                field="DLDevice.device_id",
+                value=self.id,
+                expected="0 <= device_id < 2**31",
+            )
         if self.type == D.kDLCPU and self.id != 0:
-            raise WebDLPackValueError(ErrorCode.BAD_DEVICE, "the CPU device has id 0", field="DLDevice.device_id",
-                                      value=self.id, expected="0")
+            raise WebDLPackValueError(
+                ErrorCode.BAD_DEVICE, "the CPU device has id 0", field="DLDevice.device_id", value=self.id, expected="0"
+            )
 
     @property
     def name(self) -> str:
@@ -110,8 +121,13 @@ def device(spec: Any) -> Device:
     if isinstance(spec, str):
         name, sep, index = spec.partition(":")
         if name not in _BY_NAME or (sep and not index.isdigit()):
-            raise WebDLPackValueError(ErrorCode.BAD_DEVICE, "device not understood", field="device", value=spec,
-                                      expected="'cpu' or '<type>:<index>' such as 'webgpu:0'")
+            raise WebDLPackValueError(
+                ErrorCode.BAD_DEVICE,
+                "device not understood",
+                field="device",
+                value=spec,
+                expected="'cpu' or '<type>:<index>' such as 'webgpu:0'",
+            )
         return Device(_BY_NAME[name], int(index) if sep else 0)
     if isinstance(spec, tuple) and len(spec) == 2:
         dev_type, dev_id = spec
@@ -120,7 +136,17 @@ def device(spec: Any) -> Device:
         except (TypeError, ValueError) as err:
             if isinstance(err, WebDLPackValueError):
                 raise
-            raise WebDLPackValueError(ErrorCode.BAD_DEVICE, "device tuple must hold two integers", field="device",
-                                      value=spec, expected="(device_type, device_id)") from None
-    raise WebDLPackValueError(ErrorCode.BAD_DEVICE, "device not understood", field="device", value=spec,
-                              expected="a string like 'cpu' / 'webgpu:0', a (type, id) tuple or a Device")
+            raise WebDLPackValueError(
+                ErrorCode.BAD_DEVICE,
+                "device tuple must hold two integers",
+                field="device",
+                value=spec,
+                expected="(device_type, device_id)",
+            ) from None
+    raise WebDLPackValueError(
+        ErrorCode.BAD_DEVICE,
+        "device not understood",
+        field="device",
+        value=spec,
+        expected="a string like 'cpu' / 'webgpu:0', a (type, id) tuple or a Device",
+    )

@@ -66,7 +66,11 @@ _VALID_BITS[C.kDLFloat4_e2m1fn] = (4,)
 
 # Name prefixes of the variable-width codes (``int4``, ``complex32``, ``handle64``), as in JS.
 _PREFIXES: dict[int, str] = {
-    C.kDLInt: "int", C.kDLUInt: "uint", C.kDLFloat: "float", C.kDLOpaqueHandle: "handle", C.kDLComplex: "complex",
+    C.kDLInt: "int",
+    C.kDLUInt: "uint",
+    C.kDLFloat: "float",
+    C.kDLOpaqueHandle: "handle",
+    C.kDLComplex: "complex",
 }
 
 # struct-module format of one element (complex: format of each of the two parts).
@@ -105,17 +109,27 @@ def check_dtype(code: int, bits: int, lanes: int, field: str = "DLTensor.dtype")
     """
     if code not in _VALID_BITS:
         raise WebDLPackValueError(
-            ErrorCode.BAD_DTYPE, "unknown dtype code", field=f"{field}.code", value=code,
+            ErrorCode.BAD_DTYPE,
+            "unknown dtype code",
+            field=f"{field}.code",
+            value=code,
             expected=f"a DLDataTypeCode in 0..{int(C.kDLFloat4_e2m1fn)}",
         )
     if bits not in _VALID_BITS[code]:
         raise WebDLPackValueError(
-            ErrorCode.BAD_DTYPE, f"bad bit width for {C(code).name}", field=f"{field}.bits", value=bits,
+            ErrorCode.BAD_DTYPE,
+            f"bad bit width for {C(code).name}",
+            field=f"{field}.bits",
+            value=bits,
             expected=" or ".join(str(b) for b in _VALID_BITS[code]),
         )
     if not 1 <= lanes <= 0xFFFF:
         raise WebDLPackValueError(
-            ErrorCode.BAD_DTYPE, "lanes out of range", field=f"{field}.lanes", value=lanes, expected="1 <= lanes <= 65535"
+            ErrorCode.BAD_DTYPE,
+            "lanes out of range",
+            field=f"{field}.lanes",
+            value=lanes,
+            expected="1 <= lanes <= 65535",
         )
 
 
@@ -224,12 +238,22 @@ def dtype(spec: Any) -> DType:
     if isinstance(spec, DType):
         return spec
     if spec is None:
-        raise WebDLPackTypeError(ErrorCode.BAD_DTYPE, "dtype is required", field="dtype", value=None,
-                                 expected="a dtype name such as 'float32'")
+        raise WebDLPackTypeError(
+            ErrorCode.BAD_DTYPE,
+            "dtype is required",
+            field="dtype",
+            value=None,
+            expected="a dtype name such as 'float32'",
+        )
     name = spec if isinstance(spec, str) else str(spec)
     if name not in _NAMED:
-        raise WebDLPackValueError(ErrorCode.BAD_DTYPE, "unknown dtype name", field="dtype", value=spec,
-                                  expected="one of " + ", ".join(sorted(_NAMED)))
+        raise WebDLPackValueError(
+            ErrorCode.BAD_DTYPE,
+            "unknown dtype name",
+            field="dtype",
+            value=spec,
+            expected="one of " + ", ".join(sorted(_NAMED)),
+        )
     code, bits = _NAMED[name]
     return DType(code, bits, 1)
 
@@ -238,9 +262,23 @@ def dtype(spec: Any) -> DType:
 ALL_DTYPES: tuple[DType, ...] = tuple(dtype(n) for n in _NAMED)
 
 _FORMAT_KINDS: dict[str, str] = {
-    "?": "bool", "b": "int", "B": "uint", "h": "int", "H": "uint", "i": "int", "I": "uint",
-    "l": "int", "L": "uint", "q": "int", "Q": "uint", "n": "int", "N": "uint",
-    "e": "float", "f": "float", "d": "float", "c": "uint",
+    "?": "bool",
+    "b": "int",
+    "B": "uint",
+    "h": "int",
+    "H": "uint",
+    "i": "int",
+    "I": "uint",
+    "l": "int",
+    "L": "uint",
+    "q": "int",
+    "Q": "uint",
+    "n": "int",
+    "N": "uint",
+    "e": "float",
+    "f": "float",
+    "d": "float",
+    "c": "uint",
 }
 
 
@@ -266,14 +304,24 @@ def dtype_from_format(fmt: str) -> DType:
     if body[:1] in "@=<>!":
         prefix, body = body[0], body[1:]
     if prefix in (">", "!"):
-        raise WebDLPackValueError(ErrorCode.BAD_DTYPE, "big-endian buffers are not supported", field="format",
-                                  value=fmt, expected="a little-endian or native format")
+        raise WebDLPackValueError(
+            ErrorCode.BAD_DTYPE,
+            "big-endian buffers are not supported",
+            field="format",
+            value=fmt,
+            expected="a little-endian or native format",
+        )
     if body in ("Zf", "Zd"):
         return dtype("complex64" if body == "Zf" else "complex128")
     kind = _FORMAT_KINDS.get(body)
     if kind is None:
-        raise WebDLPackValueError(ErrorCode.BAD_DTYPE, "buffer format has no DLPack dtype", field="format",
-                                  value=fmt, expected="one of ?bBhHiIlLqQnNefd or Zf/Zd")
+        raise WebDLPackValueError(
+            ErrorCode.BAD_DTYPE,
+            "buffer format has no DLPack dtype",
+            field="format",
+            value=fmt,
+            expected="one of ?bBhHiIlLqQnNefd or Zf/Zd",
+        )
     if kind == "bool":
         return dtype("bool")
     bits = 8 * struct.calcsize((prefix or "@") + body)

@@ -6,7 +6,7 @@ Strides here are counted in *elements* (the DLPack convention), never bytes.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 __all__ = ["numel", "c_strides", "is_c_contiguous", "extent"]
 

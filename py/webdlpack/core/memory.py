@@ -55,9 +55,13 @@ class HostBlock(NotCopyable):
         try:
             self._buf = (ctypes.c_uint64 * words)()
         except (MemoryError, OverflowError):  # OverflowError: ctypes "array too large" for this address space
-            raise WebDLPackMemoryError(ErrorCode.OUT_OF_MEMORY, f"cannot allocate {nbytes} bytes of host memory",
-                                       field="nbytes", value=nbytes,
-                                       expected="a size this process can allocate") from None
+            raise WebDLPackMemoryError(
+                ErrorCode.OUT_OF_MEMORY,
+                f"cannot allocate {nbytes} bytes of host memory",
+                field="nbytes",
+                value=nbytes,
+                expected="a size this process can allocate",
+            ) from None
         self.address: int = -(-ctypes.addressof(self._buf) // ALIGNMENT) * ALIGNMENT
         self.nbytes = nbytes
 
@@ -126,8 +130,13 @@ def copy_view(src: TensorView, dst_address: int) -> None:
         ``src`` is not on the CPU (code ``BAD_DEVICE``).
     """
     if not src.device.is_cpu:
-        raise WebDLPackBufferError(ErrorCode.BAD_DEVICE, "only CPU tensors can be copied on the host",
-                                   field="device", value=str(src.device), expected="cpu")
+        raise WebDLPackBufferError(
+            ErrorCode.BAD_DEVICE,
+            "only CPU tensors can be copied on the host",
+            field="device",
+            value=str(src.device),
+            expected="cpu",
+        )
     if src.size == 0:
         return
     item = src.dtype.itemsize

@@ -40,10 +40,13 @@ def raise_not_copyable(obj: Any, how: str, *, field: str | None = None, expected
         shown = repr(obj)
     except Exception:  # a half-built object (e.g. made without __init__)
         shown = f"<{name}>"
-    raise WebDLPackTypeError(ErrorCode.INVALID_ARGUMENT,
-                             f"a webdlpack {name} owns memory by address and cannot be {how}",
-                             field=field or name, value=shown,
-                             expected=expected or "copy the tensor that owns it: tensor.copy() or copy.deepcopy(tensor)")
+    raise WebDLPackTypeError(
+        ErrorCode.INVALID_ARGUMENT,
+        f"a webdlpack {name} owns memory by address and cannot be {how}",
+        field=field or name,
+        value=shown,
+        expected=expected or "copy the tensor that owns it: tensor.copy() or copy.deepcopy(tensor)",
+    )
 
 
 class NotCopyable:

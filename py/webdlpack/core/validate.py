@@ -45,8 +45,13 @@ def check_flags(flags: int, field: str = "DLManagedTensorVersioned.flags") -> No
         ``BAD_FLAGS`` with the flags found and the known bits.
     """
     if flags & ~KNOWN_FLAGS:
-        raise WebDLPackValueError(ErrorCode.BAD_FLAGS, "unknown flag bits", field=field, value=flags,
-                                  expected=f"only bits of {KNOWN_FLAGS:#x} (READ_ONLY, IS_COPIED, IS_SUBBYTE_TYPE_PADDED)")
+        raise WebDLPackValueError(
+            ErrorCode.BAD_FLAGS,
+            "unknown flag bits",
+            field=field,
+            value=flags,
+            expected=f"only bits of {KNOWN_FLAGS:#x} (READ_ONLY, IS_COPIED, IS_SUBBYTE_TYPE_PADDED)",
+        )
 
 
 _DEVICES: dict[tuple[int, int], Device] = {}
@@ -61,11 +66,21 @@ def _device(dev_type: int, dev_id: int) -> Device:
     if found is not None:
         return found
     if dev_type not in DLDeviceType.__members__.values():
-        raise WebDLPackValueError(ErrorCode.BAD_DEVICE, "unknown device type", field="DLTensor.device.device_type",
-                                  value=dev_type, expected="a DLDeviceType value (1 = CPU, 15 = WebGPU, ...)")
+        raise WebDLPackValueError(
+            ErrorCode.BAD_DEVICE,
+            "unknown device type",
+            field="DLTensor.device.device_type",
+            value=dev_type,
+            expected="a DLDeviceType value (1 = CPU, 15 = WebGPU, ...)",
+        )
     if dev_id < 0 or (dev_type == DLDeviceType.kDLCPU and dev_id != 0):
-        raise WebDLPackValueError(ErrorCode.BAD_DEVICE, "bad device id", field="DLTensor.device.device_id",
-                                  value=dev_id, expected="0 for CPU, >= 0 otherwise")
+        raise WebDLPackValueError(
+            ErrorCode.BAD_DEVICE,
+            "bad device id",
+            field="DLTensor.device.device_id",
+            value=dev_id,
+            expected="0 for CPU, >= 0 otherwise",
+        )
     if len(_DEVICES) < 256:
         _DEVICES[(dev_type, dev_id)] = found = Device(dev_type, dev_id)
         return found
@@ -121,15 +136,25 @@ def read_dltensor_fields(
         check_flags(flags)
     device = _DEVICES.get((dev_type, dev_id)) or _device(dev_type, dev_id)
     if not 0 <= ndim <= MAX_NDIM:
-        raise WebDLPackValueError(ErrorCode.BAD_NDIM, "ndim out of range", field="DLTensor.ndim", value=ndim,
-                                  expected=f"0 <= ndim <= {MAX_NDIM}")
+        raise WebDLPackValueError(
+            ErrorCode.BAD_NDIM,
+            "ndim out of range",
+            field="DLTensor.ndim",
+            value=ndim,
+            expected=f"0 <= ndim <= {MAX_NDIM}",
+        )
     dtype = _DTYPES.get((code, bits, lanes)) or _dtype(code, bits, lanes)
     shape: tuple[int, ...] = ()
     strides: tuple[int, ...] | None = None
     if ndim > 0:
         if not shape_ptr:
-            raise WebDLPackValueError(ErrorCode.NULL_POINTER, "shape is NULL but ndim > 0", field="DLTensor.shape",
-                                      value=0, expected=f"a pointer to {ndim} int64 extents")
+            raise WebDLPackValueError(
+                ErrorCode.NULL_POINTER,
+                "shape is NULL but ndim > 0",
+                field="DLTensor.shape",
+                value=0,
+                expected=f"a pointer to {ndim} int64 extents",
+            )
         layout = int64_array(ndim)
         check_readable(shape_ptr, layout.size, 8, "DLTensor.shape")
         shape = unpack_at(layout, shape_ptr)
@@ -143,8 +168,9 @@ def read_dltensor_fields(
     if known is not None:
         return known
     data = data or 0
-    view = TensorView.checked(data, byte_offset, shape, _checked_strides(shape, strides, dtype, flags, byte_offset),
-                              dtype, device, flags)
+    view = TensorView.checked(
+        data, byte_offset, shape, _checked_strides(shape, strides, dtype, flags, byte_offset), dtype, device, flags
+    )
     _check_data(view)
     if len(_VIEWS) >= _VIEWS_MAX:
         _VIEWS.clear()
@@ -153,26 +179,38 @@ def read_dltensor_fields(
 
 
 def _too_big(what: str, field: str, value: object) -> WebDLPackValueError:
-    return WebDLPackValueError(ErrorCode.SIZE_OVERFLOW, f"{what} too large", field=field, value=value,
-                               expected=f"at most {SAFE_MAX} (2^53 - 1)")
+    return WebDLPackValueError(
+        ErrorCode.SIZE_OVERFLOW,
+        f"{what} too large",
+        field=field,
+        value=value,
+        expected=f"at most {SAFE_MAX} (2^53 - 1)",
+    )
 
 
-def _checked_strides(shape: tuple[int, ...], strides: tuple[int, ...] | None, dtype: DType, flags: int,
-                     byte_offset: int) -> tuple[int, ...] | None:
+def _checked_strides(
+    shape: tuple[int, ...], strides: tuple[int, ...] | None, dtype: DType, flags: int, byte_offset: int
+) -> tuple[int, ...] | None:
     """Check shape, strides and byte_offset by spec/validation-rules.json; None when C-contiguous."""
     count = 1
     for i, n in enumerate(shape):
         if n < 0:
-            raise WebDLPackValueError(ErrorCode.BAD_SHAPE, "negative extent", field=f"DLTensor.shape[{i}]",
-                                      value=n, expected=">= 0")
+            raise WebDLPackValueError(
+                ErrorCode.BAD_SHAPE, "negative extent", field=f"DLTensor.shape[{i}]", value=n, expected=">= 0"
+            )
         if n > SAFE_MAX:
             raise _too_big("extent", f"DLTensor.shape[{i}]", n)
         count *= n
     if strides is not None:
         for i, s in enumerate(strides):
             if not -SAFE_MAX <= s <= SAFE_MAX:
-                raise WebDLPackValueError(ErrorCode.BAD_STRIDES, "stride too large", field=f"DLTensor.strides[{i}]",
-                                          value=s, expected=f"|stride| <= {SAFE_MAX} (2^53 - 1)")
+                raise WebDLPackValueError(
+                    ErrorCode.BAD_STRIDES,
+                    "stride too large",
+                    field=f"DLTensor.strides[{i}]",
+                    value=s,
+                    expected=f"|stride| <= {SAFE_MAX} (2^53 - 1)",
+                )
     if byte_offset > SAFE_MAX:
         raise _too_big("byte_offset", "DLTensor.byte_offset", byte_offset)
     if count > SAFE_MAX:
@@ -183,8 +221,13 @@ def _checked_strides(shape: tuple[int, ...], strides: tuple[int, ...] | None, dt
         raise _too_big("tensor size", "DLTensor.shape", shape)
     contiguous = strides is None or is_c_contiguous(shape, strides)
     if not contiguous and packed:
-        raise WebDLPackValueError(ErrorCode.BAD_STRIDES, "packed sub-byte tensors must be C-contiguous",
-                                  field="DLTensor.strides", value=strides, expected="NULL or C-contiguous strides")
+        raise WebDLPackValueError(
+            ErrorCode.BAD_STRIDES,
+            "packed sub-byte tensors must be C-contiguous",
+            field="DLTensor.strides",
+            value=strides,
+            expected="NULL or C-contiguous strides",
+        )
     if count and not contiguous:
         assert strides is not None
         lo = hi = 0
@@ -210,8 +253,13 @@ def _check_data(view: TensorView) -> None:
         return
     data = view.data
     if not data:
-        raise WebDLPackValueError(ErrorCode.NULL_POINTER, "data is NULL but the tensor is not empty",
-                                  field="DLTensor.data", value=0, expected="a non-NULL pointer when numel > 0")
+        raise WebDLPackValueError(
+            ErrorCode.NULL_POINTER,
+            "data is NULL but the tensor is not empty",
+            field="DLTensor.data",
+            value=0,
+            expected="a non-NULL pointer when numel > 0",
+        )
     if view.device.type != DLDeviceType.kDLCPU:
         return
     lo_byte, hi_byte = view.byte_span()
@@ -222,14 +270,27 @@ def _check_data(view: TensorView) -> None:
         return
     end = memory_end()
     if nbytes > end:
-        raise WebDLPackValueError(ErrorCode.SIZE_OVERFLOW, "tensor is larger than the whole memory",
-                                  field="DLTensor.shape", value=view.shape, expected=f"size <= memory size {end}")
+        raise WebDLPackValueError(
+            ErrorCode.SIZE_OVERFLOW,
+            "tensor is larger than the whole memory",
+            field="DLTensor.shape",
+            value=view.shape,
+            expected=f"size <= memory size {end}",
+        )
     if first + lo_byte < 0:
-        raise WebDLPackValueError(ErrorCode.OUT_OF_BOUNDS, "negative strides reach below address 0",
-                                  field="DLTensor.strides", value=view.strides, expected="every element address >= 0")
+        raise WebDLPackValueError(
+            ErrorCode.OUT_OF_BOUNDS,
+            "negative strides reach below address 0",
+            field="DLTensor.strides",
+            value=view.strides,
+            expected="every element address >= 0",
+        )
     if first + hi_byte > end:
         field = "DLTensor.byte_offset" if data < end <= first else "DLTensor.data"
-        raise WebDLPackValueError(ErrorCode.OUT_OF_BOUNDS, f"tensor bytes [{first + lo_byte:#x}, {first + hi_byte:#x}) "
-                                  "lie outside memory", field=field,
-                                  value=view.byte_offset if field.endswith("byte_offset") else data,
-                                  expected=f"all bytes inside [0, {end:#x})")
+        raise WebDLPackValueError(
+            ErrorCode.OUT_OF_BOUNDS,
+            f"tensor bytes [{first + lo_byte:#x}, {first + hi_byte:#x}) lie outside memory",
+            field=field,
+            value=view.byte_offset if field.endswith("byte_offset") else data,
+            expected=f"all bytes inside [0, {end:#x})",
+        )

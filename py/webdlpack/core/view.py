@@ -61,8 +61,9 @@ class TensorView:
         would do); the import path uses this to skip the dataclass machinery.
         """
         self = object.__new__(cls)
-        self.__dict__.update(data=data, byte_offset=byte_offset, shape=shape, strides=strides, dtype=dtype,
-                             device=device, flags=flags)
+        self.__dict__.update(
+            data=data, byte_offset=byte_offset, shape=shape, strides=strides, dtype=dtype, device=device, flags=flags
+        )
         return self
 
     @property

@@ -47,7 +47,7 @@ def _remember(address: int, versioned: bool, fields: tuple[int, ...], deleter: i
         return
     if len(_SEEN) >= _SEEN_MAX:
         _SEEN.clear()
-    _SEEN[address] = (versioned, nbytes, bytes(_BYTES[address:address + nbytes]), deleter, view)
+    _SEEN[address] = (versioned, nbytes, bytes(_BYTES[address : address + nbytes]), deleter, view)
 
 
 def adopt_view(address: int, versioned: bool = True) -> tuple[TensorView, ManagedOwner]:
@@ -81,22 +81,36 @@ def adopt_view(address: int, versioned: bool = True) -> tuple[TensorView, Manage
     """
     address = int(address)
     seen = _SEEN.get(address)
-    if seen is not None and seen[0] is versioned and (
-            _same_bytes(address, seen[2]) if _same_bytes is not None else _BYTES[address:address + seen[1]] == seen[2]):
+    if (
+        seen is not None
+        and seen[0] is versioned
+        and (
+            _same_bytes(address, seen[2]) if _same_bytes is not None else _BYTES[address : address + seen[1]] == seen[2]
+        )
+    ):
         # The same bytes as a block checked before (the range was inside memory then, and memory never shrinks).
         return seen[4], ManagedOwner(address, versioned, seen[3])
     if address == 0:
-        raise WebDLPackValueError(ErrorCode.NULL_POINTER, "managed tensor address is NULL", field="address", value=0,
-                                  expected="the address of a managed DLPack struct")
+        raise WebDLPackValueError(
+            ErrorCode.NULL_POINTER,
+            "managed tensor address is NULL",
+            field="address",
+            value=0,
+            expected="the address of a managed DLPack struct",
+        )
     if versioned:
         check_readable(address, MANAGED_VERSIONED.size, 8, "DLManagedTensorVersioned")
         major, minor, _ctx, deleter, flags, *fields = unpack_at(MANAGED_VERSIONED, address)
         if major != DLPACK_MAJOR_VERSION:
             call_deleter(address, versioned)
-            raise WebDLPackBufferError(ErrorCode.VERSION_MISMATCH, f"DLPack {major}.{minor} tensor is not readable "
-                                       f"by webdlpack (DLPack {DLPACK_VERSION[0]}.{DLPACK_VERSION[1]}); it was released",
-                                       field="DLManagedTensorVersioned.version.major", value=major,
-                                       expected=f"{DLPACK_MAJOR_VERSION}")
+            raise WebDLPackBufferError(
+                ErrorCode.VERSION_MISMATCH,
+                f"DLPack {major}.{minor} tensor is not readable "
+                f"by webdlpack (DLPack {DLPACK_VERSION[0]}.{DLPACK_VERSION[1]}); it was released",
+                field="DLManagedTensorVersioned.version.major",
+                value=major,
+                expected=f"{DLPACK_MAJOR_VERSION}",
+            )
     else:
         check_readable(address, MANAGED_LEGACY.size, 8, "DLManagedTensor")
         *fields, _ctx, deleter = unpack_at(MANAGED_LEGACY, address)
@@ -106,8 +120,9 @@ def adopt_view(address: int, versioned: bool = True) -> tuple[TensorView, Manage
     owner = ManagedOwner(address, versioned, deleter)
     try:
         data, dev_type, dev_id, ndim, code, bits, lanes, shape_ptr, strides_ptr, byte_offset = fields
-        view = read_dltensor_fields(data, dev_type, dev_id, ndim, code, bits, lanes, shape_ptr, strides_ptr,
-                                    byte_offset, flags)
+        view = read_dltensor_fields(
+            data, dev_type, dev_id, ndim, code, bits, lanes, shape_ptr, strides_ptr, byte_offset, flags
+        )
     except BaseException:
         owner.release()
         raise

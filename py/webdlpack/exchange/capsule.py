@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import ctypes
 import os
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..core.errors import ErrorCode, WebDLPackBufferError, WebDLPackTypeError
 from ..core.host import native_library
@@ -114,8 +115,13 @@ def capsule_name(capsule: Any) -> str | None:
         ``capsule`` is not a PyCapsule.
     """
     if type(capsule).__name__ != "PyCapsule":
-        raise WebDLPackTypeError(ErrorCode.INVALID_ARGUMENT, "expected a DLPack capsule", field="capsule",
-                                 value=type(capsule).__name__, expected="a PyCapsule from __dlpack__()")
+        raise WebDLPackTypeError(
+            ErrorCode.INVALID_ARGUMENT,
+            "expected a DLPack capsule",
+            field="capsule",
+            value=type(capsule).__name__,
+            expected="a PyCapsule from __dlpack__()",
+        )
     raw = _PyCapsule_GetName(capsule)
     return None if raw is None else raw.decode("ascii", "replace")
 
@@ -145,19 +151,34 @@ def take_pointer(capsule: Any) -> tuple[int, bool]:
     """
     name = capsule_name(capsule)
     if name in (NAME_USED_VERSIONED, NAME_USED_LEGACY):
-        raise WebDLPackBufferError(ErrorCode.ALREADY_CONSUMED, "this DLPack capsule was already consumed",
-                                   field="capsule.name", value=name,
-                                   expected="a fresh capsule: call __dlpack__() again for each import")
+        raise WebDLPackBufferError(
+            ErrorCode.ALREADY_CONSUMED,
+            "this DLPack capsule was already consumed",
+            field="capsule.name",
+            value=name,
+            expected="a fresh capsule: call __dlpack__() again for each import",
+        )
     if name not in (NAME_VERSIONED, NAME_LEGACY):
-        raise WebDLPackBufferError(ErrorCode.INVALID_ARGUMENT, "not a DLPack capsule", field="capsule.name",
-                                   value=name, expected=f"{NAME_VERSIONED!r} or {NAME_LEGACY!r}")
+        raise WebDLPackBufferError(
+            ErrorCode.INVALID_ARGUMENT,
+            "not a DLPack capsule",
+            field="capsule.name",
+            value=name,
+            expected=f"{NAME_VERSIONED!r} or {NAME_LEGACY!r}",
+        )
     versioned = name == NAME_VERSIONED
     address = _PyCapsule_GetPointer(capsule, _cname(name))
     if not address:
-        raise WebDLPackBufferError(ErrorCode.NULL_POINTER, "DLPack capsule holds a NULL pointer",
-                                   field="capsule.pointer", value=0, expected="a managed tensor address")
+        raise WebDLPackBufferError(
+            ErrorCode.NULL_POINTER,
+            "DLPack capsule holds a NULL pointer",
+            field="capsule.pointer",
+            value=0,
+            expected="a managed tensor address",
+        )
     used = NAME_USED_VERSIONED if versioned else NAME_USED_LEGACY
     if _PyCapsule_SetName(capsule, _cname(used)) != 0:  # pragma: no cover - only fails on a non-capsule
-        raise WebDLPackBufferError(ErrorCode.INVALID_ARGUMENT, "could not rename the capsule", field="capsule.name",
-                                   value=name, expected=used)
+        raise WebDLPackBufferError(
+            ErrorCode.INVALID_ARGUMENT, "could not rename the capsule", field="capsule.name", value=name, expected=used
+        )
     return int(address), versioned

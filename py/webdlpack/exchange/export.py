@@ -26,8 +26,9 @@ does when it refuses one), and any Python code run then, even through a ctypes
 callback that does nothing, makes CPython replace that exception with a
 SystemError; the C destructor puts the exception aside around the deleter.
 Where that library is not available (a CPython wheel install), capsules have
-no destructor: webdlpack keeps a reference to each capsule it made and, at its next export (which looks at a bounded number
-of queued capsules, oldest first, so an export stays O(1)), at :func:`stats`,
+no destructor: webdlpack keeps a reference to each capsule it made and, at its
+next export (which looks at a bounded number of queued capsules, oldest first,
+so an export stays O(1)), at :func:`stats`,
 or after the next pass of the garbage collector (which never runs with an
 exception set), frees the struct of every capsule that nobody else holds and nobody consumed,
 and forgets the consumed ones (their consumer calls the deleter).
@@ -53,8 +54,9 @@ import gc
 import itertools
 import sys
 from collections import deque
+from collections.abc import Callable
 from functools import partial
-from typing import Any, Callable
+from typing import Any
 
 from ..core.abi import (
     DELETER,
@@ -66,10 +68,10 @@ from ..core.abi import (
     DLManagedTensorVersioned,
     DLTensor,
 )
-from .capsule import CAPSULE_DESTRUCTOR, NAME_LEGACY, NAME_VERSIONED, capsule_name, new_capsule
+from ..core.native import NATIVE
 from ..core.raw import int64_array
 from ..core.view import TensorView
-from ..core.native import NATIVE
+from .capsule import CAPSULE_DESTRUCTOR, NAME_LEGACY, NAME_VERSIONED, capsule_name, new_capsule
 
 __all__ = [
     "DELETER_CALLBACK",
@@ -134,8 +136,12 @@ def stats() -> dict[str, int]:
     native_created, native_unknown = NATIVE.counters() if NATIVE is not None else (0, 0)
     created = _count_of(_CREATED) + native_created
     # While another thread is exporting, "deleted" may be off by its exports in flight.
-    return {"created": created, "deleted": created - live,
-            "unknown_deletes": _count_of(_UNKNOWN_DELETES) + native_unknown, "live": live}
+    return {
+        "created": created,
+        "deleted": created - live,
+        "unknown_deletes": _count_of(_UNKNOWN_DELETES) + native_unknown,
+        "live": live,
+    }
 
 
 # -- templates -----------------------------------------------------------------
@@ -207,11 +213,16 @@ class ExportTemplate:
         self.struct_size = ctypes.sizeof(struct)
         self.pointer_word = (tensor_at + DLTensor.shape.offset) // _POINTER_SIZE  # a pointer field is pointer-aligned
         self.array_bytes = entries * _WORD
-        self.native = None if NATIVE is None else (
-            self.words.tobytes(), self.struct_size, self.pointer_word * _POINTER_SIZE, self.array_bytes)
+        self.native = (
+            None
+            if NATIVE is None
+            else (self.words.tobytes(), self.struct_size, self.pointer_word * _POINTER_SIZE, self.array_bytes)
+        )
         self.export: Callable[[Any], int] = (
-            partial(NATIVE.export, self.native) if NATIVE is not None and CAPSULE_DESTRUCTOR is not None
-            else partial(export_template, self))
+            partial(NATIVE.export, self.native)
+            if NATIVE is not None and CAPSULE_DESTRUCTOR is not None
+            else partial(export_template, self)
+        )
 
 
 def export_template(template: ExportTemplate, owner: Any) -> int:
@@ -301,8 +312,9 @@ def _after_gc(phase: str, info: dict[str, int]) -> None:
 gc.callbacks.append(_after_gc)
 
 
-def make_capsule(view: TensorView, owner: Any, *, versioned: bool = True,
-                 template: ExportTemplate | None = None) -> Any:
+def make_capsule(
+    view: TensorView, owner: Any, *, versioned: bool = True, template: ExportTemplate | None = None
+) -> Any:
     """Export ``view`` as a new PyCapsule named ``dltensor_versioned`` or ``dltensor``.
 
     If the capsule is dropped without being consumed, its destructor frees

@@ -8,7 +8,8 @@ deallocated, whichever comes first, and never twice.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..bridge.js import deleter_caller
 from ..core.abi import DELETER

@@ -7,7 +7,8 @@ and :mod:`webdlpack.tensor.tensor` puts the public class together.
 
 from __future__ import annotations
 
-from typing import Any, Callable, NamedTuple, Self
+from collections.abc import Callable
+from typing import Any, NamedTuple, Self
 
 from ..core.device import Device
 from ..core.dtype import DType
@@ -52,9 +53,13 @@ class TensorBase(NotCopyable):
     _exporter: Callable[[], int] | None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise WebDLPackTypeError(ErrorCode.INVALID_ARGUMENT, "Tensor cannot be constructed directly",
-                                 field=type(self).__name__, value=args,
-                                 expected="webdlpack.empty, zeros, from_buffer or from_dlpack")
+        raise WebDLPackTypeError(
+            ErrorCode.INVALID_ARGUMENT,
+            "Tensor cannot be constructed directly",
+            field=type(self).__name__,
+            value=args,
+            expected="webdlpack.empty, zeros, from_buffer or from_dlpack",
+        )
 
     @classmethod
     def _wrap(cls, view: TensorView, owner: Any) -> Self:
@@ -71,8 +76,13 @@ class TensorBase(NotCopyable):
     def _live(self) -> TensorView:
         view = self._view
         if view is None:
-            raise WebDLPackValueError(ErrorCode.DISPOSED, "tensor was disposed", field="tensor", value="disposed",
-                                      expected="a tensor that was not disposed")
+            raise WebDLPackValueError(
+                ErrorCode.DISPOSED,
+                "tensor was disposed",
+                field="tensor",
+                value="disposed",
+                expected="a tensor that was not disposed",
+            )
         return view
 
     @property

@@ -10,7 +10,8 @@ from functools import partial
 from typing import Any
 
 from ..core.abi import DLPACK_MAJOR_VERSION, DLDeviceType
-from ..core.device import Device, device as parse_device
+from ..core.device import Device
+from ..core.device import device as parse_device
 from ..core.errors import ErrorCode, WebDLPackBufferError, WebDLPackValueError
 from ..core.view import TensorView
 from ..exchange.export import ExportTemplate, make_capsule
@@ -28,21 +29,36 @@ def _want_versioned(max_version: Any) -> bool:
         or len(max_version) != 2
         or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in max_version)
     ):
-        raise WebDLPackValueError(ErrorCode.INVALID_ARGUMENT, "max_version must be a (major, minor) tuple",
-                                  field="max_version", value=max_version, expected="None or (int, int), e.g. (1, 1)")
+        raise WebDLPackValueError(
+            ErrorCode.INVALID_ARGUMENT,
+            "max_version must be a (major, minor) tuple",
+            field="max_version",
+            value=max_version,
+            expected="None or (int, int), e.g. (1, 1)",
+        )
     # Same major (or newer consumer): our 1.1 struct. An older major: the legacy struct.
     return bool(max_version[0] >= DLPACK_MAJOR_VERSION)
 
 
 def _parse_dl_device(dl_device: Any) -> Device:
     if not isinstance(dl_device, tuple) or len(dl_device) != 2:
-        raise WebDLPackValueError(ErrorCode.BAD_DEVICE, "dl_device must be a (device_type, device_id) tuple",
-                                  field="dl_device", value=dl_device, expected="a tuple like __dlpack_device__() returns")
+        raise WebDLPackValueError(
+            ErrorCode.BAD_DEVICE,
+            "dl_device must be a (device_type, device_id) tuple",
+            field="dl_device",
+            value=dl_device,
+            expected="a tuple like __dlpack_device__() returns",
+        )
     try:
         return parse_device(dl_device)
     except WebDLPackValueError as err:
-        raise WebDLPackBufferError(ErrorCode.BAD_DEVICE, "cannot export to this device", field="dl_device",
-                                   value=dl_device, expected="this tensor's own device or (1, 0) for CPU") from err
+        raise WebDLPackBufferError(
+            ErrorCode.BAD_DEVICE,
+            "cannot export to this device",
+            field="dl_device",
+            value=dl_device,
+            expected="this tensor's own device or (1, 0) for CPU",
+        ) from err
 
 
 class DLPackExport(TensorBase):
@@ -148,10 +164,13 @@ class DLPackExport(TensorBase):
         elif copy:
             view, owner = copy_view_on_device(view)
         elif not versioned and view.read_only:
-            raise WebDLPackBufferError(ErrorCode.UNSUPPORTED,
-                                       "a read-only tensor cannot be exported as a legacy capsule "
-                                       "(DLPack 0.x cannot mark data read-only)",
-                                       field="max_version", value=max_version, expected="(1, 0) or newer, or copy=True")
+            raise WebDLPackBufferError(
+                ErrorCode.UNSUPPORTED,
+                "a read-only tensor cannot be exported as a legacy capsule (DLPack 0.x cannot mark data read-only)",
+                field="max_version",
+                value=max_version,
+                expected="(1, 0) or newer, or copy=True",
+            )
         else:
             return make_capsule(view, owner, versioned=versioned, template=self._template(view, versioned))
         return make_capsule(view, owner, versioned=versioned)

@@ -15,9 +15,17 @@ from .base import TensorBase
 __all__ = ["HostAccess"]
 
 _CTYPES_OF_FORMAT: dict[str, Any] = {
-    "?": ctypes.c_bool, "b": ctypes.c_int8, "B": ctypes.c_uint8, "h": ctypes.c_int16, "H": ctypes.c_uint16,
-    "i": ctypes.c_int32, "I": ctypes.c_uint32, "q": ctypes.c_int64, "Q": ctypes.c_uint64,
-    "f": ctypes.c_float, "d": ctypes.c_double,
+    "?": ctypes.c_bool,
+    "b": ctypes.c_int8,
+    "B": ctypes.c_uint8,
+    "h": ctypes.c_int16,
+    "H": ctypes.c_uint16,
+    "i": ctypes.c_int32,
+    "I": ctypes.c_uint32,
+    "q": ctypes.c_int64,
+    "Q": ctypes.c_uint64,
+    "f": ctypes.c_float,
+    "d": ctypes.c_double,
 }
 
 
@@ -34,10 +42,13 @@ class HostAccess(TensorBase):
     def _host_view(self, what: str) -> TensorView:
         view = self._live()
         if not view.device.is_cpu:
-            raise WebDLPackBufferError(ErrorCode.BAD_DEVICE, f"{what} needs host memory; data is on {view.device}",
-                                       field="device", value=str(view.device),
-                                       expected="a CPU tensor: x.to_device('cpu') inside runPythonAsync, "
-                                                "or await webdlpack.to_cpu_async(x)")
+            raise WebDLPackBufferError(
+                ErrorCode.BAD_DEVICE,
+                f"{what} needs host memory; data is on {view.device}",
+                field="device",
+                value=str(view.device),
+                expected="a CPU tensor: x.to_device('cpu') inside runPythonAsync, or await webdlpack.to_cpu_async(x)",
+            )
         return view
 
     def memoryview(self) -> builtins.memoryview:
@@ -59,14 +70,22 @@ class HostAccess(TensorBase):
         view = self._host_view("memoryview()")
         fmt = view.dtype.format
         if fmt is None:
-            raise WebDLPackBufferError(ErrorCode.UNSUPPORTED, "this dtype has no Python buffer format",
-                                       field="dtype", value=view.dtype.name,
-                                       expected="bool, int8..uint64, float16/32/64 or complex64/128")
+            raise WebDLPackBufferError(
+                ErrorCode.UNSUPPORTED,
+                "this dtype has no Python buffer format",
+                field="dtype",
+                value=view.dtype.name,
+                expected="bool, int8..uint64, float16/32/64 or complex64/128",
+            )
         if not view.contiguous:
-            raise WebDLPackBufferError(ErrorCode.BAD_STRIDES,
-                                       "memoryview() needs C-contiguous data (the view is built over ctypes "
-                                       "memory, which has no strides); call .copy() first",
-                                       field="strides", value=view.strides, expected="None (C-contiguous)")
+            raise WebDLPackBufferError(
+                ErrorCode.BAD_STRIDES,
+                "memoryview() needs C-contiguous data (the view is built over ctypes "
+                "memory, which has no strides); call .copy() first",
+                field="strides",
+                value=view.strides,
+                expected="None (C-contiguous)",
+            )
         shape = list(view.shape) + ([2] if view.dtype.code == DLDataTypeCode.kDLComplex else [])
         if view.size == 0:
             mv = self._empty_memoryview(fmt, shape)
@@ -76,10 +95,13 @@ class HostAccess(TensorBase):
             try:
                 mv = builtins.memoryview(raw).cast("B").cast(fmt, shape)  # type: ignore[call-overload]  # fmt is a runtime format
             except ValueError:  # 'e' (float16) casts arrived in Python 3.12
-                raise WebDLPackBufferError(ErrorCode.UNSUPPORTED,
-                                           f"this Python cannot make a memoryview with format {fmt!r}",
-                                           field="dtype", value=view.dtype.name,
-                                           expected="Python >= 3.12 for float16; or use tolist()") from None
+                raise WebDLPackBufferError(
+                    ErrorCode.UNSUPPORTED,
+                    f"this Python cannot make a memoryview with format {fmt!r}",
+                    field="dtype",
+                    value=view.dtype.name,
+                    expected="Python >= 3.12 for float16; or use tolist()",
+                ) from None
         return mv.toreadonly() if view.read_only else mv
 
     def __buffer__(self, flags: int, /) -> builtins.memoryview:
@@ -105,10 +127,13 @@ class HostAccess(TensorBase):
             field ``flags``), or anything :meth:`memoryview` refuses.
         """
         if flags & _PYBUF_WRITABLE and self._live().read_only:
-            raise WebDLPackBufferError(ErrorCode.BAD_FLAGS, "a writable buffer was asked of a read-only tensor",
-                                       field="flags", value=flags,
-                                       expected="a read-only request (no BufferFlags.WRITABLE), or t.copy() "
-                                                "for writable memory")
+            raise WebDLPackBufferError(
+                ErrorCode.BAD_FLAGS,
+                "a writable buffer was asked of a read-only tensor",
+                field="flags",
+                value=flags,
+                expected="a read-only request (no BufferFlags.WRITABLE), or t.copy() for writable memory",
+            )
         return self.memoryview()
 
     def __release_buffer__(self, buffer: builtins.memoryview, /) -> None:
@@ -128,9 +153,13 @@ class HostAccess(TensorBase):
                 return empty
             except ValueError:  # 'e' (float16) casts arrived in Python 3.12
                 pass
-        raise WebDLPackBufferError(ErrorCode.UNSUPPORTED,
-                                   "Python cannot make an empty multi-dimensional memoryview of this dtype",
-                                   field="shape", value=tuple(shape), expected="a non-empty tensor or ndim <= 1")
+        raise WebDLPackBufferError(
+            ErrorCode.UNSUPPORTED,
+            "Python cannot make an empty multi-dimensional memoryview of this dtype",
+            field="shape",
+            value=tuple(shape),
+            expected="a non-empty tensor or ndim <= 1",
+        )
 
     def tolist(self) -> Any:
         """The elements as nested Python lists (a scalar for a 0-d tensor).
@@ -146,11 +175,17 @@ class HostAccess(TensorBase):
         view = self._host_view("tolist()")
         dt = view.dtype
         if dt.name == "bfloat16":
+
             def read(buf: bytes, off: int) -> Any:
-                return struct.unpack("<f", b"\0\0" + buf[off:off + 2])[0]
+                return struct.unpack("<f", b"\0\0" + buf[off : off + 2])[0]
         elif dt.format is None:
-            raise WebDLPackBufferError(ErrorCode.UNSUPPORTED, "this dtype has no Python scalar type", field="dtype",
-                                       value=dt.name, expected="bool, integer, float or complex dtypes")
+            raise WebDLPackBufferError(
+                ErrorCode.UNSUPPORTED,
+                "this dtype has no Python scalar type",
+                field="dtype",
+                value=dt.name,
+                expected="bool, integer, float or complex dtypes",
+            )
         elif dt.code == DLDataTypeCode.kDLComplex:
             part = struct.Struct("<" + dt.format + dt.format)
 

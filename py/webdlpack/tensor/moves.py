@@ -18,7 +18,8 @@ from typing import Any
 
 from ..bridge.gpu import gpu_copy, readback, upload
 from ..core.abi import FLAG_IS_COPIED, FLAG_IS_SUBBYTE_TYPE_PADDED, DLDeviceType
-from ..core.device import Device, device as parse_device
+from ..core.device import Device
+from ..core.device import device as parse_device
 from ..core.errors import ErrorCode, WebDLPackDeviceError, WebDLPackTypeError, WebDLPackValueError
 from ..core.memory import alloc, copy_view
 from ..core.view import TensorView
@@ -69,8 +70,13 @@ def check_stream(stream: Any, device: Device) -> None:
     else:
         why = f"{device} has no streams"
         expected = "None or -1 (no synchronization)"
-    raise WebDLPackValueError(ErrorCode.INVALID_ARGUMENT, f"stream {stream!r} names no stream webdlpack has: {why}",
-                              field="stream", value=stream, expected=expected)
+    raise WebDLPackValueError(
+        ErrorCode.INVALID_ARGUMENT,
+        f"stream {stream!r} names no stream webdlpack has: {why}",
+        field="stream",
+        value=stream,
+        expected=expected,
+    )
 
 
 def check_copy(copy: Any, field: str = "copy") -> bool | None:
@@ -95,8 +101,13 @@ def check_copy(copy: Any, field: str = "copy") -> bool | None:
     """
     if copy is None or copy is True or copy is False:
         return copy
-    raise WebDLPackTypeError(ErrorCode.INVALID_ARGUMENT, "copy must be None, True or False", field=field,
-                             value=copy, expected="None (copy only if needed), True (always) or False (never)")
+    raise WebDLPackTypeError(
+        ErrorCode.INVALID_ARGUMENT,
+        "copy must be None, True or False",
+        field=field,
+        value=copy,
+        expected="None (copy only if needed), True (always) or False (never)",
+    )
 
 
 def serves(device: Device) -> bool:
@@ -134,9 +145,13 @@ def target_device(device: Any, source: Device | None = None) -> Device | None:
         return target
     where = "" if source is None else f" (the data is on {source})"
     own = source is not None and not serves(source)
-    raise WebDLPackDeviceError(ErrorCode.BAD_DEVICE, f"webdlpack cannot move data to {target}{where}",
-                               field="device", value=str(target),
-                               expected="'cpu' or 'webgpu:N'" + (f", or {source}" if own else ""))
+    raise WebDLPackDeviceError(
+        ErrorCode.BAD_DEVICE,
+        f"webdlpack cannot move data to {target}{where}",
+        field="device",
+        value=str(target),
+        expected="'cpu' or 'webgpu:N'" + (f", or {source}" if own else ""),
+    )
 
 
 def crosses_webgpu(source: Device | None, target: Device | None) -> bool:
@@ -171,9 +186,13 @@ def refuse_copy(source: Any, target: Device, field: str) -> WebDLPackDeviceError
     WebDLPackDeviceError
         To raise.
     """
-    return WebDLPackDeviceError(ErrorCode.COPY_REQUIRED, f"moving data from {source} to {target} is a copy, "
-                                "but copy=False", field=field, value=str(target),
-                                expected=f"copy=True or None, or the data's own device ({source})")
+    return WebDLPackDeviceError(
+        ErrorCode.COPY_REQUIRED,
+        f"moving data from {source} to {target} is a copy, but copy=False",
+        field=field,
+        value=str(target),
+        expected=f"copy=True or None, or the data's own device ({source})",
+    )
 
 
 def copy_view_on_device(view: TensorView) -> tuple[TensorView, Any]:
@@ -181,8 +200,13 @@ def copy_view_on_device(view: TensorView) -> tuple[TensorView, Any]:
     if view.device.type == DLDeviceType.kDLWebGPU:
         return gpu_copy(view)
     if not view.device.is_cpu:
-        raise WebDLPackDeviceError(ErrorCode.UNSUPPORTED, f"webdlpack cannot copy {view.device} data",
-                                   field="device", value=str(view.device), expected="cpu or webgpu:N")
+        raise WebDLPackDeviceError(
+            ErrorCode.UNSUPPORTED,
+            f"webdlpack cannot copy {view.device} data",
+            field="device",
+            value=str(view.device),
+            expected="cpu or webgpu:N",
+        )
     block = alloc(view.nbytes)
     copy_view(view, block.address)
     flags = FLAG_IS_COPIED | (view.flags & FLAG_IS_SUBBYTE_TYPE_PADDED)
@@ -218,6 +242,10 @@ def move_view(view: TensorView, target: Device) -> tuple[TensorView, Any]:
         return upload(view, target)
     if src.type == DLDeviceType.kDLWebGPU and target.is_cpu:
         return readback(view)
-    raise WebDLPackDeviceError(ErrorCode.UNSUPPORTED, f"webdlpack cannot move data from {src} to {target}",
-                               field="device", value=str(target),
-                               expected="cpu → webgpu:N or webgpu:N → cpu (WebGPU to WebGPU: read back first)")
+    raise WebDLPackDeviceError(
+        ErrorCode.UNSUPPORTED,
+        f"webdlpack cannot move data from {src} to {target}",
+        field="device",
+        value=str(target),
+        expected="cpu → webgpu:N or webgpu:N → cpu (WebGPU to WebGPU: read back first)",
+    )

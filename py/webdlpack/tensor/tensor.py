@@ -77,8 +77,9 @@ class Tensor(HostAccess, DLPackExport):
         WebDLPackTypeError
             Always; pickle ``t.tolist()`` or ``bytes(t.memoryview())`` instead.
         """
-        raise_not_copyable(self, "pickled", field="tensor",
-                           expected="copy to bytes first, e.g. t.tolist() / bytes(t.memoryview())")
+        raise_not_copyable(
+            self, "pickled", field="tensor", expected="copy to bytes first, e.g. t.tolist() / bytes(t.memoryview())"
+        )
 
     def copy(self) -> Tensor:
         """A new C-contiguous, writable tensor on the same device with the same values (``is_copied`` set).

@@ -8,14 +8,16 @@ export async function run(loadPyodide, indexURL) {
   const info = await getContext().setup();
   const pyodide = await loadPyodide({ indexURL });
   const bridge = await loadWebDLPack(pyodide);
-  const values = pyodide.runPython(`
+  const values = pyodide
+    .runPython(`
 import array, webdlpack
 x = webdlpack.from_buffer(array.array("f", [1.0, 2.0, 3.0]))
 t = webdlpack.to_js(x)
 out = list(t.view)
 t.dispose()
 out
-`).toJs();
+`)
+    .toJs();
   const clib = await loadWebDLPackC(pyodide);
   const wheel = await loadAssetBytes("wheel");
   const sideModule = await loadAssetBytes("clib");

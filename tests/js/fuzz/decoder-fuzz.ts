@@ -27,7 +27,12 @@ const LANES = [0, 1, 1, 1, 2, 3, 4, 16, 65535];
 const OFFSETS = [0n, 0n, 0n, 4n, 12n, 4096n, 65536n, (1n << 53n) - 1n, 1n << 53n, (1n << 64n) - 8n];
 
 /** Run until `maxCases` structs (0: no limit) or `seconds` (0: no limit). */
-export function fuzzDecoder(options: { seed: number; maxCases?: number; seconds?: number; memorySize?: number }): FuzzStats {
+export function fuzzDecoder(options: {
+  seed: number;
+  maxCases?: number;
+  seconds?: number;
+  memorySize?: number;
+}): FuzzStats {
   let state = options.seed >>> 0 || 1;
   const rand = (): number => {
     state ^= state << 13;
@@ -70,7 +75,8 @@ export function fuzzDecoder(options: { seed: number; maxCases?: number; seconds?
     const stridesAt = below(2) ? 0 : below(16) === 0 ? near(size) : 2048;
     const rowMajor = below(2) === 0;
     const shape: bigint[] = [];
-    for (let i = 0; i < count; i++) shape.push(below(3) === 0 ? (below(4) ? pick(EXTENTS) : randomBig()) : BigInt(1 + below(4)));
+    for (let i = 0; i < count; i++)
+      shape.push(below(3) === 0 ? (below(4) ? pick(EXTENTS) : randomBig()) : BigInt(1 + below(4)));
     const strides: bigint[] = new Array<bigint>(count);
     let step = 1n;
     for (let i = count - 1; i >= 0; i--) {
@@ -103,7 +109,7 @@ export function fuzzDecoder(options: { seed: number; maxCases?: number; seconds?
       dv.setUint32(T + L.strides, stridesAt >>> 0, true);
       dv.setBigUint64(T + L.byte_offset, BigInt.asUintN(64, below(4) === 0 ? randomBig() : pick(OFFSETS)), true);
     }
-    let desc;
+    let desc: ReturnType<typeof readManagedTensor>;
     try {
       desc = versioned ? readManagedTensorVersioned(memory, address) : readManagedTensor(memory, address);
     } catch (err) {
@@ -120,7 +126,8 @@ export function fuzzDecoder(options: { seed: number; maxCases?: number; seconds?
 
 /** Null when an accepted tensor is well-formed and (CPU) inside memory; else what is wrong. */
 function outsideMemory(desc: ReturnType<typeof readManagedTensor>, size: number): string | null {
-  if (desc.ndim < 0 || desc.ndim > 32 || desc.dtype.lanes < 1) return `accepted ndim ${desc.ndim}, lanes ${desc.dtype.lanes}`;
+  if (desc.ndim < 0 || desc.ndim > 32 || desc.dtype.lanes < 1)
+    return `accepted ndim ${desc.ndim}, lanes ${desc.dtype.lanes}`;
   if (desc.device.deviceType !== 1) return null;
   let count = 1n;
   for (const d of desc.shape) count *= BigInt(d);
@@ -131,7 +138,8 @@ function outsideMemory(desc: ReturnType<typeof readManagedTensor>, size: number)
     hi = 0n;
     desc.strides.forEach((s, i) => {
       const reach = (BigInt(desc.shape[i]!) - 1n) * BigInt(s);
-      if (reach < 0n) lo += reach; else hi += reach;
+      if (reach < 0n) lo += reach;
+      else hi += reach;
     });
   }
   const bits = BigInt(desc.dtype.bits * desc.dtype.lanes);

@@ -54,7 +54,8 @@
 #ifdef DLPACK_DLPACK_H_
 /* ---- upstream dlpack.h came first: use its definitions, checked below. ---- */
 #if !defined(DLPACK_MAJOR_VERSION) || DLPACK_MAJOR_VERSION != 1
-#error "webdlpack needs DLPack 1.x: the dlpack.h included before webdlpack/dlpack.h is another major (0.x has no DLManagedTensorVersioned)"
+#error \
+    "webdlpack needs DLPack 1.x: the dlpack.h included before webdlpack/dlpack.h is another major (0.x has no DLManagedTensorVersioned)"
 #endif
 #if DLPACK_MINOR_VERSION < 1
 #error "webdlpack needs DLPack >= 1.1 (DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED, fp8/fp6/fp4 codes)"
@@ -144,19 +145,19 @@ typedef struct {
 
 /** A tensor view: it does not own anything. 40 bytes on wasm32. */
 typedef struct {
-  void *data;           /**< Base address: wasm heap address (CPU) or GPU pointer (WebGPU). NULL only for empty tensors. */
-  DLDevice device;      /**< Where `data` lives. */
-  int32_t ndim;         /**< Number of dimensions, 0 for a scalar. */
-  DLDataType dtype;     /**< Element type. */
-  int64_t *shape;       /**< ndim extents, each >= 0. */
-  int64_t *strides;     /**< ndim strides in elements, or NULL for C-contiguous. */
+  void *data;       /**< Base address: wasm heap address (CPU) or GPU pointer (WebGPU). NULL only for empty tensors. */
+  DLDevice device;  /**< Where `data` lives. */
+  int32_t ndim;     /**< Number of dimensions, 0 for a scalar. */
+  DLDataType dtype; /**< Element type. */
+  int64_t *shape;   /**< ndim extents, each >= 0. */
+  int64_t *strides; /**< ndim strides in elements, or NULL for C-contiguous. */
   uint64_t byte_offset; /**< Bytes from `data` to the first element. */
 } DLTensor;
 
 /** Legacy (pre-1.0) managed tensor: a DLTensor plus a deleter. 48 bytes on wasm32. */
 typedef struct DLManagedTensor {
-  DLTensor dl_tensor;                           /**< The tensor being lent. */
-  void *manager_ctx;                            /**< Producer's private context, may be NULL. */
+  DLTensor dl_tensor;                            /**< The tensor being lent. */
+  void *manager_ctx;                             /**< Producer's private context, may be NULL. */
   void (*deleter)(struct DLManagedTensor *self); /**< Called once by the consumer; may be NULL. */
 } DLManagedTensor;
 
@@ -188,13 +189,17 @@ typedef struct DLManagedTensorVersioned {
 #define WDL_LAYOUT_ASSERT(cond, msg) _Static_assert(cond, msg)
 #endif
 
-#if DLPACK_FLAG_BITMASK_READ_ONLY != 1 || DLPACK_FLAG_BITMASK_IS_COPIED != 2 || DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED != 4
+#if DLPACK_FLAG_BITMASK_READ_ONLY != 1 || DLPACK_FLAG_BITMASK_IS_COPIED != 2 || \
+    DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED != 4
 #error "DLPACK_FLAG_BITMASK_* differ from DLPack 1.1's bits 0, 1, 2"
 #endif
 WDL_LAYOUT_ASSERT(kDLCPU == 1 && kDLWebGPU == 15 && kDLTrn == 18, "DLDeviceType values differ from DLPack's");
-WDL_LAYOUT_ASSERT(kDLInt == 0 && kDLFloat == 2 && kDLBool == 6 && kDLFloat4_e2m1fn == 17, "DLDataTypeCode values differ from DLPack's");
-WDL_LAYOUT_ASSERT(sizeof(DLPackVersion) == 8 && sizeof(DLDevice) == 8 && offsetof(DLDevice, device_id) == 4, "DLPackVersion/DLDevice layout");
-WDL_LAYOUT_ASSERT(sizeof(DLDataType) == 4 && offsetof(DLDataType, bits) == 1 && offsetof(DLDataType, lanes) == 2, "DLDataType layout");
+WDL_LAYOUT_ASSERT(kDLInt == 0 && kDLFloat == 2 && kDLBool == 6 && kDLFloat4_e2m1fn == 17,
+                  "DLDataTypeCode values differ from DLPack's");
+WDL_LAYOUT_ASSERT(sizeof(DLPackVersion) == 8 && sizeof(DLDevice) == 8 && offsetof(DLDevice, device_id) == 4,
+                  "DLPackVersion/DLDevice layout");
+WDL_LAYOUT_ASSERT(sizeof(DLDataType) == 4 && offsetof(DLDataType, bits) == 1 && offsetof(DLDataType, lanes) == 2,
+                  "DLDataType layout");
 
 /* wasm32: the numbers JS and Python mirror (tests/js/constants.test.ts parses the WDL_WASM32_LAYOUT lines). */
 #if defined(__wasm32__)

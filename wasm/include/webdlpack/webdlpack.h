@@ -278,9 +278,9 @@ typedef void (*wdl_release_fn)(void *ctx);
  * C ABI; JS/ctypes callers should prefer wdl_managed_tensor_create_from_view.
  */
 WDL_EXPORT DLManagedTensorVersioned *wdl_managed_tensor_create(DLDevice device, DLDataType dtype, int32_t ndim,
-                                                              const int64_t *shape, const int64_t *strides,
-                                                              void *data, uint64_t byte_offset, uint64_t flags,
-                                                              wdl_release_fn data_release, void *ctx);
+                                                               const int64_t *shape, const int64_t *strides, void *data,
+                                                               uint64_t byte_offset, uint64_t flags,
+                                                               wdl_release_fn data_release, void *ctx);
 
 /**
  * Pointer-argument form of wdl_managed_tensor_create: device, dtype, ndim,
@@ -288,7 +288,7 @@ WDL_EXPORT DLManagedTensorVersioned *wdl_managed_tensor_create(DLDevice device, 
  * read during the call; shape/strides are copied).
  */
 WDL_EXPORT DLManagedTensorVersioned *wdl_managed_tensor_create_from_view(const DLTensor *view, uint64_t flags,
-                                                                        wdl_release_fn data_release, void *ctx);
+                                                                         wdl_release_fn data_release, void *ctx);
 
 /**
  * Make a C-contiguous CPU tensor whose data the library allocates
@@ -299,7 +299,7 @@ WDL_EXPORT DLManagedTensorVersioned *wdl_managed_tensor_alloc_cpu(DLDataType dty
 
 /** Pointer/split-argument form of wdl_managed_tensor_alloc_cpu (dtype read from *dtype). */
 WDL_EXPORT DLManagedTensorVersioned *wdl_managed_tensor_alloc_cpu_p(const DLDataType *dtype, int32_t ndim,
-                                                                   const int64_t *shape);
+                                                                    const int64_t *shape);
 
 /**
  * Give up a managed tensor: call its deleter once (if it has one). NULL is

@@ -159,8 +159,16 @@ export type WdlMemorySize = () => bigint;
  * In the wasm C ABI `device` and `dtype` travel as addresses of the structs.
  */
 export type WdlManagedTensorCreate = (
-  device: number, dtype: number, ndim: number, shape: number, strides: number, data: number,
-  byteOffset: bigint, flags: bigint, dataRelease: number, ctx: number,
+  device: number,
+  dtype: number,
+  ndim: number,
+  shape: number,
+  strides: number,
+  data: number,
+  byteOffset: bigint,
+  flags: bigint,
+  dataRelease: number,
+  ctx: number,
 ) => number;
 /**
  * `DLManagedTensorVersioned *wdl_managed_tensor_create_from_view(const DLTensor *view, uint64_t flags,
@@ -227,11 +235,30 @@ export interface WebDLPackCExports {
 
 /** The C names of {@link WebDLPackCExports}, for checking a loaded module. */
 export const CLIB_EXPORT_NAMES: readonly (keyof WebDLPackCExports)[] = Object.freeze([
-  "wdl_init", "wdl_is_initialized", "wdl_shutdown", "wdl_version",
-  "wdl_last_error_code", "wdl_last_error_message", "wdl_clear_error", "wdl_set_error", "wdl_error_name",
-  "wdl_tensor_validate", "wdl_managed_tensor_validate", "wdl_tensor_nbytes", "wdl_memory_size",
-  "wdl_managed_tensor_create", "wdl_managed_tensor_create_from_view", "wdl_managed_tensor_alloc_cpu",
-  "wdl_managed_tensor_alloc_cpu_p", "wdl_managed_tensor_release", "wdl_managed_tensor_live_count",
-  "wdl_webgpu_alloc", "wdl_webgpu_free", "wdl_webgpu_query", "wdl_webgpu_tensor_query", "wdl_webgpu_stats_get",
-  "wdl_tensor_to_js", "wdl_tensor_from_js",
+  "wdl_init",
+  "wdl_is_initialized",
+  "wdl_shutdown",
+  "wdl_version",
+  "wdl_last_error_code",
+  "wdl_last_error_message",
+  "wdl_clear_error",
+  "wdl_set_error",
+  "wdl_error_name",
+  "wdl_tensor_validate",
+  "wdl_managed_tensor_validate",
+  "wdl_tensor_nbytes",
+  "wdl_memory_size",
+  "wdl_managed_tensor_create",
+  "wdl_managed_tensor_create_from_view",
+  "wdl_managed_tensor_alloc_cpu",
+  "wdl_managed_tensor_alloc_cpu_p",
+  "wdl_managed_tensor_release",
+  "wdl_managed_tensor_live_count",
+  "wdl_webgpu_alloc",
+  "wdl_webgpu_free",
+  "wdl_webgpu_query",
+  "wdl_webgpu_tensor_query",
+  "wdl_webgpu_stats_get",
+  "wdl_tensor_to_js",
+  "wdl_tensor_from_js",
 ] as const);

@@ -24,7 +24,10 @@ export function errorFromC(code: number, message: string, where: string): WebDLP
   const text = message.replace(/^\[[A-Z_]+\] /, "");
   if (name === undefined || name === "OK") {
     return new WebDLPackError("GPU_ERROR", `${where}: C library failed with code ${code}: ${text}`, {
-      field: "wdl_last_error_code()", value: code, expected: "a wdl_error_code (1..25)" });
+      field: "wdl_last_error_code()",
+      value: code,
+      expected: "a wdl_error_code (1..25)",
+    });
   }
   return new WebDLPackError(name, `${where}: ${text}`);
 }

@@ -29,11 +29,17 @@ export class TensorHandleTable {
     const addr = address >>> 0;
     if (addr === 0) {
       throw new WebDLPackError("NULL_POINTER", "cannot publish a NULL managed tensor", {
-        field: "DLManagedTensorVersioned *", value: address, expected: "a nonzero address" });
+        field: "DLManagedTensorVersioned *",
+        value: address,
+        expected: "a nonzero address",
+      });
     }
     if (this.#next > MAX_HANDLE) {
       throw new WebDLPackError("OUT_OF_MEMORY", "tensor handles exhausted", {
-        field: "handle", value: this.#next, expected: `at most ${MAX_HANDLE} handles per library instance` });
+        field: "handle",
+        value: this.#next,
+        expected: `at most ${MAX_HANDLE} handles per library instance`,
+      });
     }
     const handle = this.#next++;
     this.#live.set(handle, addr);
@@ -48,9 +54,15 @@ export class TensorHandleTable {
     const addr = this.#live.get(handle);
     if (addr === undefined) {
       const issued = Number.isInteger(handle) && handle > 0 && handle < this.#next;
-      throw new WebDLPackError(issued ? "ALREADY_CONSUMED" : "INVALID_ARGUMENT",
-        issued ? `tensor handle ${handle} was already taken` : `unknown tensor handle ${handle}`, {
-          field: "handle", value: handle, expected: "a handle published and not yet taken" });
+      throw new WebDLPackError(
+        issued ? "ALREADY_CONSUMED" : "INVALID_ARGUMENT",
+        issued ? `tensor handle ${handle} was already taken` : `unknown tensor handle ${handle}`,
+        {
+          field: "handle",
+          value: handle,
+          expected: "a handle published and not yet taken",
+        },
+      );
     }
     this.#live.delete(handle);
     return addr;

@@ -55,14 +55,16 @@ export function makeHostFunctions(deps: HostDeps): HostImpl {
     const owner = deps.owner ?? CLIB_OWNER;
     // Through the context's allocator: the caching modes, the stats per owner and
     // the ledger see C's buffers like any other; the context checks size, usage and device.
-    return deps.context().allocWebGPU(nbytes, {
-      deviceId,
-      ...(usage === 0 ? {} : { usage }),
-      owner,
-      label: `${owner} ${nbytes} B`,
-      scoped: false, // C frees it (wdl_webgpu_free): a JS ctx.scope() open right now must not
-      onAsyncError: (error, p) => deps.onAsyncGpuError(error, p >>> 0),
-    }) >>> 0;
+    return (
+      deps.context().allocWebGPU(nbytes, {
+        deviceId,
+        ...(usage === 0 ? {} : { usage }),
+        owner,
+        label: `${owner} ${nbytes} B`,
+        scoped: false, // C frees it (wdl_webgpu_free): a JS ctx.scope() open right now must not
+        onAsyncError: (error, p) => deps.onAsyncGpuError(error, p >>> 0),
+      }) >>> 0
+    );
   };
 
   return {

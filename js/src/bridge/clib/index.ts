@@ -21,5 +21,10 @@ export type { HeapSource } from "./memory.js";
 export { loadWebDLPackC, CLIB_DEFAULT_PATH } from "./load.js";
 export type { ClibTransfers } from "./transfers.js";
 export type {
-  LoadWebDLPackCOptions, WebDLPackCLib, ClibPyodide, ClibModule, ClibFS, ClibGpuStats,
+  LoadWebDLPackCOptions,
+  WebDLPackCLib,
+  ClibPyodide,
+  ClibModule,
+  ClibFS,
+  ClibGpuStats,
 } from "./load.js";

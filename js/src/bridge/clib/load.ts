@@ -14,8 +14,15 @@ import { getContext, type WebDLPackContext } from "../../context/index.js";
 import { clibTransfers, type ClibTransfers } from "./transfers.js";
 import { WebDLPackError } from "../../errors.js";
 import {
-  CLIB_EXPORT_NAMES, CLIB_MESSAGE_CAP, CLIB_VERSION, HOST_SIGNATURES, HOST_TABLE_LAYOUT, HOST_TABLE_VERSION,
-  WEBGPU_STATS_LAYOUT, type HostEntryName, type WebDLPackCExports,
+  CLIB_EXPORT_NAMES,
+  CLIB_MESSAGE_CAP,
+  CLIB_VERSION,
+  HOST_SIGNATURES,
+  HOST_TABLE_LAYOUT,
+  HOST_TABLE_VERSION,
+  WEBGPU_STATS_LAYOUT,
+  type HostEntryName,
+  type WebDLPackCExports,
 } from "./abi.js";
 import { errorFromC } from "./errors.js";
 import { TensorHandleTable } from "./handles.js";
@@ -125,11 +132,18 @@ async function moduleBytes(options: LoadWebDLPackCOptions): Promise<Uint8Array |
     response = await fetch(url);
   } catch (err) {
     throw new WebDLPackError("INVALID_ARGUMENT", "cannot fetch the C library", {
-      field: "options.url", value: url, expected: "a reachable URL of libwebdlpack.so", cause: err });
+      field: "options.url",
+      value: url,
+      expected: "a reachable URL of libwebdlpack.so",
+      cause: err,
+    });
   }
   if (!response.ok) {
     throw new WebDLPackError("INVALID_ARGUMENT", `fetching the C library failed with HTTP ${response.status}`, {
-      field: "options.url", value: url, expected: "a URL answering 200 with libwebdlpack.so" });
+      field: "options.url",
+      value: url,
+      expected: "a URL answering 200 with libwebdlpack.so",
+    });
   }
   return new Uint8Array(await response.arrayBuffer());
 }
@@ -143,12 +157,18 @@ function dirname(path: string): string {
 const CLIB_PYODIDE_MEMBERS = ["_module"] as const;
 
 /** A rule accepting a non-empty string. */
-const nonEmptyString = (expected: string): OptionRule => ({ accepts: (v) => typeof v === "string" && v !== "", expected });
+const nonEmptyString = (expected: string): OptionRule => ({
+  accepts: (v) => typeof v === "string" && v !== "",
+  expected,
+});
 
 /** The options {@link loadWebDLPackC} knows, and what each accepts. */
 const LOAD_C_OPTION_RULES: Readonly<Record<keyof LoadWebDLPackCOptions, OptionRule>> = {
   url: URL_OPTION,
-  bytes: { accepts: (v) => v instanceof Uint8Array || v instanceof ArrayBuffer, expected: "a Uint8Array or ArrayBuffer of libwebdlpack.so" },
+  bytes: {
+    accepts: (v) => v instanceof Uint8Array || v instanceof ArrayBuffer,
+    expected: "a Uint8Array or ArrayBuffer of libwebdlpack.so",
+  },
   path: nonEmptyString("a non-empty path in Pyodide's file system"),
   context: FUNCTION_OPTION,
   onAsyncGpuError: FUNCTION_OPTION,
@@ -167,7 +187,10 @@ const LOAD_C_OPTION_RULES: Readonly<Record<keyof LoadWebDLPackCOptions, OptionRu
  * `LDSO`, or an export is missing), VERSION_MISMATCH (library major differs),
  * or the error `wdl_init` reports.
  */
-export async function loadWebDLPackC(pyodide: ClibPyodide, options: LoadWebDLPackCOptions = {}): Promise<WebDLPackCLib> {
+export async function loadWebDLPackC(
+  pyodide: ClibPyodide,
+  options: LoadWebDLPackCOptions = {},
+): Promise<WebDLPackCLib> {
   checkPyodideInstance(pyodide, CLIB_PYODIDE_MEMBERS, "loadWebDLPackC");
   checkOptions(options, "loadWebDLPackC", LOAD_C_OPTION_RULES);
   const existing = instances.get(pyodide);
@@ -177,8 +200,10 @@ export async function loadWebDLPackC(pyodide: ClibPyodide, options: LoadWebDLPac
   const path = options.path ?? CLIB_DEFAULT_PATH;
   if (typeof m?.loadDynamicLibrary !== "function" || m.LDSO === undefined || fs === undefined) {
     throw new WebDLPackError("UNSUPPORTED", "this Pyodide does not expose its dynamic loader", {
-      field: "pyodide._module.loadDynamicLibrary / LDSO / FS", value: typeof m?.loadDynamicLibrary,
-      expected: "a Pyodide (Emscripten MAIN_MODULE) runtime" });
+      field: "pyodide._module.loadDynamicLibrary / LDSO / FS",
+      value: typeof m?.loadDynamicLibrary,
+      expected: "a Pyodide (Emscripten MAIN_MODULE) runtime",
+    });
   }
   const bytes = await moduleBytes(options);
   if (bytes !== undefined) {
@@ -186,7 +211,8 @@ export async function loadWebDLPackC(pyodide: ClibPyodide, options: LoadWebDLPac
       throw new WebDLPackError("INVALID_ARGUMENT", "the C library is not a wasm module", {
         field: options.bytes !== undefined ? "options.bytes" : "options.url",
         value: `${bytes.length} bytes starting ${Array.from(bytes.subarray(0, 4), (x) => x.toString(16)).join(" ")}`,
-        expected: "a wasm side module (\\0asm)" });
+        expected: "a wasm side module (\\0asm)",
+      });
     }
     if (m.LDSO.loadedLibsByName[path] === undefined) {
       fs.mkdirTree(dirname(path));
@@ -194,7 +220,10 @@ export async function loadWebDLPackC(pyodide: ClibPyodide, options: LoadWebDLPac
     }
   } else if (m.LDSO.loadedLibsByName[path] === undefined && !(fs.analyzePath?.(path).exists ?? false)) {
     // Nothing given and nothing at `path`: the side module shipped with the package (assets.ts).
-    const shipped = await loadAssetBytes("clib", options.assetBase !== undefined ? { assetBase: options.assetBase } : {});
+    const shipped = await loadAssetBytes(
+      "clib",
+      options.assetBase !== undefined ? { assetBase: options.assetBase } : {},
+    );
     fs.mkdirTree(dirname(path));
     fs.writeFile(path, shipped.bytes);
   }
@@ -203,14 +232,20 @@ export async function loadWebDLPackC(pyodide: ClibPyodide, options: LoadWebDLPac
   const missing = CLIB_EXPORT_NAMES.filter((name) => typeof dso?.exports[name] !== "function");
   if (dso === undefined || missing.length > 0) {
     throw new WebDLPackError("UNSUPPORTED", "the loaded module is not the webdlpack C library", {
-      field: "exports", value: missing.join(", "), expected: "every wdl_* entry point of webdlpack.h" });
+      field: "exports",
+      value: missing.join(", "),
+      expected: "every wdl_* entry point of webdlpack.h",
+    });
   }
   const exports = dso.exports as unknown as WebDLPackCExports;
   const packed = exports.wdl_version() >>> 0;
   const version = { major: packed >>> 16, minor: packed & 0xffff };
   if (version.major !== CLIB_VERSION.major) {
     throw new WebDLPackError("VERSION_MISMATCH", "C library major version differs from this glue", {
-      field: "wdl_version()", value: `${version.major}.${version.minor}`, expected: `${CLIB_VERSION.major}.x` });
+      field: "wdl_version()",
+      value: `${version.major}.${version.minor}`,
+      expected: `${CLIB_VERSION.major}.x`,
+    });
   }
   const lib = connect(m, path, exports, version, options);
   instances.set(pyodide, lib);
@@ -223,7 +258,10 @@ export async function loadWebDLPackC(pyodide: ClibPyodide, options: LoadWebDLPac
 }
 
 function connect(
-  m: ClibModule, path: string, exports: WebDLPackCExports, version: { major: number; minor: number },
+  m: ClibModule,
+  path: string,
+  exports: WebDLPackCExports,
+  version: { major: number; minor: number },
   options: LoadWebDLPackCOptions,
 ): WebDLPackCLib & { dispose(): void } {
   const handles = new TensorHandleTable();
@@ -237,8 +275,12 @@ function connect(
   const indices: number[] = [];
   const table = m._malloc(HOST_TABLE_LAYOUT.size) >>> 0;
   try {
-    if (table === 0) throw new WebDLPackError("OUT_OF_MEMORY", "malloc failed for the host table", {
-      field: "wdl_host_table", value: HOST_TABLE_LAYOUT.size, expected: "malloc to return a non-zero address" });
+    if (table === 0)
+      throw new WebDLPackError("OUT_OF_MEMORY", "malloc failed for the host table", {
+        field: "wdl_host_table",
+        value: HOST_TABLE_LAYOUT.size,
+        expected: "malloc to return a non-zero address",
+      });
     const view = heapView(m);
     view.setUint32(table + HOST_TABLE_LAYOUT.abi_version, HOST_TABLE_VERSION, true);
     view.setUint32(table + HOST_TABLE_LAYOUT.struct_size, HOST_TABLE_LAYOUT.size, true);
@@ -249,7 +291,11 @@ function connect(
       heapView(m).setUint32(table + HOST_TABLE_LAYOUT[name], index, true);
     }
     if (exports.wdl_init(table) !== 0) {
-      throw errorFromC(exports.wdl_last_error_code(), readCString(m, exports.wdl_last_error_message(), CLIB_MESSAGE_CAP), "wdl_init");
+      throw errorFromC(
+        exports.wdl_last_error_code(),
+        readCString(m, exports.wdl_last_error_message(), CLIB_MESSAGE_CAP),
+        "wdl_init",
+      );
     }
   } catch (err) {
     for (const index of indices) m.removeFunction(index);
@@ -274,8 +320,14 @@ function connect(
     check(rc: number, where: string, zeroIsError = false): number {
       // Pointer/handle results fail only with 0: a u32 GPU pointer such as 0xFFFFFFFF arrives as -1 and is valid.
       if (zeroIsError ? rc === 0 : rc === -1) {
-        throw lastError(where) ?? new WebDLPackError("GPU_ERROR", `${where} failed without setting an error`, {
-          field: where, value: rc, expected: "a return code with wdl_last_error set" });
+        throw (
+          lastError(where) ??
+          new WebDLPackError("GPU_ERROR", `${where} failed without setting an error`, {
+            field: where,
+            value: rc,
+            expected: "a return code with wdl_last_error set",
+          })
+        );
       }
       return rc;
     },
@@ -286,8 +338,12 @@ function connect(
     },
     gpuStats(): ClibGpuStats {
       const out = m._malloc(WEBGPU_STATS_LAYOUT.size) >>> 0;
-      if (out === 0) throw new WebDLPackError("OUT_OF_MEMORY", "malloc failed for wdl_webgpu_stats", {
-        field: "wdl_webgpu_stats", value: WEBGPU_STATS_LAYOUT.size, expected: "malloc to return a non-zero address" });
+      if (out === 0)
+        throw new WebDLPackError("OUT_OF_MEMORY", "malloc failed for wdl_webgpu_stats", {
+          field: "wdl_webgpu_stats",
+          value: WEBGPU_STATS_LAYOUT.size,
+          expected: "malloc to return a non-zero address",
+        });
       try {
         lib.check(exports.wdl_webgpu_stats_get(out), "wdl_webgpu_stats_get");
         const view = heapView(m);

@@ -18,11 +18,27 @@ export interface ClibTransfers {
 }
 
 /** The heap as `{memory, address, byteLength}` for the context's transfers. */
-function heapRange(heap: HeapSource, address: number, nbytes: number): { memory: { readonly buffer: ArrayBufferLike }; address: number; byteLength: number } {
+function heapRange(
+  heap: HeapSource,
+  address: number,
+  nbytes: number,
+): { memory: { readonly buffer: ArrayBufferLike }; address: number; byteLength: number } {
   if (typeof nbytes !== "number" || !Number.isSafeInteger(nbytes) || nbytes < 0) {
-    throw new WebDLPackError("INVALID_ARGUMENT", "bad byte count", { field: "nbytes", value: nbytes, expected: "a safe integer >= 0" });
+    throw new WebDLPackError("INVALID_ARGUMENT", "bad byte count", {
+      field: "nbytes",
+      value: nbytes,
+      expected: "a safe integer >= 0",
+    });
   }
-  return { memory: { get buffer() { return heap.HEAPU8.buffer; } }, address: address >>> 0, byteLength: nbytes };
+  return {
+    memory: {
+      get buffer() {
+        return heap.HEAPU8.buffer;
+      },
+    },
+    address: address >>> 0,
+    byteLength: nbytes,
+  };
 }
 
 /** The transfers of a library whose heap is `heap`, through the context `context()` returns. */

@@ -11,20 +11,30 @@ import { GPUUsage } from "../allocation.js";
 function needUsage(buffer: GPUBuffer, bit: number, name: string, what: string): void {
   if ((buffer.usage & bit) === 0) {
     throw new WebDLPackError("UNSUPPORTED", `${what} needs a buffer with ${name} usage`, {
-      field: "GPUBuffer.usage", value: `0x${buffer.usage.toString(16)}`, expected: `usage including ${name}` });
+      field: "GPUBuffer.usage",
+      value: `0x${buffer.usage.toString(16)}`,
+      expected: `usage including ${name}`,
+    });
   }
 }
 
 function needAligned(value: number, field: string): void {
   if (value % 4 !== 0) {
-    throw new WebDLPackError("UNSUPPORTED", "WebGPU copies whole 4-byte words", { field, value, expected: "a multiple of 4" });
+    throw new WebDLPackError("UNSUPPORTED", "WebGPU copies whole 4-byte words", {
+      field,
+      value,
+      expected: "a multiple of 4",
+    });
   }
 }
 
 function needInside(buffer: GPUBuffer, offset: number, length: number, field: string): void {
   if (offset + length > buffer.size) {
     throw new WebDLPackError("OUT_OF_BOUNDS", "the bytes are outside the GPU buffer", {
-      field, value: `[${offset}, ${offset + length})`, expected: `inside the buffer's ${buffer.size} bytes` });
+      field,
+      value: `[${offset}, ${offset + length})`,
+      expected: `inside the buffer's ${buffer.size} bytes`,
+    });
   }
 }
 
@@ -39,12 +49,22 @@ export function checkCopy(src: GPUBuffer, srcOffset: number, dst: GPUBuffer, dst
   needInside(dst, dstOffset, nbytes, "dstOffset + byteLength");
   if (src === dst && srcOffset < dstOffset + nbytes && dstOffset < srcOffset + nbytes) {
     throw new WebDLPackError("INVALID_ARGUMENT", "a GPU copy within one buffer must not overlap itself", {
-      field: "dstOffset", value: dstOffset, expected: `outside [${srcOffset - nbytes + 1}, ${srcOffset + nbytes})` });
+      field: "dstOffset",
+      value: dstOffset,
+      expected: `outside [${srcOffset - nbytes + 1}, ${srcOffset + nbytes})`,
+    });
   }
 }
 
 /** Copy `nbytes` from `src` at `srcOffset` to `dst` at `dstOffset` on the GPU; submitted before this returns. */
-export function copyBytes(device: GPUDevice, src: GPUBuffer, srcOffset: number, dst: GPUBuffer, dstOffset: number, nbytes: number): void {
+export function copyBytes(
+  device: GPUDevice,
+  src: GPUBuffer,
+  srcOffset: number,
+  dst: GPUBuffer,
+  dstOffset: number,
+  nbytes: number,
+): void {
   checkCopy(src, srcOffset, dst, dstOffset, nbytes);
   if (nbytes === 0) return;
   const encoder = device.createCommandEncoder();

@@ -45,17 +45,29 @@ export const DEFAULT_TRANSFER_PLAN: Readonly<TransferPlan> = Object.freeze({
  *   a pointer and pieces only add maps (H100 Node: one buffer 1.86 ms vs 4 pieces 2.31 ms), so uploads go in
  *   pieces of at least 64 MiB there.
  */
-export function planFor(adapter: { vendor: string; architecture: string; description: string } | null,
-  inProcess: boolean = webgpuInProcess()): Readonly<TransferPlan> {
-  const software = adapter !== null && /swiftshader|llvmpipe|lavapipe|warp/i.test(`${adapter.architecture} ${adapter.description}`);
-  const write = software ? { ...DEFAULT_TRANSFER_PLAN.write, stagingMinBytes: Number.POSITIVE_INFINITY }
-    : inProcess ? { ...DEFAULT_TRANSFER_PLAN.write, minPieceBytes: 64 * MiB } : DEFAULT_TRANSFER_PLAN.write;
-  return write === DEFAULT_TRANSFER_PLAN.write ? DEFAULT_TRANSFER_PLAN : Object.freeze({ ...DEFAULT_TRANSFER_PLAN, write: Object.freeze(write) });
+export function planFor(
+  adapter: { vendor: string; architecture: string; description: string } | null,
+  inProcess: boolean = webgpuInProcess(),
+): Readonly<TransferPlan> {
+  const software =
+    adapter !== null && /swiftshader|llvmpipe|lavapipe|warp/i.test(`${adapter.architecture} ${adapter.description}`);
+  const write = software
+    ? { ...DEFAULT_TRANSFER_PLAN.write, stagingMinBytes: Number.POSITIVE_INFINITY }
+    : inProcess
+      ? { ...DEFAULT_TRANSFER_PLAN.write, minPieceBytes: 64 * MiB }
+      : DEFAULT_TRANSFER_PLAN.write;
+  return write === DEFAULT_TRANSFER_PLAN.write
+    ? DEFAULT_TRANSFER_PLAN
+    : Object.freeze({ ...DEFAULT_TRANSFER_PLAN, write: Object.freeze(write) });
 }
 
 /** True where WebGPU runs in this process (Node with dawn.node), false in a browser (a GPU process behind IPC). */
 function webgpuInProcess(): boolean {
-  const g = globalThis as { process?: { versions?: { node?: unknown } }; window?: unknown; WorkerGlobalScope?: unknown };
+  const g = globalThis as {
+    process?: { versions?: { node?: unknown } };
+    window?: unknown;
+    WorkerGlobalScope?: unknown;
+  };
   return typeof g.process?.versions?.node === "string" && g.window === undefined && g.WorkerGlobalScope === undefined;
 }
 
@@ -81,7 +93,12 @@ export class DeviceTransfers {
   #lastUploadPath: UploadPath | null = null;
 
   /** Transfers on `device` (named `name` in errors); `destroy` releases staging buffers no longer kept. */
-  constructor(device: GPUDevice, name: string, destroy: (buffer: GPUBuffer) => void, plan: Readonly<TransferPlan> = DEFAULT_TRANSFER_PLAN) {
+  constructor(
+    device: GPUDevice,
+    name: string,
+    destroy: (buffer: GPUBuffer) => void,
+    plan: Readonly<TransferPlan> = DEFAULT_TRANSFER_PLAN,
+  ) {
     this.device = device;
     this.plan = plan;
     this.#reads = new ReadRing(device, destroy, plan.maxKeptReadBytes);
@@ -91,7 +108,17 @@ export class DeviceTransfers {
 
   /** Read `length` bytes at `offset` of `source` into `sink`, piece by piece, after all submitted work. */
   read(source: GPUBuffer, offset: number, length: number, sink: ReadSink, whileWaiting?: () => void): Promise<void> {
-    return readRange(this.device, this.#reads, this.#inflight, this.plan.read, source, offset, length, sink, whileWaiting);
+    return readRange(
+      this.device,
+      this.#reads,
+      this.#inflight,
+      this.plan.read,
+      source,
+      offset,
+      length,
+      sink,
+      whileWaiting,
+    );
   }
 
   /** Read `length` bytes at `offset` of `source` into a new ArrayBuffer. */
@@ -104,7 +131,15 @@ export class DeviceTransfers {
 
   /** Upload `bytes` into `target` at `offset` now (the bytes are taken before this returns). */
   write(target: GPUBuffer, offset: number, bytes: Uint8Array): UploadPath {
-    this.#lastUploadPath = writeRange(this.device, this.#writes, this.#inflight, this.plan.write, target, offset, bytes);
+    this.#lastUploadPath = writeRange(
+      this.device,
+      this.#writes,
+      this.#inflight,
+      this.plan.write,
+      target,
+      offset,
+      bytes,
+    );
     return this.#lastUploadPath;
   }
 
@@ -121,7 +156,12 @@ export class DeviceTransfers {
   }
 
   stats(): TransferStats {
-    return { pending: this.#inflight.pending, read: this.#reads.stats(), write: this.#writes.stats(), lastUploadPath: this.#lastUploadPath };
+    return {
+      pending: this.#inflight.pending,
+      read: this.#reads.stats(),
+      write: this.#writes.stats(),
+      lastUploadPath: this.#lastUploadPath,
+    };
   }
 
   /** Staging buffers kept (both rings). */

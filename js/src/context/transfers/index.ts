@@ -9,10 +9,25 @@
  *   inflight.ts          pending transfers; a lost device rejects them all with DEVICE_LOST
  *   targets.ts           host memory of a transfer (view or wasm memory + address) and GPU byte ranges
  */
-export { DEFAULT_TRANSFER_PLAN, DeviceTransfers, planFor, type TransferPlan, type TransferStats } from "./device-transfers.js";
+export {
+  DEFAULT_TRANSFER_PLAN,
+  DeviceTransfers,
+  planFor,
+  type TransferPlan,
+  type TransferStats,
+} from "./device-transfers.js";
 export { existingTransfers, releaseTransfers, transfersFor } from "./registry.js";
 export { checkCopy } from "./copy.js";
-export { hostLength, hostView, resolveRange, type ByteRange, type CopyRange, type HostBytes, type ReadbackRange, type ReadbackTarget } from "./targets.js";
+export {
+  hostLength,
+  hostView,
+  resolveRange,
+  type ByteRange,
+  type CopyRange,
+  type HostBytes,
+  type ReadbackRange,
+  type ReadbackTarget,
+} from "./targets.js";
 export type { ReadSink } from "./read.js";
 export type { UploadPath } from "./write.js";
 export type { RingStats } from "./staging.js";

@@ -24,7 +24,10 @@ export class Inflight {
   /** Bookkeeping for `device` (named `name` in errors); follows `device.lost` itself. */
   constructor(device: GPUDevice, name: string) {
     this.#name = name;
-    this.#deviceLost = device.lost.then((info) => this.lose(info?.reason ?? "unknown"), () => this.lose("unknown"));
+    this.#deviceLost = device.lost.then(
+      (info) => this.lose(info?.reason ?? "unknown"),
+      () => this.lose("unknown"),
+    );
   }
 
   /** Transfers started and not finished. */
@@ -74,7 +77,11 @@ export class Inflight {
     if (err instanceof WebDLPackError) return err;
     const message = err instanceof Error ? err.message : String(err);
     return new WebDLPackError("GPU_ERROR", `${what} failed: ${message}`, {
-      field: "ptr", value: undefined, expected: "a live buffer on a working device", cause: err });
+      field: "ptr",
+      value: undefined,
+      expected: "a live buffer on a working device",
+      cause: err,
+    });
   }
 
   /**
@@ -92,9 +99,16 @@ export class Inflight {
   /** The device was lost: every pending and later transfer rejects with DEVICE_LOST. */
   lose(reason: string): void {
     if (this.#lostError !== undefined) return;
-    this.#lostError = new WebDLPackError("DEVICE_LOST", `${this.#name} was lost during a transfer (${reason}); ` +
-      "its data is gone: set the device up again and recompute", {
-      field: "deviceId", value: this.#name, expected: "a device that is not lost" });
+    this.#lostError = new WebDLPackError(
+      "DEVICE_LOST",
+      `${this.#name} was lost during a transfer (${reason}); ` +
+        "its data is gone: set the device up again and recompute",
+      {
+        field: "deviceId",
+        value: this.#name,
+        expected: "a device that is not lost",
+      },
+    );
     for (const reject of this.#waiting) reject(this.#lostError);
     this.#waiting.clear();
   }

@@ -49,12 +49,22 @@ export function planPieces(span: number, plan: ReadPlan): [number, number][] {
 export function checkReadable(source: GPUBuffer, offset: number, length: number): void {
   if ((source.usage & GPUUsage.COPY_SRC) === 0) {
     throw new WebDLPackError("INVALID_ARGUMENT", "readback needs a buffer with COPY_SRC usage", {
-      field: "usage", value: source.usage, expected: "usage including GPUBufferUsage.COPY_SRC (0x4)" });
+      field: "usage",
+      value: source.usage,
+      expected: "usage including GPUBufferUsage.COPY_SRC (0x4)",
+    });
   }
   const end = Math.ceil((offset + length) / 4) * 4;
   if (end > source.size) {
-    throw new WebDLPackError("UNSUPPORTED", "the last bytes of a buffer whose size is not a multiple of 4 can not be copied", {
-      field: "byteLength", value: length, expected: `offset + length <= ${Math.floor(source.size / 4) * 4}` });
+    throw new WebDLPackError(
+      "UNSUPPORTED",
+      "the last bytes of a buffer whose size is not a multiple of 4 can not be copied",
+      {
+        field: "byteLength",
+        value: length,
+        expected: `offset + length <= ${Math.floor(source.size / 4) * 4}`,
+      },
+    );
   }
 }
 
@@ -66,14 +76,24 @@ export function checkReadable(source: GPUBuffer, offset: number, length: number)
  * Rejects with DEVICE_LOST if the device is lost before the bytes arrive,
  * GPU_ERROR if mapping fails otherwise; staging buffers never leak.
  */
-export async function readRange(device: GPUDevice, ring: ReadRing, inflight: Inflight, plan: ReadPlan, source: GPUBuffer,
-  offset: number, length: number, sink: ReadSink, whileWaiting?: () => void): Promise<void> {
+export async function readRange(
+  device: GPUDevice,
+  ring: ReadRing,
+  inflight: Inflight,
+  plan: ReadPlan,
+  source: GPUBuffer,
+  offset: number,
+  length: number,
+  sink: ReadSink,
+  whileWaiting?: () => void,
+): Promise<void> {
   checkReadable(source, offset, length);
   if (length === 0) return;
   const start = Math.floor(offset / 4) * 4;
   const lead = offset - start;
   const span = Math.ceil((offset + length) / 4) * 4 - start;
-  if (span <= plan.singleBytes) return readOne(device, ring, inflight, source, start, span, lead, length, sink, whileWaiting);
+  if (span <= plan.singleBytes)
+    return readOne(device, ring, inflight, source, start, span, lead, length, sink, whileWaiting);
   const pieces = planPieces(span, plan);
   const done = inflight.begin();
   const staging: GPUBuffer[] = [];
@@ -121,8 +141,18 @@ export async function readRange(device: GPUDevice, ring: ReadRing, inflight: Inf
 }
 
 /** The one-piece case (small readbacks): one staging buffer, one submit, one map, no per-piece arrays. */
-async function readOne(device: GPUDevice, ring: ReadRing, inflight: Inflight, source: GPUBuffer, start: number, span: number,
-  lead: number, length: number, sink: ReadSink, whileWaiting: (() => void) | undefined): Promise<void> {
+async function readOne(
+  device: GPUDevice,
+  ring: ReadRing,
+  inflight: Inflight,
+  source: GPUBuffer,
+  start: number,
+  span: number,
+  lead: number,
+  length: number,
+  sink: ReadSink,
+  whileWaiting: (() => void) | undefined,
+): Promise<void> {
   const done = inflight.begin();
   let staging: GPUBuffer | undefined;
   try {

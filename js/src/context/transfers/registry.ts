@@ -13,8 +13,14 @@ const byDevice = new WeakMap<GPUDevice, DeviceTransfers>();
 export function transfersFor(device: GPUDevice, adapterInfo?: unknown): DeviceTransfers {
   let t = byDevice.get(device);
   if (t === undefined) {
-    const info = summarizeAdapterInfo((device as { adapterInfo?: unknown }).adapterInfo) ?? summarizeAdapterInfo(adapterInfo);
-    t = new DeviceTransfers(device, device.label ? `GPU device "${device.label}"` : "the GPU device", (b) => b.destroy(), planFor(info));
+    const info =
+      summarizeAdapterInfo((device as { adapterInfo?: unknown }).adapterInfo) ?? summarizeAdapterInfo(adapterInfo);
+    t = new DeviceTransfers(
+      device,
+      device.label ? `GPU device "${device.label}"` : "the GPU device",
+      (b) => b.destroy(),
+      planFor(info),
+    );
     byDevice.set(device, t);
   }
   return t;

@@ -54,7 +54,11 @@ abstract class Ring {
   created = 0;
   reused = 0;
 
-  constructor(device: GPUDevice, destroy: (buffer: GPUBuffer) => void, readonly maxKeptBytes: number) {
+  constructor(
+    device: GPUDevice,
+    destroy: (buffer: GPUBuffer) => void,
+    readonly maxKeptBytes: number,
+  ) {
     this.device = device;
     this.destroyBuffer = destroy;
   }
@@ -108,7 +112,13 @@ abstract class Ring {
   }
 
   stats(): RingStats {
-    return { kept: this.order.size, keptBytes: this.keptBytes, inUse: this.out.size, created: this.created, reused: this.reused };
+    return {
+      kept: this.order.size,
+      keptBytes: this.keptBytes,
+      inUse: this.out.size,
+      created: this.created,
+      reused: this.reused,
+    };
   }
 
   /** Destroy what is kept (the device is being unregistered); buffers out come back to be destroyed. */
@@ -138,7 +148,11 @@ export class ReadRing extends Ring {
   protected readonly ready = "unmapped";
 
   protected create(size: number): GPUBuffer {
-    return this.device.createBuffer({ size, usage: GPUUsage.MAP_READ | GPUUsage.COPY_DST, label: "webdlpack readback staging" });
+    return this.device.createBuffer({
+      size,
+      usage: GPUUsage.MAP_READ | GPUUsage.COPY_DST,
+      label: "webdlpack readback staging",
+    });
   }
 
   /** Take a buffer back: kept if unmapped and within budget, else destroyed — never kept mapped. */
@@ -158,7 +172,11 @@ export class WriteRing extends Ring {
 
   protected create(size: number): GPUBuffer {
     return this.device.createBuffer({
-      size, usage: GPUUsage.MAP_WRITE | GPUUsage.COPY_SRC, mappedAtCreation: true, label: "webdlpack upload staging" });
+      size,
+      usage: GPUUsage.MAP_WRITE | GPUUsage.COPY_SRC,
+      mappedAtCreation: true,
+      label: "webdlpack upload staging",
+    });
   }
 
   /**

@@ -35,21 +35,37 @@ const ceil4 = (n: number): number => Math.ceil(n / 4) * 4;
 export function checkWritable(target: GPUBuffer, offset: number, length: number): void {
   if ((target.usage & GPUUsage.COPY_DST) === 0) {
     throw new WebDLPackError("UNSUPPORTED", "an upload needs a buffer with COPY_DST usage", {
-      field: "GPUBuffer.usage", value: `0x${target.usage.toString(16)}`, expected: "usage including COPY_DST (0x8)" });
+      field: "GPUBuffer.usage",
+      value: `0x${target.usage.toString(16)}`,
+      expected: "usage including COPY_DST (0x8)",
+    });
   }
   if (offset % 4 !== 0) {
     throw new WebDLPackError("UNSUPPORTED", "WebGPU writes buffers at 4-byte aligned offsets", {
-      field: "byteOffset", value: offset, expected: "a multiple of 4" });
+      field: "byteOffset",
+      value: offset,
+      expected: "a multiple of 4",
+    });
   }
   if (offset + ceil4(length) > target.size) {
     throw new WebDLPackError("OUT_OF_BOUNDS", "the upload does not fit in the GPU buffer", {
-      field: "byteOffset + byteLength (padded to 4)", value: offset + ceil4(length), expected: `<= ${target.size} (buffer.size)` });
+      field: "byteOffset + byteLength (padded to 4)",
+      value: offset + ceil4(length),
+      expected: `<= ${target.size} (buffer.size)`,
+    });
   }
 }
 
 /** Upload `bytes` into `target` at `offset` (checked first). Returns the path taken. */
-export function writeRange(device: GPUDevice, ring: WriteRing, inflight: Inflight, plan: WritePlan, target: GPUBuffer,
-  offset: number, bytes: Uint8Array): UploadPath {
+export function writeRange(
+  device: GPUDevice,
+  ring: WriteRing,
+  inflight: Inflight,
+  plan: WritePlan,
+  target: GPUBuffer,
+  offset: number,
+  bytes: Uint8Array,
+): UploadPath {
   checkWritable(target, offset, bytes.byteLength);
   if (inflight.lostError !== undefined) throw inflight.lostError;
   const length = bytes.byteLength;
@@ -60,7 +76,8 @@ export function writeRange(device: GPUDevice, ring: WriteRing, inflight: Infligh
       return "writeBuffer";
     }
     const piece = pieceSize(length, plan);
-    for (let at = 0; at < length; at += piece) writePiece(device, ring, target, offset + at, bytes.subarray(at, at + piece));
+    for (let at = 0; at < length; at += piece)
+      writePiece(device, ring, target, offset + at, bytes.subarray(at, at + piece));
     return "staging";
   } catch (err) {
     throw inflight.failure(err, "upload");
