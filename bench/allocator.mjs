@@ -4,7 +4,7 @@
 //      vs raw device.createBuffer + destroy. Each run does `ops` cycles then awaits queue.onSubmittedWorkDone(),
 //      so the GPU process has really done the work being timed (createBuffer alone only queues a message);
 //      raw runs also submit an empty command buffer so Dawn reclaims destroyed memory (without it the GPU
-//      process dies after ~900 × 16 MiB, see js/src/context/destroy-throttle.ts).
+//      process dies after ~900 × 16 MiB, see js/src/context/allocation/destroy-throttle.ts).
 //   2. gpuPointerToBuffer(ptr) per call vs `array[handle]` over 1024 live pointers, handles read from a
 //      Uint32Array (as from wasm memory); plus `array[handle]` with a throwing miss check. In V8 any lookup
 //      that can raise an error (a call site on its cold path) costs ~1.5 ns more per call than a bare index.

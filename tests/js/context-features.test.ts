@@ -7,7 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { PageContext } from "../../js/src/context/context.js";
 import { CONTEXT_PROTOCOL } from "../../js/src/context/get-context.js";
-import { ML_FEATURES } from "../../js/src/context/setup.js";
+import { ML_FEATURES } from "../../js/src/context/devices/setup.js";
 import { asGPU, FakeAdapter, FakeDevice, FakeGPU } from "./context-fakes.js";
 import { isCode } from "./helpers.js";
 

@@ -3,8 +3,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { PageContext } from "../../js/src/context/context.js";
 import { CONTEXT_PROTOCOL } from "../../js/src/context/get-context.js";
-import { GPUUsage } from "../../js/src/context/allocation.js";
-import { unwrapDevice } from "../../js/src/context/device-guard.js";
+import { GPUUsage } from "../../js/src/context/allocation/create.js";
+import { unwrapDevice } from "../../js/src/context/devices/guard.js";
 import { asGPU, type FakeBuffer, type FakeDevice, FakeGPU } from "./context-fakes.js";
 import { isCode } from "./helpers.js";
 

@@ -6,7 +6,7 @@ import { runInNewContext } from "node:vm";
 import { WebDLPackError } from "../../js/src/errors.js";
 import { PageContext } from "../../js/src/context/context.js";
 import { CONTEXT_PROTOCOL } from "../../js/src/context/get-context.js";
-import { Ledger } from "../../js/src/context/ledger.js";
+import { Ledger } from "../../js/src/context/ledger/ledger.js";
 import { asGPU, FakeBuffer, FakeGPU } from "./context-fakes.js";
 import { isCode } from "./helpers.js";
 

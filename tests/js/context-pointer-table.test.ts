@@ -8,7 +8,7 @@ import {
   GPU_POINTER_SLOT_BITS,
   GPU_POINTER_GENERATION_BITS,
   GPU_POINTER_TAG_BITS,
-} from "../../js/src/context/pointer-table.js";
+} from "../../js/src/context/pointers/pointer-table.js";
 
 function throwsCode(fn: () => unknown, code: ErrorCodeName, text?: RegExp): void {
   assert.throws(fn, (err: unknown) => {

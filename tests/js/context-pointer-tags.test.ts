@@ -12,8 +12,12 @@ import {
   describeGPUPointer,
   randomPointerTag,
   GPU_POINTER_TAG_BITS,
-} from "../../js/src/context/pointer-table.js";
-import { claimPointerTag, POINTER_TAG_LOCK_PREFIX, type LockManagerLike } from "../../js/src/context/pointer-tags.js";
+} from "../../js/src/context/pointers/pointer-table.js";
+import {
+  claimPointerTag,
+  POINTER_TAG_LOCK_PREFIX,
+  type LockManagerLike,
+} from "../../js/src/context/pointers/pointer-tags.js";
 import { PageContext } from "../../js/src/context/context.js";
 import { CONTEXT_PROTOCOL } from "../../js/src/context/get-context.js";
 

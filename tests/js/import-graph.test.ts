@@ -2,7 +2,8 @@
  * The house rules of js/src, checked on the source text: every file belongs
  * to one layer of {@link LAYERS}, no import runs back up that order, the
  * import graph has no cycle, `js/src/index.ts`'s layer comment lists the same
- * order, and no source file in js/src or web/ is over 400 lines. The checker
+ * order, no source file in js/src or web/ is over 400 lines, and no folder of
+ * js/src holds more than 20 files. The checker
  * itself is tested on small made-up graphs, so it can fail.
  */
 import assert from "node:assert/strict";
@@ -41,6 +42,9 @@ const GENERATED: readonly string[] = ["assets-embedded.ts"];
 
 /** Most lines a source file may have. */
 const MAX_LINES = 400;
+
+/** Most files one folder of js/src may hold directly (a folder is a room with one job; a bigger one is split). */
+const MAX_FOLDER_FILES = 20;
 
 /** The layer index of `file` (a path relative to js/src, "/"-separated), or -1. */
 export function layerOf(file: string, layers: readonly Layer[] = LAYERS): number {
@@ -233,6 +237,17 @@ test("no source file in js/src or web/ is over 400 lines", () => {
     }
   }
   assert.deepEqual(tooLong, []);
+});
+
+test("no folder in js/src holds more than 20 files", () => {
+  const perFolder = new Map<string, number>();
+  for (const file of listFiles(srcDir, [".ts"])) {
+    const folder = posix.dirname(file);
+    perFolder.set(folder, (perFolder.get(folder) ?? 0) + 1);
+  }
+  assert.ok(perFolder.size > 8, `read ${perFolder.size} folders`);
+  const crowded = [...perFolder].filter(([, n]) => n > MAX_FOLDER_FILES).map(([f, n]) => `js/src/${f}: ${n} files`);
+  assert.deepEqual(crowded, []);
 });
 
 test("the checker finds a cycle, an upward import, a file in no layer and an import of a missing file", () => {

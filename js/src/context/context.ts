@@ -1,29 +1,29 @@
 /**
  * The class behind the page-wide {@link WebDLPackContext}: ties the device
  * registry, device setup, the per-device allocators and the GPU buffer
- * table together. Its parts: buffer-table.ts (pointers → buffers),
- * stats.ts (`stats()`), setup.ts, device-allocator.ts, transfer-calls.ts (readback, upload, copy, clear), ledger.ts.
+ * table together. Its parts: pointers/buffer-table.ts (pointers → buffers),
+ * stats.ts (`stats()`), devices/setup.ts, allocation/device-allocator.ts, transfers/context-calls.ts, ledger/ledger.ts.
  *
  * Not exported from the package: use `getContext()`, so a page has one.
  */
 import { describeValue } from "../describe-value.js";
 import { checkOptionKeys, requireObject } from "../arguments.js";
 import { WebDLPackError } from "../errors.js";
-import { checkByteCount, checkUsage, createBufferUnchecked, createCheckedBuffer, DEFAULT_GPU_USAGE, isGPUBuffer } from "./allocation.js";
-import { Allocators } from "./allocators.js";
-import { checkCacheMode, type CacheMode } from "./buffer-cache.js";
-import { BufferTable, type BufferEntry } from "./buffer-table.js";
-import { DefaultDeviceSetup } from "./default-device.js";
-import type { DeviceAllocator } from "./device-allocator.js";
-import { DeviceGuards, unwrapDevice } from "./device-guard.js";
-import { DeviceRegistry, lostError, summarizeAdapterInfo, type DeviceLostListener, type DeviceRecord } from "./devices.js";
-import { ownerLabel, type LeakReport, type LedgerDebug } from "./ledger-entry.js";
-import { Ledger } from "./ledger.js";
-import { formatPointer, type GPUPointer, type PointerTableOptions } from "./pointer-table.js";
-import { checkRegisteredBuffer } from "./register-check.js";
-import { clearEntry, copyEntries, readbackEntry, readbackEntryInto, uploadEntry } from "./transfer-calls.js";
+import { checkByteCount, checkUsage, createBufferUnchecked, createCheckedBuffer, DEFAULT_GPU_USAGE, isGPUBuffer } from "./allocation/create.js";
+import { Allocators } from "./allocation/allocators.js";
+import { checkCacheMode, type CacheMode } from "./allocation/buffer-cache.js";
+import { BufferTable, type BufferEntry } from "./pointers/buffer-table.js";
+import { DefaultDeviceSetup } from "./devices/default-device.js";
+import type { DeviceAllocator } from "./allocation/device-allocator.js";
+import { DeviceGuards, unwrapDevice } from "./devices/guard.js";
+import { DeviceRegistry, lostError, summarizeAdapterInfo, type DeviceLostListener, type DeviceRecord } from "./devices/registry.js";
+import { ownerLabel, type LeakReport, type LedgerDebug } from "./ledger/entry.js";
+import { Ledger } from "./ledger/ledger.js";
+import { formatPointer, type GPUPointer, type PointerTableOptions } from "./pointers/pointer-table.js";
+import { checkRegisteredBuffer } from "./pointers/register-check.js";
+import { clearEntry, copyEntries, readbackEntry, readbackEntryInto, uploadEntry } from "./transfers/context-calls.js";
 import { releaseTransfers, transfersFor, type CopyRange, type ReadbackRange, type ReadbackTarget, type TransferStats } from "./transfers/index.js";
-import type { DeviceInfo, SetupConfig } from "./setup.js";
+import type { DeviceInfo, SetupConfig } from "./devices/setup.js";
 import { collectStats } from "./stats.js";
 import type {
   AllocOptions, CacheModeOptions, ContextProtocol, ContextStats, DeviceOptions, GPUPointerInfo, RegisterBufferOptions, WebDLPackContext,

@@ -3,12 +3,12 @@
  * bytes, cache, throttle, staging, guards), a row per owner and device, and
  * the page totals.
  */
-import type { CacheMode } from "./buffer-cache.js";
-import type { BufferTable } from "./buffer-table.js";
-import type { DeviceAllocator } from "./device-allocator.js";
-import type { DeviceGuards } from "./device-guard.js";
-import type { DeviceRecord } from "./devices.js";
-import type { Ledger } from "./ledger.js";
+import type { CacheMode } from "./allocation/buffer-cache.js";
+import type { BufferTable } from "./pointers/buffer-table.js";
+import type { DeviceAllocator } from "./allocation/device-allocator.js";
+import type { DeviceGuards } from "./devices/guard.js";
+import type { DeviceRecord } from "./devices/registry.js";
+import type { Ledger } from "./ledger/ledger.js";
 import { existingTransfers } from "./transfers/index.js";
 import type { ContextStats, DeviceStats, OwnerStats } from "./types.js";
 

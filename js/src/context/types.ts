@@ -4,14 +4,14 @@
  * interface, so a copy can use an instance another copy created.
  */
 import type { WebDLPackError } from "../errors.js";
-import type { CacheLimits, CacheMode } from "./buffer-cache.js";
-import type { ThrottleLimits } from "./destroy-throttle.js";
-import type { DeviceLostListener } from "./devices.js";
-import type { LedgerDebug, LeakReport } from "./ledger-entry.js";
-import type { Ledger } from "./ledger.js";
-import type { GPUPointer } from "./pointer-table.js";
+import type { CacheLimits, CacheMode } from "./allocation/buffer-cache.js";
+import type { ThrottleLimits } from "./allocation/destroy-throttle.js";
+import type { DeviceLostListener } from "./devices/registry.js";
+import type { LedgerDebug, LeakReport } from "./ledger/entry.js";
+import type { Ledger } from "./ledger/ledger.js";
+import type { GPUPointer } from "./pointers/pointer-table.js";
 import type { CopyRange, ReadbackRange, ReadbackTarget, TransferStats } from "./transfers/index.js";
-import type { DeviceInfo, SetupConfig } from "./setup.js";
+import type { DeviceInfo, SetupConfig } from "./devices/setup.js";
 
 /** Options of {@link WebDLPackContext.allocWebGPU}. */
 export interface AllocOptions {
@@ -220,7 +220,7 @@ export interface WebDLPackContext {
   /**
    * The device with id `id` (0: default). With `{owner}`: that owner's guard of
    * the device, whose `destroy()` only drops the owner's hold and never destroys
-   * the device (it belongs to the context; destroy the raw device to end it); see device-guard.ts.
+   * the device (it belongs to the context; destroy the raw device to end it); see devices/guard.ts.
    * Throws UNKNOWN_DEVICE ("call setup() first" for 0), DEVICE_LOST, INVALID_ARGUMENT (owner).
    */
   getWebGPUDevice(id?: number, options?: DeviceOptions): GPUDevice;

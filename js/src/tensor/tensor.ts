@@ -23,8 +23,8 @@
  */
 import { WebDLPackError } from "../errors.js";
 import { findPythonHandoff } from "../context/python-handoff.js";
-import type { LedgerEntry } from "../context/ledger-entry.js";
-import { trackGPUTensor } from "../context/track-tensor.js";
+import type { LedgerEntry } from "../context/ledger/entry.js";
+import { trackGPUTensor } from "../context/ledger/track-tensor.js";
 import type { DLDeviceDesc, DLTensorDesc, DType, TensorExtent, TypedArray, WasmHost } from "../dlpack/index.js";
 import { copyOf, storageBuffer, viewOf } from "./cpu-view.js";
 import { managedInit, typedArrayInit, wasmViewInit, webgpuInit } from "./create.js";

@@ -8,6 +8,7 @@
  *   staging.ts           the read ring (handed out unmapped) and the write ring (handed out mapped)
  *   inflight.ts          pending transfers; a lost device rejects them all with DEVICE_LOST
  *   targets.ts           host memory of a transfer (view or wasm memory + address) and GPU byte ranges
+ *   context-calls.ts     ctx.readback / readbackInto / upload / copyBuffer / clearBuffer on a pointer's entry
  */
 export {
   DEFAULT_TRANSFER_PLAN,

@@ -13,7 +13,7 @@
  * (re-derived per piece, so wasm memory growth is harmless).
  */
 import { WebDLPackError } from "../../errors.js";
-import { GPUUsage } from "../allocation.js";
+import { GPUUsage } from "../allocation/create.js";
 import type { Inflight } from "./inflight.js";
 import type { ReadRing } from "./staging.js";
 

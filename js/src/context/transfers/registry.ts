@@ -4,7 +4,7 @@
  * — the context's methods, Python's bridge and the adapters (which may hold a
  * device from another library copy's context) alike.
  */
-import { summarizeAdapterInfo } from "../devices.js";
+import { summarizeAdapterInfo } from "../devices/registry.js";
 import { DeviceTransfers, planFor } from "./device-transfers.js";
 
 const byDevice = new WeakMap<GPUDevice, DeviceTransfers>();

@@ -14,7 +14,7 @@
  * `destroy`), so a run of large transfers keeps its own size class warm. Every buffer handed out is tracked until it comes back, so a lost
  * device can destroy (and so unmap) all of them.
  */
-import { GPUUsage } from "../allocation.js";
+import { GPUUsage } from "../allocation/create.js";
 
 /** GPUMapMode.WRITE (a literal so this module loads where the global is missing). */
 const MAP_MODE_WRITE = 0x0002;

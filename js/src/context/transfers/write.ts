@@ -12,7 +12,7 @@
  * which must fit in the destination.
  */
 import { WebDLPackError } from "../../errors.js";
-import { GPUUsage } from "../allocation.js";
+import { GPUUsage } from "../allocation/create.js";
 import type { Inflight } from "./inflight.js";
 import type { WriteRing } from "./staging.js";
 

@@ -4,9 +4,9 @@
  * then the device's one {@link DeviceTransfers} (transfers/). The context
  * resolves pointers to entries; this file owns what happens next.
  */
-import { describeValue } from "../describe-value.js";
-import { WebDLPackError } from "../errors.js";
-import type { BufferEntry } from "./buffer-table.js";
+import { describeValue } from "../../describe-value.js";
+import { WebDLPackError } from "../../errors.js";
+import type { BufferEntry } from "../pointers/buffer-table.js";
 import {
   hostLength,
   hostView,
@@ -15,8 +15,8 @@ import {
   type ByteRange,
   type CopyRange,
   type HostBytes,
-} from "./transfers/index.js";
-import type { DeviceTransfers } from "./transfers/index.js";
+} from "./index.js";
+import type { DeviceTransfers } from "./index.js";
 
 /** The transfers of an entry's device. */
 export function transfersOf(entry: BufferEntry): DeviceTransfers {

@@ -2,10 +2,10 @@
  * Getting the default WebGPU device: checking the setup config, requesting an
  * adapter and a device (or taking the user's device), and describing the result.
  */
-import { describeValue } from "../describe-value.js";
-import { WebDLPackError } from "../errors.js";
-import { checkCacheMode, type CacheMode } from "./buffer-cache.js";
-import { isGPUDevice, summarizeAdapterInfo, type AdapterInfoSummary } from "./devices.js";
+import { describeValue } from "../../describe-value.js";
+import { WebDLPackError } from "../../errors.js";
+import { checkCacheMode, type CacheMode } from "../allocation/buffer-cache.js";
+import { isGPUDevice, summarizeAdapterInfo, type AdapterInfoSummary } from "./registry.js";
 
 /** Configuration of {@link WebDLPackContext.setup}. Every field is optional. */
 export interface SetupConfig {

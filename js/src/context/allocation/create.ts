@@ -4,7 +4,7 @@
  * The caching allocator (device-allocator.ts) decides sizes and reuse; this
  * file only creates.
  */
-import { WebDLPackError } from "../errors.js";
+import { WebDLPackError } from "../../errors.js";
 
 /**
  * GPUBufferUsage bit values (WebGPU spec), defined here so this module also

@@ -13,7 +13,7 @@ import {
 } from "./buffer-cache.js";
 import { DEFAULT_THROTTLE_LIMITS, mergeThrottleLimits, type ThrottleLimits } from "./destroy-throttle.js";
 import { DeviceAllocator } from "./device-allocator.js";
-import type { DeviceRecord } from "./devices.js";
+import type { DeviceRecord } from "../devices/registry.js";
 
 /** What `setCacheMode` changes (checked by the caller, except the limits merged here). */
 export interface AllocatorSettingsChange {

@@ -16,7 +16,7 @@
  * buffer its maker destroyed after it was verified: webdlpack forgets the buffers it destroys itself
  * ({@link forgetVerifiedBuffer}), but WebGPU tells no one when another framework destroys one.
  */
-import { WebDLPackError } from "../errors.js";
+import { WebDLPackError } from "../../errors.js";
 import { formatPointer, type GPUPointer } from "./pointer-table.js";
 
 const COPY_DST = 0x8;

@@ -7,8 +7,8 @@
  * when device 0 is lost and `setup()` makes a new one, old pointers still see
  * the old, lost record.
  */
-import { describeValue } from "../describe-value.js";
-import { WebDLPackError } from "../errors.js";
+import { describeValue } from "../../describe-value.js";
+import { WebDLPackError } from "../../errors.js";
 
 /** Adapter facts kept for a device (a plain copy of GPUAdapterInfo). */
 export interface AdapterInfoSummary {

@@ -5,9 +5,9 @@
  * cache serves both. No WebGPU calls here: buffers that do not fit are handed
  * back for the caller to release (through the destroy throttle).
  */
-import { mergeCountLimits } from "../arguments.js";
-import { describeValue } from "../describe-value.js";
-import { WebDLPackError } from "../errors.js";
+import { mergeCountLimits } from "../../arguments.js";
+import { describeValue } from "../../describe-value.js";
+import { WebDLPackError } from "../../errors.js";
 
 /**
  * How freed buffers are handled, with ONNX Runtime Web's names

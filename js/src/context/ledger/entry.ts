@@ -3,8 +3,8 @@
  * or tensor with its one release function, run exactly once whichever path
  * gets there first; and the shapes the ledger's reports are made of.
  */
-import { describeValue } from "../describe-value.js";
-import "../dispose-symbol.js"; // Symbol.dispose in the published .d.ts without lib esnext.disposable
+import { describeValue } from "../../describe-value.js";
+import "../../dispose-symbol.js"; // Symbol.dispose in the published .d.ts without lib esnext.disposable
 
 /** What an entry stands for. */
 export type LedgerKind = "tensor" | "gpu-buffer";

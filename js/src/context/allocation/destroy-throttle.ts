@@ -18,7 +18,7 @@
  * work submitted before they were freed. Above `maxPendingBytes` pending,
  * async allocation awaits {@link DestroyThrottle.relieve} before creating more.
  */
-import { mergeCountLimits } from "../arguments.js";
+import { mergeCountLimits } from "../../arguments.js";
 
 /** Budgets of one device's throttle. */
 export interface ThrottleLimits {

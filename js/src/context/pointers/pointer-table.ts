@@ -36,7 +36,7 @@
  *
  * See docs/gpu-pointers.md.
  */
-import { WebDLPackError } from "../errors.js";
+import { WebDLPackError } from "../../errors.js";
 
 /** A GPU pointer: a nonzero unsigned 32-bit integer naming one buffer in the table. */
 export type GPUPointer = number;

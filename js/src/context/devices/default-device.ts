@@ -4,10 +4,10 @@
  * is lost, the next call makes a new one (by default as the lost one was
  * asked for); a failed request may be retried.
  */
-import { describeValue } from "../describe-value.js";
-import { WebDLPackError } from "../errors.js";
-import { unwrapDevice } from "./device-guard.js";
-import type { AdapterInfoSummary, DeviceRecord } from "./devices.js";
+import { describeValue } from "../../describe-value.js";
+import { WebDLPackError } from "../../errors.js";
+import { unwrapDevice } from "./guard.js";
+import type { AdapterInfoSummary, DeviceRecord } from "./registry.js";
 import {
   acquireDevice,
   checkFeatures,

@@ -5,11 +5,11 @@
  * place a buffer is given back (cache, throttled destroy, or its owner's
  * onRelease).
  */
-import type { WebDLPackError } from "../errors.js";
-import type { DeviceAllocator } from "./device-allocator.js";
-import { lostError, type DeviceRecord } from "./devices.js";
-import { MARK_RELEASED, type LedgerEntry } from "./ledger-entry.js";
-import type { Ledger } from "./ledger.js";
+import type { WebDLPackError } from "../../errors.js";
+import type { DeviceAllocator } from "../allocation/device-allocator.js";
+import { lostError, type DeviceRecord } from "../devices/registry.js";
+import { MARK_RELEASED, type LedgerEntry } from "../ledger/entry.js";
+import type { Ledger } from "../ledger/ledger.js";
 import { claimPointerTag } from "./pointer-tags.js";
 import {
   formatPointer,
@@ -19,7 +19,7 @@ import {
   type PointerTableOptions,
 } from "./pointer-table.js";
 import { forgetVerifiedBuffer } from "./register-check.js";
-import type { GPUPointerInfo } from "./types.js";
+import type { GPUPointerInfo } from "../types.js";
 
 /** What the pointer table holds for each pointer. */
 export interface BufferEntry {

@@ -15,13 +15,13 @@
  * scopes are open goes to the innermost open one, even from unrelated code
  * running during an `await`. Run one async scope at a time per task chain.
  */
-import { describeValue } from "../describe-value.js";
-import { WebDLPackError } from "../errors.js";
+import { describeValue } from "../../describe-value.js";
+import { WebDLPackError } from "../../errors.js";
 import {
   ageSince, LedgerEntry, now, ownerLabel, RELEASE, TRACK_CHECKED,
   type LeakReport, type LedgerDebug, type LedgerEntryInfo, type TrackOptions,
-} from "./ledger-entry.js";
-import "../dispose-symbol.js"; // Symbol.dispose in the published .d.ts without lib esnext.disposable
+} from "./entry.js";
+import "../../dispose-symbol.js"; // Symbol.dispose in the published .d.ts without lib esnext.disposable
 
 const NO_STACK = "(stack not captured: set ctx.debug.captureStacks = true before allocating)";
 const MAX_LEAKS = 1000;

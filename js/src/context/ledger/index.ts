@@ -1,0 +1,19 @@
+/**
+ * Ledger room: the page's lifetime ledger — every live GPU allocation and
+ * tensor, whoever made it, with the one release function each has.
+ *
+ *   entry.ts         one ledger entry (exactly-once release) and the report shapes
+ *   ledger.ts        tracking, scopes, leak reports
+ *   track-tensor.ts  owning WebGPU tensors in the ledger
+ */
+export { LedgerEntry, ownerLabel } from "./entry.js";
+export type {
+  LedgerKind,
+  ReleaseReason,
+  TrackOptions,
+  LedgerEntryInfo,
+  LedgerEntrySummary,
+  LeakReport,
+  LedgerDebug,
+} from "./entry.js";
+export type { Ledger } from "./ledger.js";
