@@ -3,7 +3,7 @@
  *
  * This header is the single source of truth for the tensor-exchange layout.
  * The JS codec (js/src/dlpack/layout.ts) and the Python ctypes mirror
- * (py/webdlpack/_abi.py) copy these sizes and offsets; tests/js/clib-layout.test.ts
+ * (py/webdlpack/core/abi.py) copy these sizes and offsets; tests/js/clib-layout.test.ts
  * compares the JS copy with what emcc computes (build/layout/wasm32.json, made by
  * wasm/tools/layout_probe.c), and the Python tests compare theirs with the same file.
  *
