@@ -39,27 +39,45 @@ export const URL_OPTION: OptionRule = {
 /** A rule accepting a function. */
 export const FUNCTION_OPTION: OptionRule = { accepts: (v) => typeof v === "function", expected: "a function" };
 
+/** A rule for an option its callee checks itself (a device id, a usage, an owner label). */
+export const ANY_OPTION: OptionRule = { accepts: () => true, expected: "any value" };
+
+/** A rule accepting `true` or `false`. */
+export const BOOLEAN_OPTION: OptionRule = { accepts: (v) => typeof v === "boolean", expected: "true or false" };
+
+/** A rule accepting a string. */
+export const STRING_OPTION: OptionRule = { accepts: (v) => typeof v === "string", expected: "a string" };
+
+/** The rules of one options bag, by option name. */
+export type OptionRules = Readonly<Record<string, OptionRule>>;
+
 /**
- * Check the options bag of `fn` against `rules`: it must be an object, every
- * key must be a known option, and every option that is not undefined must
- * pass its rule. Throws INVALID_ARGUMENT with field `options` or `options.<key>`.
+ * The one check of an options bag: `options` must be an object, every own
+ * key must be an option of `rules`, and every option that is not undefined
+ * must pass its rule. Returns `options`; throws INVALID_ARGUMENT with field
+ * `options` or `options.<key>`. Allocates nothing when the bag is good (hot
+ * paths such as allocWebGPU call it on every call).
  */
-export function checkOptions(options: unknown, fn: string, rules: Readonly<Record<string, OptionRule>>): void {
-  const keys = Object.keys(rules);
-  requireObject(options, "options", `an object {${keys.map((k) => `${k}?`).join(", ")}}`, `bad ${fn} options`);
-  checkOptionKeys(options, fn, keys);
-  const given = options as Record<string, unknown>;
-  for (const key of Object.keys(given)) {
-    const rule = rules[key]!;
+export function checkOptions<T>(options: T, fn: string, rules: OptionRules): T & object {
+  if (options === null || typeof options !== "object") {
+    const keys = Object.keys(rules);
+    requireObject(options, "options", `an object {${keys.map((k) => `${k}?`).join(", ")}}`, `bad ${fn} options`);
+  }
+  const given = options as T & Record<string, unknown>;
+  for (const key in given) {
+    if (!Object.hasOwn(given, key)) continue;
+    const rule = Object.hasOwn(rules, key) ? rules[key] : undefined;
+    if (rule === undefined) checkOptionKeys(given, fn, Object.keys(rules));
     const value = given[key];
-    if (value !== undefined && !rule.accepts(value)) {
+    if (value !== undefined && !rule!.accepts(value)) {
       throw new WebDLPackError("INVALID_ARGUMENT", `bad ${fn} option`, {
         field: `options.${key}`,
         value: describeValue(value),
-        expected: rule.expected,
+        expected: rule!.expected,
       });
     }
   }
+  return given;
 }
 
 /**

@@ -100,3 +100,14 @@ export function check(
 ): asserts condition {
   if (!condition) throw new WebDLPackError(code, message, details);
 }
+
+/**
+ * Report an error thrown by user code webdlpack called where nothing can catch
+ * it (a release function, a device-lost listener): the host's `reportError`
+ * (an "error" event, as an uncaught exception), else `console.error` naming `what`.
+ */
+export function reportUncaught(err: unknown, what: string): void {
+  const report = (globalThis as { reportError?: (e: unknown) => void }).reportError;
+  if (typeof report === "function") report(err);
+  else console.error(`webdlpack: ${what} threw`, err);
+}

@@ -2,13 +2,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { WebDLPackError, type ErrorCodeName } from "../../js/src/errors.js";
+import { PointerTable } from "../../js/src/context/pointers/pointer-table.js";
 import {
-  PointerTable,
   describeGPUPointer,
   GPU_POINTER_SLOT_BITS,
   GPU_POINTER_GENERATION_BITS,
   GPU_POINTER_TAG_BITS,
-} from "../../js/src/context/pointers/pointer-table.js";
+} from "../../js/src/context/pointers/pointer-format.js";
 
 function throwsCode(fn: () => unknown, code: ErrorCodeName, text?: RegExp): void {
   assert.throws(fn, (err: unknown) => {

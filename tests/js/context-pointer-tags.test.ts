@@ -7,12 +7,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { WebDLPackError } from "../../js/src/errors.js";
+import { PointerTable } from "../../js/src/context/pointers/pointer-table.js";
 import {
-  PointerTable,
   describeGPUPointer,
   randomPointerTag,
   GPU_POINTER_TAG_BITS,
-} from "../../js/src/context/pointers/pointer-table.js";
+} from "../../js/src/context/pointers/pointer-format.js";
 import {
   claimPointerTag,
   POINTER_TAG_LOCK_PREFIX,

@@ -9,7 +9,8 @@
  *   transformers.ts    Transformers.js: pipeline options on the shared device, its outputs (ORT tensors) out
  *   litert.ts          LiteRT.js: its environment on the shared device, tensors both ways
  *   tfjs-backend.ts    TensorFlow.js: its WebGPU backend on the shared device, releases of adopted buffers
- *   tfjs.ts            TensorFlow.js: tensors both ways
+ *   tfjs-to.ts         TensorFlow.js: webdlpack tensors → TF.js tensors (zero-copy where TF.js can read the buffer)
+ *   tfjs-from.ts       TensorFlow.js: TF.js tensors → webdlpack tensors (TF.js's buffer shared when safe)
  *   typed-array.ts     CPU Tensor → TypedArray (the other way: Tensor.fromTypedArray)
  *   gpu-buffer.ts      GPUBuffer ↔ WebGPU Tensor; GPU copy and read back helpers
  *   dtypes.ts          dtype tables between DLPack, ORT and TF.js
@@ -49,7 +50,8 @@ export {
   type TransformersTensorLike,
 } from "./transformers.js";
 export { registerTfjsWebGPUBackend, tfjsHeldBuffers, type RegisterTfjsOptions } from "./tfjs-backend.js";
-export { tensorToTfjs, tensorFromTfjs, type TensorToTfjsOptions, type TensorFromTfjsOptions } from "./tfjs.js";
+export { tensorToTfjs, type TensorToTfjsOptions } from "./tfjs-to.js";
+export { tensorFromTfjs, type TensorFromTfjsOptions } from "./tfjs-from.js";
 export { tensorToTypedArray, type ToTypedArrayOptions } from "./typed-array.js";
 export {
   tensorFromGPUBuffer,

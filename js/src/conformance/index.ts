@@ -8,7 +8,8 @@
  *
  *   types.ts           what the kit is given and returns
  *   probe.ts           failures, typed-error expectations, a T1-offset struct reader/writer
- *   checks-global.ts   G1–G5   checks-context.ts  C, P, S2, E1   checks-tensor.ts  T, O, S1
+ *   checks-global.ts   G1–G5   checks-context.ts  C, S2, E1   checks-pointers.ts  P   checks-tensor.ts  T, O, S1
+ *   context-probes.ts  the allocation helper and flags the context and pointer checks share
  *   run.ts             runConformance, CHECKS      report.ts  formatReport
  */
 export { runConformance, CHECKS, CHECK_NAMES } from "./run.js";

@@ -9,7 +9,7 @@ import type { ThrottleLimits } from "./allocation/destroy-throttle.js";
 import type { DeviceLostListener } from "./devices/registry.js";
 import type { LedgerDebug, LeakReport } from "./ledger/entry.js";
 import type { Ledger } from "./ledger/ledger.js";
-import type { GPUPointer } from "./pointers/pointer-table.js";
+import type { GPUPointer } from "./pointers/pointer-format.js";
 import type { CopyRange, ReadbackRange, ReadbackTarget, TransferStats } from "./transfers/index.js";
 import type { DeviceInfo, SetupConfig } from "./devices/setup.js";
 

@@ -8,7 +8,7 @@
  * the old, lost record.
  */
 import { describeValue } from "../../describe-value.js";
-import { WebDLPackError } from "../../errors.js";
+import { reportUncaught, WebDLPackError } from "../../errors.js";
 
 /** Adapter facts kept for a device (a plain copy of GPUAdapterInfo). */
 export interface AdapterInfoSummary {
@@ -217,7 +217,7 @@ export class DeviceRegistry {
     try {
       this.#onLost?.(record);
     } catch (err) {
-      reportListenerError(err);
+      reportUncaught(err, "a device-lost listener");
     }
     if (!record.current) return;
     const event: DeviceLostEvent = {
@@ -230,7 +230,7 @@ export class DeviceRegistry {
       try {
         listener(event);
       } catch (err) {
-        reportListenerError(err);
+        reportUncaught(err, "a device-lost listener");
       }
     }
   }
@@ -245,10 +245,4 @@ export function lostError(record: DeviceRecord, operation: string, ptr?: string)
     value: record.id,
     expected: "a device that is not lost",
   });
-}
-
-function reportListenerError(err: unknown): void {
-  const report = (globalThis as { reportError?: (e: unknown) => void }).reportError;
-  if (typeof report === "function") report(err);
-  else console.error("webdlpack: a device-lost listener threw", err);
 }

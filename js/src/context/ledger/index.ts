@@ -4,6 +4,7 @@
  *
  *   entry.ts         one ledger entry (exactly-once release) and the report shapes
  *   ledger.ts        tracking, scopes, leak reports
+ *   track-check.ts   ledger.track's options check; where an entry was made (debug)
  *   track-tensor.ts  owning WebGPU tensors in the ledger
  */
 export { LedgerEntry, ownerLabel } from "./entry.js";

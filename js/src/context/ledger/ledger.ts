@@ -16,11 +16,20 @@
  * running during an `await`. Run one async scope at a time per task chain.
  */
 import { describeValue } from "../../describe-value.js";
-import { WebDLPackError } from "../../errors.js";
+import { reportUncaught, WebDLPackError } from "../../errors.js";
 import {
-  ageSince, LedgerEntry, now, ownerLabel, RELEASE, TRACK_CHECKED,
-  type LeakReport, type LedgerDebug, type LedgerEntryInfo, type TrackOptions,
+  ageSince,
+  LedgerEntry,
+  now,
+  ownerLabel,
+  RELEASE,
+  TRACK_CHECKED,
+  type LeakReport,
+  type LedgerDebug,
+  type LedgerEntryInfo,
+  type TrackOptions,
 } from "./entry.js";
+import { captureStack, checkTrack } from "./track-check.js";
 import "../../dispose-symbol.js"; // Symbol.dispose in the published .d.ts without lib esnext.disposable
 
 const NO_STACK = "(stack not captured: set ctx.debug.captureStacks = true before allocating)";
@@ -46,9 +55,10 @@ export class Ledger {
 
   /** An empty ledger. */
   constructor() {
-    this.#registry = typeof FinalizationRegistry === "function"
-      ? new FinalizationRegistry<LedgerEntry>((entry) => this.#collected(entry))
-      : null;
+    this.#registry =
+      typeof FinalizationRegistry === "function"
+        ? new FinalizationRegistry<LedgerEntry>((entry) => this.#collected(entry))
+        : null;
   }
 
   /**
@@ -62,10 +72,19 @@ export class Ledger {
   /** Internal: {@link track} for options webdlpack built and checked itself (a tensor's own hold, track-tensor.ts). */
   [TRACK_CHECKED](o: TrackOptions): LedgerEntry {
     const stack = o.stack ?? (this.debug.captureStacks ? captureStack() : null);
-    const entry = new LedgerEntry(this.#nextId++, {
-      kind: o.kind, owner: ownerLabel(o.owner), deviceId: o.deviceId ?? null, bytes: o.bytes ?? 0,
-      pointer: o.pointer ?? null, release: o.release, stack,
-    }, this.#forgetEntry);
+    const entry = new LedgerEntry(
+      this.#nextId++,
+      {
+        kind: o.kind,
+        owner: ownerLabel(o.owner),
+        deviceId: o.deviceId ?? null,
+        bytes: o.bytes ?? 0,
+        pointer: o.pointer ?? null,
+        release: o.release,
+        stack,
+      },
+      this.#forgetEntry,
+    );
     this.#live.set(entry.id, entry);
     if (entry.pointer !== null) {
       let held = this.#byPointer.get(entry.pointer);
@@ -94,11 +113,17 @@ export class Ledger {
   watch(object: object, entry: LedgerEntry): void {
     if (object === null || (typeof object !== "object" && typeof object !== "function")) {
       throw new WebDLPackError("INVALID_ARGUMENT", "ledger.watch needs an object", {
-        field: "object", value: describeValue(object), expected: "an object or function to watch" });
+        field: "object",
+        value: describeValue(object),
+        expected: "an object or function to watch",
+      });
     }
     if (!(entry instanceof LedgerEntry)) {
       throw new WebDLPackError("INVALID_ARGUMENT", "ledger.watch needs a LedgerEntry", {
-        field: "entry", value: describeValue(entry), expected: "an entry returned by ledger.track" });
+        field: "entry",
+        value: describeValue(entry),
+        expected: "an entry returned by ledger.track",
+      });
     }
     this.#byObject.set(object, entry);
     if (!entry.released) this.#registry?.register(object, entry, entry);
@@ -108,8 +133,15 @@ export class Ledger {
   entries(): LedgerEntryInfo[] {
     const t = now();
     return [...this.#live.values()].map((e) => ({
-      id: e.id, kind: e.kind, owner: e.owner, deviceId: e.deviceId, bytes: e.bytes, pointer: e.pointer,
-      ageMs: ageSince(e.createdAt, t), stack: e.stack, scoped: this.#scopeOf.has(e),
+      id: e.id,
+      kind: e.kind,
+      owner: e.owner,
+      deviceId: e.deviceId,
+      bytes: e.bytes,
+      pointer: e.pointer,
+      ageMs: ageSince(e.createdAt, t),
+      stack: e.stack,
+      scoped: this.#scopeOf.has(e),
     }));
   }
 
@@ -145,7 +177,10 @@ export class Ledger {
   scope<T>(fn: () => T): T {
     if (typeof fn !== "function") {
       throw new WebDLPackError("INVALID_ARGUMENT", "scope needs a function", {
-        field: "fn", value: describeValue(fn), expected: "a function (sync or async)" });
+        field: "fn",
+        value: describeValue(fn),
+        expected: "a function (sync or async)",
+      });
     }
     const scope: Scope = new Set();
     this.#scopes.push(scope);
@@ -180,7 +215,10 @@ export class Ledger {
     const entries = this.#resolve(x);
     if (entries.length === 0) {
       throw new WebDLPackError("INVALID_ARGUMENT", "keep: the value names nothing live in the ledger", {
-        field: "x", value: describeValue(x), expected: "a LedgerEntry, a live GPU pointer, or an object passed to ledger.watch" });
+        field: "x",
+        value: describeValue(x),
+        expected: "a LedgerEntry, a live GPU pointer, or an object passed to ledger.watch",
+      });
     }
     for (const e of entries) this.#unscope(e);
     return x;
@@ -191,7 +229,10 @@ export class Ledger {
     const entries = this.#resolve(x, true);
     if (entries.length === 0) {
       throw new WebDLPackError("INVALID_ARGUMENT", "dispose: the value names nothing in the ledger", {
-        field: "x", value: describeValue(x), expected: "a LedgerEntry, a live GPU pointer, or an object passed to ledger.watch" });
+        field: "x",
+        value: describeValue(x),
+        expected: "a LedgerEntry, a live GPU pointer, or an object passed to ledger.watch",
+      });
     }
     let any = false;
     for (const e of entries) any = e[RELEASE]("dispose") || any;
@@ -205,7 +246,7 @@ export class Ledger {
       try {
         e[RELEASE]("device-lost");
       } catch (err) {
-        reportError(err);
+        reportUncaught(err, "a release function");
       }
     }
   }
@@ -257,7 +298,7 @@ export class Ledger {
       } catch (err) {
         if (!failed) first = err;
         failed = true;
-        if (!rethrow) reportError(err);
+        if (!rethrow) reportUncaught(err, "a release function");
       }
     }
     scope.clear();
@@ -291,57 +332,34 @@ export class Ledger {
   #collected(entry: LedgerEntry): void {
     if (entry.released) return;
     const leak: LeakReport = {
-      id: entry.id, kind: entry.kind, owner: entry.owner, deviceId: entry.deviceId, bytes: entry.bytes,
-      pointer: entry.pointer, where: entry.stack ?? NO_STACK, ageMs: ageSince(entry.createdAt),
+      id: entry.id,
+      kind: entry.kind,
+      owner: entry.owner,
+      deviceId: entry.deviceId,
+      bytes: entry.bytes,
+      pointer: entry.pointer,
+      where: entry.stack ?? NO_STACK,
+      ageMs: ageSince(entry.createdAt),
     };
     if (this.#leaks.length >= MAX_LEAKS) this.#leaks.shift();
     this.#leaks.push(leak);
-    console.warn(`webdlpack: leaked ${leak.kind} (${leak.bytes} bytes, owner ${leak.owner}` +
-      `${leak.pointer === null ? "" : `, GPU pointer 0x${leak.pointer.toString(16).padStart(8, "0")}`}) was garbage collected ` +
-      `without being released; released it now. Dispose it, or make it inside ctx.scope(). Made at: ${leak.where}`);
+    console.warn(
+      `webdlpack: leaked ${leak.kind} (${leak.bytes} bytes, owner ${leak.owner}` +
+        `${leak.pointer === null ? "" : `, GPU pointer 0x${leak.pointer.toString(16).padStart(8, "0")}`}) was garbage collected ` +
+        `without being released; released it now. Dispose it, or make it inside ctx.scope(). Made at: ${leak.where}`,
+    );
     try {
       entry[RELEASE]("finalizer");
     } catch (err) {
-      reportError(err);
+      reportUncaught(err, "a release function");
     }
   }
 }
 
-function checkTrack(options: unknown): TrackOptions {
-  const bad = (field: string, value: unknown, expected: string): WebDLPackError =>
-    new WebDLPackError("INVALID_ARGUMENT", "bad ledger.track options", { field: `options.${field}`, value: describeValue(value), expected });
-  if (options === null || typeof options !== "object") throw bad("", options, "an object {kind, owner, deviceId, bytes, pointer?, release}");
-  const o = options as TrackOptions;
-  if (o.kind !== "tensor" && o.kind !== "gpu-buffer") throw bad("kind", o.kind, '"tensor" or "gpu-buffer"');
-  if (typeof o.release !== "function") throw bad("release", o.release, "a function () => void");
-  if (o.deviceId !== undefined && o.deviceId !== null && (!Number.isInteger(o.deviceId) || o.deviceId < 0)) {
-    throw bad("deviceId", o.deviceId, "an integer >= 0, or null");
-  }
-  if (o.bytes !== undefined && (typeof o.bytes !== "number" || !Number.isSafeInteger(o.bytes) || o.bytes < 0)) {
-    throw bad("bytes", o.bytes, "a safe integer >= 0");
-  }
-  if (o.pointer !== undefined && (typeof o.pointer !== "number" || o.pointer >>> 0 !== o.pointer || o.pointer === 0)) {
-    throw bad("pointer", o.pointer, "a nonzero unsigned 32-bit GPU pointer");
-  }
-  if (o.stack !== undefined && typeof o.stack !== "string") throw bad("stack", o.stack, "a string");
-  if (o.scoped !== undefined && typeof o.scoped !== "boolean") throw bad("scoped", o.scoped, "a boolean");
-  return o;
-}
-
 function isThenable(value: unknown): boolean {
-  return value !== null && (typeof value === "object" || typeof value === "function") &&
-    typeof (value as { then?: unknown }).then === "function";
-}
-
-/** A short stack of the caller, without webdlpack's own frames. */
-function captureStack(): string {
-  const lines = (new Error().stack ?? "").split("\n").slice(1).map((l) => l.trim());
-  const outside = lines.filter((l) => !/webdlpack\.bundle|[/\\]context[/\\](ledger|ledger-entry|context|buffer-table)\.[jt]s/.test(l));
-  return (outside.length > 0 ? outside : lines).slice(0, 5).join("\n");
-}
-
-function reportError(err: unknown): void {
-  const report = (globalThis as { reportError?: (e: unknown) => void }).reportError;
-  if (typeof report === "function") report(err);
-  else console.error("webdlpack: a release function threw", err);
+  return (
+    value !== null &&
+    (typeof value === "object" || typeof value === "function") &&
+    typeof (value as { then?: unknown }).then === "function"
+  );
 }

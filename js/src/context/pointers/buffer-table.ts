@@ -11,13 +11,8 @@ import { lostError, type DeviceRecord } from "../devices/registry.js";
 import { MARK_RELEASED, type LedgerEntry } from "../ledger/entry.js";
 import type { Ledger } from "../ledger/ledger.js";
 import { claimPointerTag } from "./pointer-tags.js";
-import {
-  formatPointer,
-  GPU_POINTER_SLOT_BITS,
-  PointerTable,
-  type GPUPointer,
-  type PointerTableOptions,
-} from "./pointer-table.js";
+import { formatPointer, GPU_POINTER_SLOT_BITS, type GPUPointer, type PointerTableOptions } from "./pointer-format.js";
+import { PointerTable } from "./pointer-table.js";
 import { forgetVerifiedBuffer } from "./register-check.js";
 import type { GPUPointerInfo } from "../types.js";
 

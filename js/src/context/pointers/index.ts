@@ -2,7 +2,8 @@
  * Pointers room: GPU pointers (a plain unsigned 32-bit number naming a
  * GPUBuffer), their tags, and what the table holds for each pointer.
  *
- *   pointer-table.ts   GPU pointers: context tag + generation + slot, O(1) translation
+ *   pointer-format.ts  what a GPU pointer is: context tag + generation + slot; describe, format
+ *   pointer-table.ts   the table that issues pointers and translates them in O(1)
  *   pointer-tags.ts    which tag a context's pointers carry (unique per live context through Web Locks)
  *   buffer-table.ts    GPU pointers → buffer entries, the translation fast path, giving buffers back
  *   register-check.ts  registerGPUBuffer's asynchronous check that a buffer is live and the device's
@@ -13,6 +14,6 @@ export {
   GPU_POINTER_TAG_BITS,
   GPU_POINTER_GENERATION_BITS,
   GPU_POINTER_SLOT_BITS,
-} from "./pointer-table.js";
-export type { GPUPointer, PointerParts } from "./pointer-table.js";
+} from "./pointer-format.js";
+export type { GPUPointer, PointerParts } from "./pointer-format.js";
 export { claimPointerTag, POINTER_TAG_LOCK_PREFIX, type ClaimedTag, type LockManagerLike } from "./pointer-tags.js";

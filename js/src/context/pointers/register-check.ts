@@ -17,7 +17,7 @@
  * ({@link forgetVerifiedBuffer}), but WebGPU tells no one when another framework destroys one.
  */
 import { WebDLPackError } from "../../errors.js";
-import { formatPointer, type GPUPointer } from "./pointer-table.js";
+import { formatPointer, type GPUPointer } from "./pointer-format.js";
 
 const COPY_DST = 0x8;
 const NOTHING = new Uint8Array(0);

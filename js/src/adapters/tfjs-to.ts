@@ -1,0 +1,151 @@
+/**
+ * webdlpack tensors → TensorFlow.js (WebGPU backend), on the context's shared
+ * GPUDevice (the backend binding is in tfjs-backend.ts; the other way is
+ * tfjs-from.ts).
+ *
+ * Conditions (checked with @tensorflow/tfjs-core + tfjs-backend-webgpu 4.22.0):
+ * - TF.js's WebGPU kernels are registered under the backend name "webgpu" only.
+ *   {@link registerTfjsWebGPUBackend} either replaces the "webgpu" backend with
+ *   one built on the shared device, or copies the kernels to a new name.
+ * - `tf.tensor({buffer, zeroCopy: true}, shape, dtype)` reads a foreign buffer
+ *   in place; it needs STORAGE | COPY_SRC usage, the backend's device, and at
+ *   least 4 bytes per element from byte 0 (TF.js takes no offset or strides).
+ * - TF.js records work in a compute pass it has not submitted yet. Before its
+ *   buffer is handed on, that work is submitted (the backend's flush), so the
+ *   consumer's commands queue after it.
+ * - TF.js `bool` is 4 bytes per element, DLPack's 1: converted on the GPU (IS_COPIED).
+ *   TF.js has no float16, int8, … : UNSUPPORTED, never reinterpreted.
+ */
+import { WebDLPackError } from "../errors.js";
+import { DeviceType } from "../dlpack/constants.js";
+import { getContext, type WebDLPackContext } from "../context/index.js";
+import type { Tensor } from "../tensor/index.js";
+import type { DType } from "../dlpack/dtype.js";
+import { dtypeName, tfjsTypeOf } from "./dtypes.js";
+import type { TfjsLike, TfjsTensorLike } from "./framework-types.js";
+import { copyGPUTensor, locateGPUTensor } from "./gpu-buffer.js";
+import { elementCount } from "./gpu-copy.js";
+import { recordHandoff } from "./handoff.js";
+import { tensorToTypedArray } from "./typed-array.js";
+import { activeBackendOn, watchRelease } from "./tfjs-backend.js";
+
+/** Options of {@link tensorToTfjs}. */
+export interface TensorToTfjsOptions {
+  /** The context (default `getContext()`). */
+  ctx?: WebDLPackContext;
+  /**
+   * "auto" (default): share the buffer when TF.js can read it as it is, else
+   * copy (or convert) on the GPU. "never": share or throw COPY_REQUIRED. "always": copy.
+   */
+  copy?: "auto" | "never" | "always";
+}
+
+function tfjsCopyReason(
+  buffer: GPUBuffer,
+  byteOffset: number,
+  contiguous: boolean,
+  count: number,
+  convert: boolean,
+  dtype: DType,
+): string | null {
+  if (convert) return `${dtypeName(dtype)} is 1 byte per element in DLPack, 4 in TF.js`;
+  if (byteOffset !== 0) return `byte_offset ${byteOffset} != 0 (TF.js takes no offset)`;
+  if (!contiguous) return "strides are not C-contiguous";
+  const needed = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC;
+  if ((buffer.usage & needed) !== needed) return "the buffer lacks STORAGE | COPY_SRC usage";
+  if (buffer.size < 4 * count) return `the buffer (${buffer.size} bytes) is smaller than ${4 * count}`;
+  return null;
+}
+
+/**
+ * A webdlpack tensor as a TF.js tensor on the active backend.
+ *
+ * - WebGPU tensor (the active backend must be a WebGPU backend on the same
+ *   device, see {@link registerTfjsWebGPUBackend}): float32/int32, contiguous at
+ *   byte 0 → `tf.tensor({buffer, zeroCopy: true}, shape, dtype)` on the very same
+ *   GPUBuffer; the source stays alive until TF.js releases that data. Otherwise
+ *   (offset, strides, bool 1 → 4 bytes) a GPU copy/conversion; {@link handoffInfo}
+ *   reports `isCopied` and why. Other dtypes: UNSUPPORTED naming both sides.
+ * - CPU tensor → `tf.tensor(copy of the elements, shape, dtype)` (TF.js keeps
+ *   CPU values by reference, so they are always copied).
+ */
+export async function tensorToTfjs(
+  tf: TfjsLike,
+  tensor: Tensor,
+  options: TensorToTfjsOptions = {},
+): Promise<TfjsTensorLike> {
+  const ctx = options.ctx ?? getContext();
+  const copy = options.copy ?? "auto";
+  const mapping = tfjsTypeOf(tensor.dtype);
+  const shape = [...tensor.shape];
+  if (tensor.device.deviceType === DeviceType.kDLCPU) {
+    if (copy === "never") {
+      throw new WebDLPackError(
+        "COPY_REQUIRED",
+        "TF.js keeps CPU values by reference, so webdlpack always copies CPU tensors into it",
+        {
+          field: "options.copy",
+          value: copy,
+          expected: "'auto' or 'always' for a CPU tensor",
+        },
+      );
+    }
+    const values = tensorToTypedArray(tensor, { copy: "always" });
+    const out = tf.tensor(values as unknown as ArrayLike<number>, shape, mapping.tfjs);
+    recordHandoff(out, "CPU values are copied into TF.js");
+    return out;
+  }
+  const deviceId = tensor.device.deviceId;
+  const loc = locateGPUTensor(tensor, ctx);
+  const backend = activeBackendOn(tf, loc.device, deviceId);
+  const count = elementCount(shape);
+  const reason =
+    copy === "always"
+      ? "copy: 'always'"
+      : tfjsCopyReason(loc.buffer, loc.byteOffset, loc.contiguous, count, mapping.convert, tensor.dtype);
+  if (reason === null) {
+    const release = tensor.retain();
+    let out: TfjsTensorLike;
+    try {
+      out = tf.tensor({ buffer: loc.buffer, zeroCopy: true }, shape, mapping.tfjs);
+      watchRelease(backend, out.dataId, release);
+    } catch (err) {
+      release();
+      throw err;
+    }
+    recordHandoff(out, null);
+    return out;
+  }
+  if (copy === "never") {
+    throw new WebDLPackError("COPY_REQUIRED", `TF.js cannot read this tensor in place: ${reason}`, {
+      field: "tensor",
+      value: reason,
+      expected: "float32/int32, contiguous at byte 0, or copy: 'auto'",
+    });
+  }
+  const copied = await copyGPUTensor(tensor, { ctx, kind: mapping.convert ? "bool8-to-u32" : "copy" });
+  let out: TfjsTensorLike;
+  try {
+    // TF.js makes tensors from GPU data only as float32/int32: bool arrives as int32 0/1, then a cast.
+    const made = tf.tensor(
+      { buffer: ctx.gpuPointerToBuffer(copied.data), zeroCopy: true },
+      shape,
+      mapping.convert ? "int32" : mapping.tfjs,
+    );
+    watchRelease(backend, made.dataId, () => copied.dispose());
+    if (mapping.convert) {
+      try {
+        out = tf.cast(made, mapping.tfjs);
+      } finally {
+        made.dispose(); // TF.js releases it after the cast's work is submitted
+      }
+    } else {
+      out = made;
+    }
+  } catch (err) {
+    copied.dispose();
+    throw err;
+  }
+  recordHandoff(out, reason);
+  return out;
+}

@@ -1,0 +1,179 @@
+/**
+ * The context's allocation calls (allocWebGPU, allocWebGPUChecked): check the
+ * arguments, take a cached buffer or create one (under error scopes when
+ * checked), and give it a GPU pointer; a sync allocation WebGPU later refuses
+ * poisons whatever holds that buffer then.
+ */
+import { checkOptions } from "../../arguments.js";
+import { WebDLPackError } from "../../errors.js";
+import type { DeviceRecord, DeviceRegistry } from "../devices/registry.js";
+import { lostError } from "../devices/registry.js";
+import { ownerLabel } from "../ledger/entry.js";
+import { ALLOC_OPTION_RULES } from "../options.js";
+import type { BufferTable } from "../pointers/buffer-table.js";
+import { formatPointer, type GPUPointer } from "../pointers/pointer-format.js";
+import type { AllocOptions } from "../types.js";
+import type { Allocators } from "./allocators.js";
+import { checkByteCount, checkUsage, createBufferUnchecked, createCheckedBuffer, DEFAULT_GPU_USAGE } from "./create.js";
+import type { DeviceAllocator } from "./device-allocator.js";
+
+/** Validated allocation arguments. */
+interface AllocRequest {
+  record: DeviceRecord;
+  allocator: DeviceAllocator;
+  requested: number;
+  usage: number;
+  size: number;
+  label: string | undefined;
+  owner: unknown;
+  ownerLabel: string;
+  /** Joins an open scope (AllocOptions.scoped). */
+  scoped: boolean;
+}
+
+/** Allocating GPU buffers behind pointers, for one context. */
+export class PointerAllocations {
+  /** The last error WebGPU reported late for a sync allocation (ctx.lastAsyncError()). */
+  lastAsyncError: WebDLPackError | null = null;
+  readonly #devices: DeviceRegistry;
+  readonly #allocators: Allocators;
+  readonly #table: BufferTable;
+
+  constructor(devices: DeviceRegistry, allocators: Allocators, table: BufferTable) {
+    this.#devices = devices;
+    this.#allocators = allocators;
+    this.#table = table;
+  }
+
+  /** allocWebGPUChecked: a buffer WebGPU confirmed, or the typed error. */
+  async checked(nbytes: number, options: AllocOptions): Promise<GPUPointer> {
+    const req = this.#request(nbytes, options, "allocWebGPUChecked");
+    const { record, allocator } = req;
+    const cached = allocator.take(req.size, req.usage, req.ownerLabel);
+    if (cached !== undefined) return this.#insert(req, cached);
+    if (allocator.throttle.overBudget) await allocator.throttle.relieve();
+    const buffer = await createCheckedBuffer(record.device, {
+      size: req.size,
+      usage: req.usage,
+      deviceId: record.id,
+      ...(req.label !== undefined ? { label: req.label } : {}),
+    });
+    if (record.lost) {
+      buffer.destroy();
+      throw lostError(record, "allocWebGPUChecked");
+    }
+    if (!record.current) {
+      // Unregistered (or replaced by a new setup) while the buffer was being created: nothing may point into it.
+      buffer.destroy();
+      throw new WebDLPackError(
+        "UNKNOWN_DEVICE",
+        `device ${record.id} was unregistered while allocWebGPUChecked waited`,
+        {
+          field: "options.deviceId",
+          value: record.id,
+          expected: "a device that stays registered until its allocations finish",
+        },
+      );
+    }
+    return this.#insert(req, buffer);
+  }
+
+  /** allocWebGPU: a pointer now; WebGPU's verdict on the buffer comes later (options.onAsyncError). */
+  sync(nbytes: number, options: AllocOptions): GPUPointer {
+    const req = this.#request(nbytes, options, "allocWebGPU");
+    const { record, allocator } = req;
+    const cached = allocator.take(req.size, req.usage, req.ownerLabel);
+    if (cached !== undefined) return this.#insert(req, cached);
+    // Over the destroy budget a sync caller can not wait: the throttle's markers
+    // are already submitted, so the GPU process can reclaim; allocate anyway.
+    const { buffer, verdict } = createBufferUnchecked(record.device, {
+      size: req.size,
+      usage: req.usage,
+      deviceId: record.id,
+      ...(req.label !== undefined ? { label: req.label } : {}),
+    });
+    const ptr = this.#insert(req, buffer);
+    const notify = options.onAsyncError;
+    void verdict.then((error) => {
+      if (error === null) return;
+      const late = this.#poison(buffer, allocator, error, ptr);
+      try {
+        notify?.(late, ptr);
+      } catch (err) {
+        console.error("webdlpack: an onAsyncError callback threw", err);
+      }
+    });
+    return ptr;
+  }
+
+  /**
+   * WebGPU reported that `buffer` (from allocWebGPU as `first`) was never
+   * created. Whoever holds it now gets the error on use: the pointer that
+   * names it (the first one, or a later one if it was freed and reused from
+   * the cache); if it sits in the cache, it is taken out and destroyed.
+   * Returns the error as the pointer reports it.
+   */
+  #poison(buffer: GPUBuffer, allocator: DeviceAllocator, error: WebDLPackError, first: GPUPointer): WebDLPackError {
+    const current = this.#table.pointerOf(buffer);
+    const ptr = current ?? first;
+    const shown = formatPointer(ptr);
+    const late = new WebDLPackError(
+      error.code,
+      `allocWebGPU: GPU pointer ${shown} has no usable buffer: ${error.message}`,
+      {
+        field: "ptr",
+        value: ptr,
+        expected: "a pointer whose buffer WebGPU created (check ctx.lastAsyncError() after sync allocations)",
+        cause: error,
+      },
+    );
+    this.lastAsyncError = late;
+    if (current !== undefined && this.#table.get(current).buffer === buffer) {
+      this.#table.poison(current, late);
+      return late;
+    }
+    if (allocator.cache.remove(buffer)) allocator.discard(buffer);
+    return late;
+  }
+
+  /** Check allocation arguments (all synchronous checks) and pick the size. */
+  #request(nbytes: number, options: AllocOptions, fn: string): AllocRequest {
+    const opts = checkOptions(options, fn, ALLOC_OPTION_RULES);
+    const deviceId = opts.deviceId ?? 0;
+    const record = this.#devices.live(deviceId, fn);
+    const requested = checkByteCount(nbytes, record.device.limits.maxBufferSize, deviceId);
+    const usage = checkUsage(opts.usage ?? DEFAULT_GPU_USAGE);
+    const allocator = this.#allocators.get(record);
+    return {
+      record,
+      allocator,
+      requested,
+      usage,
+      size: allocator.sizeFor(requested, usage),
+      label: opts.label,
+      owner: opts.owner,
+      ownerLabel: ownerLabel(opts.owner),
+      scoped: opts.scoped !== false,
+    };
+  }
+
+  #insert(req: AllocRequest, buffer: GPUBuffer): GPUPointer {
+    if (req.label !== undefined && buffer.label !== req.label) buffer.label = req.label;
+    return this.#table.insert(
+      {
+        buffer,
+        device: req.record,
+        requestedSize: req.requested,
+        owned: true,
+        owner: req.owner,
+        ownerLabel: req.ownerLabel,
+        onRelease: undefined,
+        pooled: true,
+        ledger: undefined,
+        released: false,
+        asyncError: undefined,
+      },
+      req.scoped,
+    );
+  }
+}

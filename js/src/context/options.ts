@@ -1,0 +1,51 @@
+/**
+ * The options each context method takes, as rules for the one options check
+ * (arguments.ts checkOptions): any other key, or a value of the wrong kind, is
+ * INVALID_ARGUMENT naming `options.<key>`. Values the callee checks itself
+ * (device ids, usages, owners, limits) pass here as ANY_OPTION.
+ */
+import { ANY_OPTION, BOOLEAN_OPTION, STRING_OPTION, type OptionRules } from "../arguments.js";
+import { describeValue } from "../describe-value.js";
+import { WebDLPackError } from "../errors.js";
+
+/** AllocOptions of allocWebGPU / allocWebGPUChecked. */
+export const ALLOC_OPTION_RULES: OptionRules = {
+  deviceId: ANY_OPTION,
+  usage: ANY_OPTION,
+  label: STRING_OPTION,
+  owner: ANY_OPTION,
+  onAsyncError: { accepts: (v) => typeof v === "function", expected: "a function (error, ptr) => void" },
+  scoped: { accepts: (v) => typeof v === "boolean", expected: "a boolean" },
+};
+
+/** RegisterBufferOptions of registerGPUBuffer. */
+export const REGISTER_OPTION_RULES: OptionRules = {
+  deviceId: ANY_OPTION,
+  owned: BOOLEAN_OPTION,
+  owner: ANY_OPTION,
+  onRelease: { accepts: (v) => typeof v === "function", expected: "a function (buffer, ptr) => void" },
+  tracked: BOOLEAN_OPTION,
+};
+
+/** DeviceOptions of getWebGPUDevice. */
+export const DEVICE_OPTION_RULES: OptionRules = {
+  owner: { accepts: (v) => typeof v === "string" && v !== "", expected: "a framework name (non-empty string)" },
+};
+
+/** CacheModeOptions of setCacheMode (the limits are checked by the allocators). */
+export const CACHE_MODE_OPTION_RULES: OptionRules = {
+  deviceId: ANY_OPTION,
+  cacheLimits: ANY_OPTION,
+  throttleLimits: ANY_OPTION,
+};
+
+/** INVALID_POINTER unless `ptr` is a number (a BigInt, string... never reaches the table's bit arithmetic). */
+export function checkPointerType(ptr: unknown, fn: string): void {
+  if (typeof ptr !== "number") {
+    throw new WebDLPackError("INVALID_POINTER", `${fn}: not a GPU pointer`, {
+      field: "ptr",
+      value: describeValue(ptr),
+      expected: "a GPU pointer: a nonzero unsigned 32-bit number (not a BigInt)",
+    });
+  }
+}
