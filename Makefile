@@ -1,7 +1,8 @@
 # webdlpack — one Makefile for every part. Part-specific rules live beside
 # their code (wasm/wasm.mk); this file ties them together.
 #
-#   make setup   npm packages (lockfile), Python venv with dev deps, vendored wheels
+#   make setup   npm packages (lockfile), a Python venv (pip only: the build needs nothing more), vendored wheels
+#   make test-deps  the Python extras the test suites run (pyproject: test, interop, lint) into the venv
 #   make build   JS (tsc + bundle), Python wheel, C library (emcc)
 #   make test    every test suite, then one summary line
 #   make demo    the main job: a tensor round trip in headless Chromium
@@ -26,7 +27,7 @@ PYODIDE_PYTHON := 3.14
 
 # Biome's own config (biome.json) lists, under files.includes, the files not yet formatted because
 # formatting would take them past 400 lines (tests/js/import-graph.test.ts): each leaves the list when it is split.
-.PHONY: lint format setup build js wheel test test-js test-py test-gpu test-browser demo bench bench-gpu serve clean typecheck screenshot fuzz soak
+.PHONY: lint format setup test-deps build js wheel test test-js test-py test-gpu test-browser demo bench bench-gpu serve clean typecheck screenshot fuzz soak
 .DEFAULT_GOAL := build
 
 setup: $(STAMPS)/npm $(STAMPS)/venv $(STAMPS)/vendor
@@ -35,11 +36,22 @@ $(STAMPS)/npm: package.json package-lock.json
 	npm ci --ignore-scripts --no-audit --no-fund
 	@mkdir -p $(STAMPS) && touch $@
 
-$(STAMPS)/venv: pyproject.toml
+# The venv: pip only (the demo and `make build` need nothing else from it). Each target that runs Python tools
+# installs the extras it needs (pyproject.toml [project.optional-dependencies]) with webdlpack itself, editable.
+$(STAMPS)/venv:
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]'
 	@mkdir -p $(STAMPS) && touch $@
+
+# $(STAMPS)/extras-test,interop,lint: `pip install -e '.[test,interop,lint]'` (the build backend's own
+# setuptools in the venv, so no isolated build env is made each time).
+$(STAMPS)/extras-%: pyproject.toml setup.py $(STAMPS)/venv
+	$(PY) -m pip install -q 'setuptools>=77'
+	$(PY) -m pip install -q --no-build-isolation -e '.[$*]'
+	@mkdir -p $(STAMPS) && touch $@
+
+TEST_EXTRAS := $(STAMPS)/extras-test,interop,lint
+test-deps: $(TEST_EXTRAS)
 
 # micropip for Pyodide: a pure-Python wheel from PyPI (Pyodide's npm package does not carry it).
 $(STAMPS)/vendor: $(STAMPS)/venv
@@ -72,7 +84,9 @@ typecheck: $(STAMPS)/npm $(JS_EMBEDDED)
 	npx tsc -p tsconfig.json --noEmit
 	npx tsc -p tests/browser/tsconfig.json
 
-# ---- Python wheel (pure Python: standard tooling, works offline) -------
+# ---- Python wheels -------------------------------------------------------
+# Pyodide: one wheel tagged for each Pyodide ABI (scripts/build_pyodide_wheel.py; the system python3 suffices).
+# CPython: `python -m build` (setup.py compiles py/native/*.c with the user's compiler); tests/py/test_packaging.py.
 PY_SRC := $(shell find py -name '*.py' -o -name 'py.typed' 2>/dev/null)
 
 # The package's native libraries (py/native/*.c): Pyodide side modules the wheel ships, and native builds
@@ -97,17 +111,17 @@ $(PY_NATIVE)/%.$(PY_HOST).so: py/native/%.c py/native/python_abi.h wasm/include/
 
 wheel: $(BUILD)/wheel/.built
 
-$(BUILD)/wheel/.built: $(PY_SRC) $(PY_NATIVE_WASM) pyproject.toml $(STAMPS)/venv
-	rm -rf $(BUILD)/wheel $(BUILD)/lib/webdlpack && mkdir -p $(BUILD)/wheel  # build/lib: setuptools keeps moved modules there
-	$(PY) -m pip wheel -q --no-deps --no-build-isolation . -w $(BUILD)/wheel
+$(BUILD)/wheel/.built: $(PY_SRC) $(PY_NATIVE_WASM) $(wildcard py/webdlpack/_js/*) pyproject.toml README.md LICENSE \
+  scripts/build_pyodide_wheel.py
+	rm -rf $(BUILD)/wheel && mkdir -p $(BUILD)/wheel
+	python3 scripts/build_pyodide_wheel.py $(BUILD)/wheel
 	@touch $@
 
 # ---- C (emscripten) ----------------------------------------------------
 -include wasm/wasm.mk
 
 # The wheel and the side module ship next to the JS, so pages load them from the same origin.
-PY_VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
-WHEEL_FILE := webdlpack-$(PY_VERSION)-py3-none-any.whl
+WHEEL_FILE := $(shell python3 scripts/build_pyodide_wheel.py --name)
 js/dist/python/$(WHEEL_FILE): $(BUILD)/wheel/.built
 	@mkdir -p js/dist/python && cp $(BUILD)/wheel/$(WHEEL_FILE) $@
 js/dist/wasm/libwebdlpack.so: wasm/build/libwebdlpack.so
@@ -116,19 +130,19 @@ js/dist/wasm/libwebdlpack.so: wasm/build/libwebdlpack.so
 build: setup js wheel $(PY_NATIVE_HOST) $(WASM_TARGETS) js/dist/python/$(WHEEL_FILE) js/dist/wasm/libwebdlpack.so $(BUILD)/web/tfjs-webgpu.js
 
 # ---- Tests ---------------------------------------------------------------
-test: build
+test: build $(TEST_EXTRAS)
 	bash scripts/run-tests.sh
 
-test-js: build
+test-js: build $(TEST_EXTRAS)
 	bash scripts/run-tests.sh js
 
-test-py: build
+test-py: build $(TEST_EXTRAS)
 	bash scripts/run-tests.sh py
 
-test-gpu: build
+test-gpu: build $(TEST_EXTRAS)
 	bash scripts/run-tests.sh gpu
 
-test-browser: build
+test-browser: build $(TEST_EXTRAS)
 	bash scripts/run-tests.sh browser
 
 # ---- Robustness: long fuzz and soak (make test runs the short fuzz of each) -----------
@@ -143,10 +157,10 @@ soak: build
 	node scripts/soak.mjs --cpu $(SOAK_CPU) --gpu $(SOAK_GPU)
 
 # ---- Formatting and lint ------------------------------------------------------
-lint: $(STAMPS)/npm $(STAMPS)/venv
+lint: $(STAMPS)/npm $(STAMPS)/extras-lint
 	$(PY) scripts/lint.py
 
-format: $(STAMPS)/npm $(STAMPS)/venv
+format: $(STAMPS)/npm $(STAMPS)/extras-lint
 	$(PY) scripts/lint.py --fix
 
 # ---- Main job, benchmarks, server ------------------------------------------
@@ -158,11 +172,11 @@ screenshot: build
 	npx playwright test tests/browser/demo-page.spec.ts
 	cp build/screenshots/demo.png docs/demo.png
 
-bench: build
+bench: build $(STAMPS)/extras-bench
 	node bench/run.mjs
 
 # bench/results-gpu-<adapter>.json/.md/.png; VK_DRIVER_FILES picks a GPU's driver, else SwiftShader (scripts/vk-env.sh).
-bench-gpu: js
+bench-gpu: js $(STAMPS)/extras-bench
 	bash scripts/vk-env.sh node bench/gpu/node.mjs
 
 serve: build

@@ -1,5 +1,5 @@
 /**
- * Files webdlpack ships with its JS: the pure-Python wheel (for Pyodide) and
+ * Files webdlpack ships with its JS: the Python wheel for Pyodide and
  * the C side module. How a page finds them, in this order:
  *
  * 1. an explicit URL (`wheelURL` / `url` options), or `assetBase`: a folder
@@ -24,8 +24,12 @@ import { WebDLPackError } from "./errors.js";
 /** Version of the Python wheel this JS build ships with (the wheel name below must stay literal). */
 export const PYTHON_PACKAGE_VERSION = "0.1.0";
 
-/** File name of the pure-Python wheel. */
-export const PYTHON_WHEEL_FILENAME = "webdlpack-0.1.0-py3-none-any.whl";
+/**
+ * File name of the Pyodide wheel: one wheel tagged for every Pyodide ABI webdlpack supports (made by
+ * scripts/build_pyodide_wheel.py from pyproject.toml's list; scripts/embed-assets.mjs checks the two agree).
+ */
+export const PYTHON_WHEEL_FILENAME =
+  "webdlpack-0.1.0-cp312-abi3-pyodide_2024_0_wasm32.pyodide_2025_0_wasm32.pyemscripten_2025_0_wasm32.pyemscripten_2026_0_wasm32.pyemscripten_2026_5_wasm32.whl";
 
 /** File name of the C side module. */
 export const C_LIBRARY_FILENAME = "libwebdlpack.so";
@@ -41,7 +45,10 @@ export type AssetKind = keyof typeof ASSET_PATHS;
 
 /** URL of the wheel shipped in js/dist/python/ (a literal bundlers rewrite). */
 export function defaultWheelURL(): URL {
-  return new URL("./python/webdlpack-0.1.0-py3-none-any.whl", import.meta.url);
+  return new URL(
+    "./python/webdlpack-0.1.0-cp312-abi3-pyodide_2024_0_wasm32.pyodide_2025_0_wasm32.pyemscripten_2025_0_wasm32.pyemscripten_2026_0_wasm32.pyemscripten_2026_5_wasm32.whl",
+    import.meta.url,
+  );
 }
 
 /** URL of the C side module shipped in js/dist/wasm/ (a literal bundlers rewrite). */

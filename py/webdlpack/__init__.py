@@ -18,6 +18,8 @@ empty / zeros / from_buffer
     Make tensors (``device="webgpu:0"`` for GPU ones; from_buffer: CPU).
 layout()
     Sizes and offsets of the DLPack structs on this host.
+info()
+    What runs: CPython or Pyodide (which version), the native or pure-Python exchange, and why.
 
 The package is layered (see ``README.md`` beside this file): ``core`` →
 ``bridge`` → ``exchange`` → ``tensor`` → ``api``; each module imports only
@@ -27,6 +29,7 @@ its own floor or those below.
 from .api.convert import asarray, to_cpu_async
 from .api.create import empty, from_buffer, zeros
 from .api.from_dlpack import from_capsule, from_dlpack
+from .api.info import info
 from .bridge.js import bridge_loaded as _bridge_loaded
 from .core.abi import DLPACK_VERSION, DLDataTypeCode, DLDeviceType, layout
 from .core.device import Device, device
@@ -76,6 +79,7 @@ __all__ = [
     "from_buffer",
     "from_capsule",
     "from_dlpack",
+    "info",
     "keep",
     "layout",
     "scope",

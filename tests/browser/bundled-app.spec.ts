@@ -45,7 +45,7 @@ for (const bundler of ["esbuild", "vite"] as const) {
     if (bundler === "vite") {
       // Vite copied both files into its build and rewrote the URLs: no request failed.
       expect(new URL(result.wheelSource).pathname).toMatch(
-        /^\/build\/bundle-test\/vite\/assets\/webdlpack-0\.1\.0-py3-none-any-[\w-]+\.whl$/,
+        /^\/build\/bundle-test\/vite\/assets\/webdlpack-0\.1\.0-cp312-abi3-pyodide_2024_0_wasm32\.[\w.-]+\.whl$/,
       );
       expect(new URL(result.clibSource).pathname).toMatch(
         /^\/build\/bundle-test\/vite\/assets\/libwebdlpack-[\w-]+\.so$/,

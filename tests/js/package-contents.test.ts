@@ -10,6 +10,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import { PYTHON_WHEEL_FILENAME } from "../../js/src/assets.js";
 import { repoRoot } from "./helpers.js";
 
 interface PackFile {
@@ -74,7 +75,8 @@ test("the tarball has the JS with declarations, the wheel, the side module, the 
     "js/dist/adapters/index.js",
     "js/dist/adapters/index.d.ts",
     "js/dist/assets-embedded.js",
-    "js/dist/python/webdlpack-0.1.0-py3-none-any.whl",
+    `js/dist/python/${PYTHON_WHEEL_FILENAME}`,
+    "LICENSE",
     "js/dist/wasm/libwebdlpack.so",
     "wasm/build/libwebdlpack.a",
     "wasm/include/webdlpack/dlpack.h",

@@ -21,6 +21,7 @@ import { Tensor } from "../tensor/index.js";
 import { pythonGPUModule } from "./pyodide-gpu.js";
 import { checkPyodideInstance } from "./pyodide-instance.js";
 import type { PyodideLike, PyodideModuleLike, PyProxyLike } from "./pyodide-types.js";
+import { checkWheelFits } from "./wheel-fit.js";
 
 /** Name of the JS module the Python package imports (`import webdlpack_js`). */
 export const PYTHON_JS_MODULE = "webdlpack_js";
@@ -35,8 +36,8 @@ export interface LoadWebDLPackOptions extends AssetOptions {
    */
   wheelURL?: string | URL;
   /**
-   * How to install it: `"loadPackage"` (default; the pure-Python wheel is
-   * unpacked into site-packages, no extra packages) or `"micropip"`
+   * How to install it: `"loadPackage"` (default; the wheel is unpacked into
+   * site-packages, no extra packages) or `"micropip"`
    * (`micropip.install` from Pyodide's file system; micropip must be
    * loadable: give `micropipURL` offline).
    */
@@ -54,6 +55,8 @@ export interface WebDLPackPython {
   readonly pythonVersion: string;
   /** Where the installed wheel came from: its URL, or "embedded" (the copy in the package, see assets.ts). */
   readonly wheelSource: string;
+  /** What runs in this Pyodide: Python's `webdlpack.info()` (native or pure-Python exchange, versions, why). */
+  readonly info: PythonInfo;
   /**
    * Hand a JS tensor to Python: returns a `webdlpack.Tensor` (PyProxy) over
    * the same bytes when they live in the heap (zero-copy), else over a copy
@@ -63,6 +66,25 @@ export interface WebDLPackPython {
   toPython(tensor: Tensor, options?: { copy?: boolean }): PyProxyLike;
   /** Take a Python DLPack producer (webdlpack.Tensor, a NumPy array, …) as a JS tensor, zero-copy. */
   fromPython(obj: unknown): Tensor;
+}
+
+/** Python's `webdlpack.info()` as JS: which implementation runs in this Pyodide, and why a fallback happened. */
+export interface PythonInfo {
+  /** `"pyodide"` here (`"cpython"` natively). */
+  readonly host: string;
+  /** Python's version, e.g. `3.14.2`. */
+  readonly python: string;
+  /** Pyodide's version, e.g. `314.0.7`. */
+  readonly pyodide: string | null;
+  /** The wheel platform tag this Pyodide takes, e.g. `pyemscripten_2026_0_wasm32`. */
+  readonly platform: string;
+  /** `"native"`: the C module exports and calls deleters; `"python"`: the pure-Python fallback does. */
+  readonly exchange: "native" | "python";
+  /** `"native"`, or `"none"` (dropped capsules are freed later, by Python). */
+  readonly capsule_destructor: "native" | "none";
+  /** For each native library not loaded, why (empty when both run). */
+  readonly fallback: Readonly<Record<string, string>>;
+  readonly [key: string]: unknown;
 }
 
 const bridges = new WeakMap<object, Promise<WebDLPackPython>>();
@@ -196,6 +218,9 @@ async function install(pyodide: PyodideLike, options: LoadWebDLPackOptions): Pro
   });
   pyodide.globals.set("__webdlpack_wheel", wheel.bytes);
   try {
+    // A wheel for another Pyodide ABI is refused here, before anything is unpacked (wheel-fit.ts).
+    const field = options.wheelURL !== undefined ? "wheelURL" : "assetBase";
+    checkWheelFits(pyodide, wheel.source, field);
     if ((options.installer ?? "loadPackage") === "loadPackage") {
       pyodide.runPython(
         "import io, zipfile, sysconfig, importlib\n" +
@@ -236,6 +261,9 @@ async function load(pyodide: PyodideLike, options: LoadWebDLPackOptions): Promis
   const exchange = pyodide.pyimport("webdlpack.api.managed");
   const pkg = pyodide.pyimport("webdlpack");
   const pythonVersion = String(pkg.__version__);
+  const infoProxy = (pkg.info as () => PyProxyLike)();
+  const info = (infoProxy.toJs as (o: object) => PythonInfo)({ dict_converter: Object.fromEntries });
+  infoProxy.destroy();
   pkg.destroy();
   const importManaged = exchange.import_managed as (address: number, versioned: boolean) => PyProxyLike;
   const exportManaged = exchange.export_managed as (obj: unknown) => number; // versioned by default
@@ -244,6 +272,7 @@ async function load(pyodide: PyodideLike, options: LoadWebDLPackOptions): Promis
     host,
     pythonVersion,
     wheelSource,
+    info,
     toPython(tensor: Tensor, opts: { copy?: boolean } = {}) {
       const address = exportForPython(host, tensor, true, opts.copy);
       return importManaged(address, true);

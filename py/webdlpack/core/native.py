@@ -12,31 +12,43 @@ from __future__ import annotations
 
 import importlib.machinery
 import importlib.util
+import warnings
 from typing import Any
 
-from .host import native_library
+from .host import native_library, native_missing_reason
 
-__all__ = ["NATIVE"]
+__all__ = ["NATIVE", "NATIVE_FALLBACK_REASON"]
 
 _NAME = "webdlpack._native.exchange"
 
 
-def _load() -> Any | None:
+def _load() -> tuple[Any | None, str | None]:
+    """The module and None, or None and why it is not loaded."""
     path = native_library("exchange")
     if path is None:
-        return None
+        return None, native_missing_reason("exchange")
     loader = importlib.machinery.ExtensionFileLoader(_NAME, str(path))
     spec = importlib.util.spec_from_file_location(_NAME, str(path), loader=loader)
     if spec is None:  # pragma: no cover - only for a path importlib cannot describe
-        return None
+        return None, f"importlib cannot load {path}"
     try:
         module = importlib.util.module_from_spec(spec)
         loader.exec_module(module)
-    except ImportError:  # pragma: no cover - a library built for another interpreter
-        return None
-    return module
+    except ImportError as err:  # a library built for another interpreter
+        return None, f"{path.name} did not load: {err}"
+    return module, None
 
 
 #: The loaded module (``bind``, ``export``, ``deleter``, ``counters``, ``set_js_deleter_caller``, ``call_deleter``),
-#: or None.
-NATIVE: Any | None = _load()
+#: or None; then :data:`NATIVE_FALLBACK_REASON` says why (``webdlpack.info()`` reports it).
+NATIVE: Any | None
+#: Why the pure-Python exchange runs (None while the native module is loaded).
+NATIVE_FALLBACK_REASON: str | None
+NATIVE, NATIVE_FALLBACK_REASON = _load()
+if NATIVE_FALLBACK_REASON is not None and NATIVE_FALLBACK_REASON.startswith("not built when"):
+    # The install tried to compile it and could not: say so once (webdlpack.info() has the details).
+    warnings.warn(
+        f"webdlpack runs its pure-Python exchange: the native module was {NATIVE_FALLBACK_REASON}",
+        RuntimeWarning,
+        stacklevel=2,
+    )

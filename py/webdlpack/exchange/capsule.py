@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core.errors import ErrorCode, WebDLPackBufferError, WebDLPackTypeError
-from ..core.host import native_library
+from ..core.host import native_library, native_missing_reason
 
 __all__ = [
     "NAME_VERSIONED",
@@ -30,6 +30,7 @@ __all__ = [
     "NAME_USED_VERSIONED",
     "NAME_USED_LEGACY",
     "CAPSULE_DESTRUCTOR",
+    "CAPSULE_DESTRUCTOR_MISSING",
     "new_capsule",
     "capsule_name",
     "take_pointer",
@@ -65,25 +66,28 @@ def _cname(name: str) -> int:
     return ctypes.addressof(_c_names[name])
 
 
-def _load_destructor() -> int | None:
-    """Address of ``wdl_py_capsule_destructor`` from ``webdlpack/_native/``, or None where it is not built.
+def _load_destructor() -> tuple[int | None, str | None]:
+    """Address of ``wdl_py_capsule_destructor`` from ``webdlpack/_native/`` and None, or None and why not.
 
     ``WEBDLPACK_CAPSULE_DESTRUCTOR=0`` (or ``WEBDLPACK_NATIVE=0``) turns it off (the tests run both ways).
     """
     if os.environ.get("WEBDLPACK_CAPSULE_DESTRUCTOR") == "0":
-        return None
+        return None, "turned off (WEBDLPACK_CAPSULE_DESTRUCTOR=0)"
     path = native_library("capsule_destructor")
     if path is None:
-        return None
+        return None, native_missing_reason("capsule_destructor")
     try:
         fn = ctypes.CDLL(str(path)).wdl_py_capsule_destructor
-    except (OSError, AttributeError):  # pragma: no cover - a library built for another interpreter
-        return None
-    return ctypes.cast(fn, ctypes.c_void_p).value
+    except (OSError, AttributeError) as err:  # a library built for another interpreter
+        return None, f"{path.name} did not load: {err}"
+    return ctypes.cast(fn, ctypes.c_void_p).value, None
 
 
 #: The C destructor exported capsules get (None: none loaded; dropped capsules are freed later).
-CAPSULE_DESTRUCTOR: int | None = _load_destructor()
+CAPSULE_DESTRUCTOR: int | None
+#: Why exported capsules have no C destructor (None while they have one); ``webdlpack.info()`` reports it.
+CAPSULE_DESTRUCTOR_MISSING: str | None
+CAPSULE_DESTRUCTOR, CAPSULE_DESTRUCTOR_MISSING = _load_destructor()
 
 
 def new_capsule(address: int, name: str, *, destructor: bool = True) -> Any:
