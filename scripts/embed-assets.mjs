@@ -7,7 +7,7 @@ import { basename } from "node:path";
 const [wheel, clib, out] = process.argv.slice(2);
 if (!wheel || !clib || !out) throw new Error("usage: embed-assets.mjs WHEEL SIDE_MODULE OUT.ts");
 const assets = readFileSync(new URL("../js/src/assets.ts", import.meta.url), "utf8");
-const shipped = /PYTHON_WHEEL_FILENAME = "([^"]+)"/.exec(assets)?.[1];
+const shipped = /PYTHON_WHEEL_FILENAME =\s*"([^"]+)"/.exec(assets)?.[1];
 if (shipped !== basename(wheel))
   throw new Error(`js/src/assets.ts names wheel ${shipped}, the build made ${basename(wheel)}`);
 const b64 = (path) => readFileSync(path).toString("base64");
