@@ -17,6 +17,7 @@ import {
   loadWebDLPackC,
   readCString,
   writeCString,
+  type ClibModule,
   type ClibPyodide,
   type WebDLPackCLib,
 } from "../../js/src/bridge/clib/index.js";
@@ -83,6 +84,7 @@ test("heap strings: views re-read after growth, truncation on a character bounda
 // ---- the whole path through Pyodide ------------------------------------------
 
 interface PyodideApi extends ClibPyodide {
+  _module: ClibModule;
   runPython(code: string): unknown;
   globals: { get(name: string): unknown };
 }

@@ -11,6 +11,7 @@
 import { WebDLPackError } from "../errors.js";
 import { DataTypeCode } from "../dlpack/constants.js";
 import { formatDType, parseDType, type DType } from "../dlpack/dtype.js";
+import type { OrtGpuBufferDataType } from "./framework-types.js";
 
 /** ORT's name for each webdlpack dtype name it has with identical bytes. */
 const DLPACK_TO_ORT: Readonly<Record<string, string>> = {
@@ -33,7 +34,7 @@ const ORT_TO_DLPACK: Readonly<Record<string, DType>> = Object.fromEntries(
 );
 
 /** The ORT types `ort.Tensor.fromGpuBuffer` accepts (onnxruntime-common `GpuBufferDataTypes`). */
-export const ORT_GPU_BUFFER_TYPES: ReadonlySet<string> = new Set([
+export const ORT_GPU_BUFFER_TYPES: ReadonlySet<OrtGpuBufferDataType> = new Set<OrtGpuBufferDataType>([
   "float32",
   "float16",
   "int32",
@@ -42,6 +43,11 @@ export const ORT_GPU_BUFFER_TYPES: ReadonlySet<string> = new Set([
   "uint8",
   "bool",
 ]);
+
+/** Whether `ort.Tensor.fromGpuBuffer` takes the ORT type `name`. */
+export function isOrtGpuBufferType(name: string): name is OrtGpuBufferDataType {
+  return (ORT_GPU_BUFFER_TYPES as ReadonlySet<string>).has(name);
+}
 
 /** A dtype's name for messages, never throwing (an invalid dtype prints its fields). */
 export function dtypeName(dtype: DType): string {

@@ -2,7 +2,10 @@
  * The parts of ONNX Runtime Web and TensorFlow.js the adapters use, typed
  * structurally, so webdlpack has no dependency on either package's types.
  * Checked against onnxruntime-web 1.30.0 and @tensorflow/tfjs-core /
- * tfjs-backend-webgpu 4.22.0.
+ * tfjs-backend-webgpu 4.22.0: their own modules and classes are accepted as
+ * they are (tests/types/frameworks/app.ts compiles a user's app with no cast),
+ * and the namespaces are type parameters, so the adapters give back the
+ * frameworks' own tensor types (a `tf.Tensor`, an `ort.Tensor`).
  */
 
 // ---- ONNX Runtime Web -------------------------------------------------------
@@ -26,24 +29,28 @@ export interface OrtTensorLike {
   dispose(): void;
 }
 
+/** The element types `ort.Tensor.fromGpuBuffer` takes (onnxruntime-common `Tensor.GpuBufferDataTypes`). */
+export type OrtGpuBufferDataType = "float32" | "float16" | "int32" | "int64" | "uint32" | "uint8" | "bool";
+
 /** Options of `ort.Tensor.fromGpuBuffer`. */
 export interface OrtFromGpuBufferOptions {
-  dataType: string;
+  dataType: OrtGpuBufferDataType;
   dims: readonly number[];
   /** Called by `tensor.dispose()`. */
   dispose?: () => void;
 }
 
-/** The `ort.Tensor` class. */
-export interface OrtTensorClass {
-  new (type: string, data: unknown, dims?: readonly number[]): OrtTensorLike;
-  fromGpuBuffer(buffer: GPUBuffer, options: OrtFromGpuBufferOptions): OrtTensorLike;
+/** The `ort.Tensor` class; `T` is its tensor type (`ort.Tensor`). */
+export interface OrtTensorClass<T extends OrtTensorLike = OrtTensorLike> {
+  new (type: string, data: unknown, dims?: readonly number[]): T;
+  fromGpuBuffer(buffer: GPUBuffer, options: OrtFromGpuBufferOptions): T;
 }
 
-/** The `ort` namespace (the WebGPU build: `onnxruntime-web/webgpu`). */
-export interface OrtLike {
-  readonly Tensor: OrtTensorClass;
-  readonly env: { webgpu: { device?: GPUDevice | undefined; [key: string]: unknown }; [key: string]: unknown };
+/** The `ort` namespace (the WebGPU build: `onnxruntime-web/webgpu`); `T` is its tensor type (`ort.Tensor`). */
+export interface OrtLike<T extends OrtTensorLike = OrtTensorLike> {
+  readonly Tensor: OrtTensorClass<T>;
+  /** `env.webgpu.device`: a GPUDevice once set (ORT 1.30 declares it as a Promise). */
+  readonly env: { webgpu: { device?: unknown } };
 }
 
 /** One entry of `executionProviders` in ORT session options. */
@@ -86,41 +93,43 @@ export interface TfjsWebGPUTensorData {
   shape: readonly number[];
   values: unknown;
   refCount: number;
-  resource?: GPUBuffer | GPUTexture | null;
+  resource?: GPUBuffer | GPUTexture | GPUExternalTexture | null;
   external?: boolean;
 }
 
 /**
- * `WebGPUBackend` from @tensorflow/tfjs-backend-webgpu. Besides `device`, the
- * members are internal to TF.js; the adapters test for each before use and fall
- * back to TF.js's public copy (`dataToGPU`) when one is missing.
+ * `WebGPUBackend` from @tensorflow/tfjs-backend-webgpu, as its public type declares it: `device`, and
+ * members the adapters test for before use (falling back to TF.js's public copy, `dataToGPU`, when one is
+ * missing).
  */
 export interface TfjsWebGPUBackendLike {
   readonly device?: GPUDevice;
   tensorMap?: { get(dataId: TfjsDataId): TfjsWebGPUTensorData | undefined; has(dataId: TfjsDataId): boolean };
-  commandEncoder?: GPUCommandEncoder | null;
   endComputePassEncoder?: () => void;
   submitQueue?: () => void;
-  releaseResource?: (dataId: TfjsDataId) => void;
   dispose?: () => void;
 }
 
-/** The `WebGPUBackend` class. */
-export type TfjsWebGPUBackendClass = new (
-  device: GPUDevice,
-  adapterInfo?: GPUAdapterInfo | object,
-) => TfjsWebGPUBackendLike;
+/**
+ * The members of a `WebGPUBackend` that TF.js declares private and the adapters still use, each tested
+ * before use: whether work is recorded but not submitted, and the hook that tells when a buffer is let go.
+ */
+export interface TfjsWebGPUBackendInternals extends TfjsWebGPUBackendLike {
+  commandEncoder?: GPUCommandEncoder | null;
+  releaseResource?: (dataId: TfjsDataId) => void;
+}
 
-/** The `tf` namespace (@tensorflow/tfjs-core). */
-export interface TfjsLike {
-  tensor(
-    values: { buffer: GPUBuffer; zeroCopy?: boolean } | ArrayLike<number>,
-    shape?: readonly number[],
-    dtype?: string,
-  ): TfjsTensorLike;
-  clone(x: TfjsTensorLike): TfjsTensorLike;
-  cast(x: TfjsTensorLike, dtype: string): TfjsTensorLike;
-  keep<T extends TfjsTensorLike>(x: T): T;
+/** The `WebGPUBackend` class; `B` is its instance type. */
+export type TfjsWebGPUBackendClass<B extends TfjsWebGPUBackendLike = TfjsWebGPUBackendLike> = new (
+  device: GPUDevice,
+  adapterInfo?: GPUAdapterInfo,
+) => B;
+
+/** TF.js element types (`tf.DataType`). */
+export type TfjsDataType = "float32" | "int32" | "bool" | "complex64" | "string";
+
+/** The backend registry of the `tf` namespace (all that registering a backend needs). */
+export interface TfjsBackendsLike {
   backend(): unknown;
   getBackend(): string;
   findBackend(name: string): unknown;
@@ -129,4 +138,17 @@ export interface TfjsLike {
   removeBackend(name: string): void;
   setBackend(name: string): Promise<boolean>;
   copyRegisteredKernels?(registeredBackendName: string, newBackendName: string): void;
+}
+
+/** The `tf` namespace (@tensorflow/tfjs-core or @tensorflow/tfjs); `T` is its tensor type (`tf.Tensor`). */
+export interface TfjsLike<T extends TfjsTensorLike = TfjsTensorLike> extends TfjsBackendsLike {
+  tensor(
+    values: { buffer: GPUBuffer; zeroCopy?: boolean } | ArrayLike<number>,
+    shape?: number[],
+    dtype?: TfjsDataType,
+  ): T;
+  // Generic like TF.js's own, so that `T` is inferred from `tensor` alone.
+  clone<K extends T>(x: K): K;
+  cast<K extends T>(x: K, dtype: TfjsDataType): K;
+  keep<K extends T>(x: K): K;
 }

@@ -1,8 +1,12 @@
 /**
  * The parts of LiteRT.js (`@litertjs/core`) the LiteRT adapter uses, typed
  * structurally so webdlpack does not depend on the package. Checked against
- * @litertjs/core 2.5.3.
+ * @litertjs/core 2.5.3: its module is accepted as it is, and its `Environment`
+ * and `Tensor` types are type parameters, so the adapter gives them back.
  */
+
+/** The element types of LiteRT.js tensors (`DType` of @litertjs/core). */
+export type LiteRtDType = "float32" | "int32" | "uint8";
 
 /** A LiteRT.js `Environment` (its WebGPU device and the wasm-side environment). */
 export interface LiteRtEnvironmentLike {
@@ -28,32 +32,37 @@ export interface LiteRtTensorLike {
   delete(): void;
 }
 
-/** The LiteRT.js `Tensor` class: the GPUBuffer and TypedArray constructors. */
-export interface LiteRtTensorClass {
-  new (
-    gpuBuffer: GPUBuffer,
-    shape: number[],
-    dtype: string,
-    environment?: LiteRtEnvironmentLike,
-    onDelete?: () => void,
-  ): LiteRtTensorLike;
-  new (
-    data: ArrayBufferView,
-    shape?: number[],
-    environment?: LiteRtEnvironmentLike,
-    onDelete?: () => void,
-  ): LiteRtTensorLike;
+/**
+ * The LiteRT.js `Tensor` class: its GPUBuffer constructor (`E`: its `Environment`, `T`: its `Tensor`).
+ * The class also takes CPU data ({@link LiteRtCpuTensorConstructor}).
+ */
+export interface LiteRtTensorClass<
+  E extends LiteRtEnvironmentLike = LiteRtEnvironmentLike,
+  T extends LiteRtTensorLike = LiteRtTensorLike,
+> {
+  new (gpuBuffer: GPUBuffer, shape: number[], dtype: LiteRtDType, environment?: E, onDelete?: () => void): T;
 }
+
+/** LiteRT.js's `Tensor` constructor from CPU data (declared apart: its TypedArray type differs between TypeScript versions). */
+export type LiteRtCpuTensorConstructor<E extends LiteRtEnvironmentLike, T extends LiteRtTensorLike> = new (
+  data: Float32Array | Int32Array | Uint8Array,
+  shape?: number[],
+  environment?: E,
+  onDelete?: () => void,
+) => T;
 
 /** The global LiteRT instance (`getGlobalLiteRt()`), once `loadLiteRt` resolved. */
-export interface LiteRtInstanceLike {
-  getDefaultEnvironment(): LiteRtEnvironmentLike;
-  setDefaultEnvironment(environment: LiteRtEnvironmentLike): void;
+export interface LiteRtInstanceLike<E extends LiteRtEnvironmentLike = LiteRtEnvironmentLike> {
+  getDefaultEnvironment(): E;
+  setDefaultEnvironment(environment: E): void;
 }
 
-/** The `@litertjs/core` module. */
-export interface LiteRtLike {
-  readonly Tensor: LiteRtTensorClass;
-  readonly Environment: { create(options: { webGpuDevice: GPUDevice | null }): Promise<LiteRtEnvironmentLike> };
-  getGlobalLiteRt(): LiteRtInstanceLike;
+/** The `@litertjs/core` module (`E`: its `Environment`, `T`: its `Tensor`). */
+export interface LiteRtLike<
+  E extends LiteRtEnvironmentLike = LiteRtEnvironmentLike,
+  T extends LiteRtTensorLike = LiteRtTensorLike,
+> {
+  readonly Tensor: LiteRtTensorClass<E, T>;
+  readonly Environment: { create(options: { webGpuDevice: GPUDevice | null }): Promise<E> };
+  getGlobalLiteRt(): LiteRtInstanceLike<E>;
 }

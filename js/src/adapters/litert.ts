@@ -29,33 +29,43 @@ import { dtypeName } from "./dtypes.js";
 import { copyGPUTensor, locateGPUTensor } from "./gpu-buffer.js";
 import { recordHandoff } from "./handoff.js";
 import { inPlaceCopyReason } from "./in-place.js";
-import type { LiteRtEnvironmentLike, LiteRtLike, LiteRtTensorLike } from "./litert-types.js";
+import type {
+  LiteRtCpuTensorConstructor,
+  LiteRtDType,
+  LiteRtEnvironmentLike,
+  LiteRtLike,
+  LiteRtTensorLike,
+} from "./litert-types.js";
 import { tensorToTypedArray } from "./typed-array.js";
 
 /** Owner name of LiteRT.js: its device guard, its adopted buffers and tensors in the ledger. */
 export const LITERT_OWNER = "litert";
 
 /** The element types LiteRT.js tensors have. */
-export const LITERT_DTYPES: ReadonlySet<string> = new Set(["float32", "int32", "uint8"]);
+export const LITERT_DTYPES: ReadonlySet<LiteRtDType> = new Set<LiteRtDType>(["float32", "int32", "uint8"]);
+
+function isLiteRtDType(name: string): name is LiteRtDType {
+  return (LITERT_DTYPES as ReadonlySet<string>).has(name);
+}
 
 const adoptions = new GPUOutputAdoptions<LiteRtTensorLike>(LITERT_OWNER);
 
-/** LiteRT bound to one webdlpack device: its environment there and tensor conversions. */
-export interface LiteRtBinding {
+/** LiteRT bound to one webdlpack device: its environment there and tensor conversions (`E`, `T`: LiteRT's types). */
+export interface LiteRtBinding<
+  E extends LiteRtEnvironmentLike = LiteRtEnvironmentLike,
+  T extends LiteRtTensorLike = LiteRtTensorLike,
+> {
   /** The `@litertjs/core` module. */
-  readonly litert: LiteRtLike;
+  readonly litert: LiteRtLike<E, T>;
   readonly ctx: WebDLPackContext;
   /** webdlpack device id. */
   readonly deviceId: number;
   /** LiteRT's guard of the shared GPUDevice (`unwrapDevice` gives the real one). */
   readonly device: GPUDevice;
   /** The LiteRT environment on the shared device (also LiteRT's default, unless `setDefault: false`). */
-  readonly environment: LiteRtEnvironmentLike;
+  readonly environment: E;
   /** {@link tensorToLiteRt} in this binding's environment. */
-  tensorToLiteRt(
-    tensor: Tensor,
-    options?: Omit<TensorToLiteRtOptions, "ctx" | "environment">,
-  ): Promise<LiteRtTensorLike>;
+  tensorToLiteRt(tensor: Tensor, options?: Omit<TensorToLiteRtOptions<E>, "ctx" | "environment">): Promise<T>;
   /** {@link tensorFromLiteRt} on this binding's device. */
   tensorFromLiteRt(litertTensor: LiteRtTensorLike): Tensor;
 }
@@ -74,7 +84,7 @@ export interface BindLiteRtOptions {
   setDefault?: boolean;
 }
 
-function requireLiteRt(litert: LiteRtLike): void {
+function requireLiteRt(litert: { readonly Tensor: unknown; readonly Environment?: { create?: unknown } }): void {
   if (
     litert === null ||
     typeof litert !== "object" ||
@@ -94,11 +104,11 @@ function requireLiteRt(litert: LiteRtLike): void {
  * `loadLiteRt()` first): a LiteRT environment on the shared device, by default
  * made LiteRT's default environment.
  */
-export async function bindLiteRtToContext(
-  litert: LiteRtLike,
+export async function bindLiteRtToContext<E extends LiteRtEnvironmentLike, T extends LiteRtTensorLike>(
+  litert: LiteRtLike<E, T>,
   ctx: WebDLPackContext = getContext(),
   options: BindLiteRtOptions = {},
-): Promise<LiteRtBinding> {
+): Promise<LiteRtBinding<E, T>> {
   requireLiteRt(litert);
   const deviceId = options.deviceId ?? 0;
   const device = ctx.getWebGPUDevice(deviceId, { owner: LITERT_OWNER });
@@ -162,11 +172,11 @@ export function checkLiteRtEnvironment(
   }
 }
 
-/** Options of {@link tensorToLiteRt}. */
-export interface TensorToLiteRtOptions {
+/** Options of {@link tensorToLiteRt} (`E`: LiteRT's `Environment`). */
+export interface TensorToLiteRtOptions<E extends LiteRtEnvironmentLike = LiteRtEnvironmentLike> {
   ctx?: WebDLPackContext;
   /** The LiteRT environment (default: LiteRT's default environment; it must run on the tensor's device). */
-  environment?: LiteRtEnvironmentLike;
+  environment?: E;
   /**
    * "auto" (default): share the buffer when LiteRT can read it as it is, else
    * copy on the GPU. "never": share or throw COPY_REQUIRED. "always": copy.
@@ -174,9 +184,9 @@ export interface TensorToLiteRtOptions {
   copy?: "auto" | "never" | "always";
 }
 
-function litertDType(tensor: Tensor): string {
+function litertDType(tensor: Tensor): LiteRtDType {
   const name = dtypeName(tensor.dtype);
-  if (!LITERT_DTYPES.has(name)) {
+  if (!isLiteRtDType(name)) {
     throw new WebDLPackError("UNSUPPORTED", `LiteRT.js has no ${name} tensors (webdlpack dtype ${name} → litert ?)`, {
       field: "tensor.dtype",
       value: name,
@@ -187,14 +197,14 @@ function litertDType(tensor: Tensor): string {
 }
 
 /** Make a LiteRT tensor over `buffer`; `release` runs when it is deleted (also if construction fails). */
-function litertTensorOver(
-  litert: LiteRtLike,
+function litertTensorOver<E extends LiteRtEnvironmentLike, T extends LiteRtTensorLike>(
+  litert: LiteRtLike<E, T>,
   buffer: GPUBuffer,
   tensor: Tensor,
-  dtype: string,
-  env: LiteRtEnvironmentLike,
+  dtype: LiteRtDType,
+  env: E,
   release: () => void,
-): LiteRtTensorLike {
+): T {
   try {
     return new litert.Tensor(buffer, [...tensor.shape], dtype, env, release);
   } catch (err) {
@@ -214,11 +224,11 @@ function litertTensorOver(
  *
  * Delete the returned LiteRT tensor when done (`model.run` does not).
  */
-export async function tensorToLiteRt(
-  litert: LiteRtLike,
+export async function tensorToLiteRt<E extends LiteRtEnvironmentLike, T extends LiteRtTensorLike>(
+  litert: LiteRtLike<E, T>,
   tensor: Tensor,
-  options: TensorToLiteRtOptions = {},
-): Promise<LiteRtTensorLike> {
+  options: TensorToLiteRtOptions<E> = {},
+): Promise<T> {
   requireLiteRt(litert);
   const ctx = options.ctx ?? getContext();
   const copy = options.copy ?? "auto";
@@ -232,7 +242,10 @@ export async function tensorToLiteRt(
         expected: "a WebGPU tensor, or copy: 'auto' | 'always'",
       });
     }
-    const out = new litert.Tensor(tensorToTypedArray(tensor, { copy: "auto" }), [...tensor.shape], env);
+    // litertDType let only float32, int32 and uint8 through: their arrays are Float32Array, Int32Array, Uint8Array.
+    const data = tensorToTypedArray(tensor, { copy: "auto" }) as Float32Array | Int32Array | Uint8Array;
+    const CpuTensor = litert.Tensor as unknown as LiteRtCpuTensorConstructor<E, T>;
+    const out = new CpuTensor(data, [...tensor.shape], env);
     recordHandoff(out, "LiteRT.js copies CPU data into its wasm heap");
     return out;
   }

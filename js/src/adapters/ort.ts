@@ -20,7 +20,7 @@ import { WebDLPackError } from "../errors.js";
 import { DeviceType } from "../dlpack/constants.js";
 import { getContext, unwrapDevice, type WebDLPackContext } from "../context/index.js";
 import { Tensor } from "../tensor/index.js";
-import { dtypeName, dtypeOfOrt, ORT_GPU_BUFFER_TYPES, ortTypeOf } from "./dtypes.js";
+import { dtypeName, dtypeOfOrt, isOrtGpuBufferType, ORT_GPU_BUFFER_TYPES, ortTypeOf } from "./dtypes.js";
 import type { OrtExecutionProvider, OrtLike, OrtSessionOptions, OrtTensorLike } from "./framework-types.js";
 import { GPUOutputAdoptions } from "./adopt.js";
 import { copyGPUTensor, locateGPUTensor } from "./gpu-buffer.js";
@@ -83,10 +83,10 @@ function checkOrtEnvDevice(ort: OrtLike, device: GPUDevice, deviceId: number): v
   }
 }
 
-/** ORT bound to one webdlpack device: session options and tensor conversions for it. */
-export interface OrtBinding {
+/** ORT bound to one webdlpack device: session options and tensor conversions for it (`T`: `ort.Tensor`). */
+export interface OrtBinding<T extends OrtTensorLike = OrtTensorLike> {
   /** The ORT namespace. */
-  readonly ort: OrtLike;
+  readonly ort: OrtLike<T>;
   /** The context. */
   readonly ctx: WebDLPackContext;
   /** webdlpack device id. */
@@ -98,7 +98,7 @@ export interface OrtBinding {
   /** {@link tensorFromOrt} on this binding's device (checks the binding first). */
   tensorFromOrt(ortTensor: OrtTensorLike): Tensor;
   /** {@link tensorToOrt} with this binding's ORT and context. */
-  tensorToOrt(tensor: Tensor, options?: Omit<TensorToOrtOptions, "ctx">): Promise<OrtTensorLike>;
+  tensorToOrt(tensor: Tensor, options?: Omit<TensorToOrtOptions, "ctx">): Promise<T>;
 }
 
 /**
@@ -107,11 +107,11 @@ export interface OrtBinding {
  * Sets `ort.env.webgpu.device` to the shared device so the binding is visible
  * (ORT itself ignores it; sessions still need {@link OrtBinding.sessionOptions}).
  */
-export function bindOrtToContext(
-  ort: OrtLike,
+export function bindOrtToContext<T extends OrtTensorLike>(
+  ort: OrtLike<T>,
   ctx: WebDLPackContext = getContext(),
   options: { deviceId?: number } = {},
-): OrtBinding {
+): OrtBinding<T> {
   const deviceId = options.deviceId ?? 0;
   const device = checkOrtDevice(ort, ctx, deviceId);
   if (ort.env.webgpu.device !== device) {
@@ -288,11 +288,11 @@ export interface TensorToOrtOptions {
  *
  * Dispose the returned ORT tensor when done (`session.run` does not).
  */
-export async function tensorToOrt(
-  ort: OrtLike,
+export async function tensorToOrt<T extends OrtTensorLike>(
+  ort: OrtLike<T>,
   tensor: Tensor,
   options: TensorToOrtOptions = {},
-): Promise<OrtTensorLike> {
+): Promise<T> {
   const ctx = options.ctx ?? getContext();
   const copy = options.copy ?? "auto";
   const dataType = ortTypeOf(tensor.dtype);
@@ -316,7 +316,7 @@ export async function tensorToOrt(
     return out;
   }
   checkOrtDevice(ort, ctx, tensor.device.deviceId);
-  if (!ORT_GPU_BUFFER_TYPES.has(dataType)) {
+  if (!isOrtGpuBufferType(dataType)) {
     throw new WebDLPackError(
       "UNSUPPORTED",
       `ORT cannot take ${dataType} from a GPU buffer (webdlpack dtype ${dtypeName(tensor.dtype)} → ort gpu-buffer ?)`,

@@ -8,7 +8,13 @@
 import { describeValue } from "../describe-value.js";
 import { WebDLPackError } from "../errors.js";
 import { getContext, unwrapDevice, type WebDLPackContext } from "../context/index.js";
-import type { TfjsDataId, TfjsLike, TfjsWebGPUBackendClass, TfjsWebGPUBackendLike } from "./framework-types.js";
+import type {
+  TfjsBackendsLike,
+  TfjsDataId,
+  TfjsWebGPUBackendClass,
+  TfjsWebGPUBackendInternals,
+  TfjsWebGPUBackendLike,
+} from "./framework-types.js";
 import { TFJS_OWNER } from "./producer.js";
 
 /** Options of {@link registerTfjsWebGPUBackend}. */
@@ -28,7 +34,7 @@ const watched = new WeakMap<object, Map<TfjsDataId, () => void>>();
  * Call `release` once TF.js has let go of `dataId` on `backend` (its last
  * tensor disposed and its pending GPU work submitted), or when the backend is disposed.
  */
-export function watchRelease(backend: TfjsWebGPUBackendLike, dataId: TfjsDataId, release: () => void): void {
+export function watchRelease(backend: TfjsWebGPUBackendInternals, dataId: TfjsDataId, release: () => void): void {
   let map = watched.get(backend);
   if (map === undefined) {
     const originalRelease = backend.releaseResource;
@@ -47,7 +53,7 @@ export function watchRelease(backend: TfjsWebGPUBackendLike, dataId: TfjsDataId,
     const releases = new Map<TfjsDataId, () => void>();
     map = releases;
     watched.set(backend, releases);
-    backend.releaseResource = function (this: TfjsWebGPUBackendLike, id: TfjsDataId): void {
+    backend.releaseResource = function (this: TfjsWebGPUBackendInternals, id: TfjsDataId): void {
       originalRelease.call(this, id);
       const done = releases.get(id);
       if (done === undefined) return;
@@ -57,7 +63,7 @@ export function watchRelease(backend: TfjsWebGPUBackendLike, dataId: TfjsDataId,
         done();
       }
     };
-    backend.dispose = function (this: TfjsWebGPUBackendLike): void {
+    backend.dispose = function (this: TfjsWebGPUBackendInternals): void {
       try {
         originalDispose?.call(this);
       } finally {
@@ -83,13 +89,13 @@ export function tfjsHeldBuffers(backend: object): number {
  * the "webgpu" kernel registrations, so both backends can live side by side.
  * With `activate` (default) the backend is made current.
  */
-export async function registerTfjsWebGPUBackend(
-  tf: TfjsLike,
-  WebGPUBackend: TfjsWebGPUBackendClass,
+export async function registerTfjsWebGPUBackend<B extends TfjsWebGPUBackendLike>(
+  tf: TfjsBackendsLike,
+  WebGPUBackend: TfjsWebGPUBackendClass<B>,
   ctx: WebDLPackContext = getContext(),
   name = "webgpu",
   options: RegisterTfjsOptions = {},
-): Promise<TfjsWebGPUBackendLike> {
+): Promise<B> {
   if (typeof WebGPUBackend !== "function") {
     throw new WebDLPackError("INVALID_ARGUMENT", "pass the WebGPUBackend class of @tensorflow/tfjs-backend-webgpu", {
       field: "WebGPUBackend",
@@ -106,7 +112,8 @@ export async function registerTfjsWebGPUBackend(
   }
   // TF.js gets the device guard: a destroy() from it drops only TF.js's reference.
   const device = ctx.getWebGPUDevice(options.deviceId ?? 0, { owner: TFJS_OWNER });
-  const adapterInfo = (device as GPUDevice & { adapterInfo?: GPUAdapterInfo }).adapterInfo ?? {};
+  // TF.js reads the adapter's vendor/architecture; an older GPUDevice without adapterInfo gets an empty record.
+  const adapterInfo = (device as GPUDevice & { adapterInfo?: GPUAdapterInfo }).adapterInfo ?? ({} as GPUAdapterInfo);
   const backend = new WebGPUBackend(device, adapterInfo);
   if (name !== "webgpu") {
     const kernels = (tf as { getKernelsForBackend?: (n: string) => unknown[] }).getKernelsForBackend;
@@ -139,8 +146,8 @@ export async function registerTfjsWebGPUBackend(
 }
 
 /** The active TF.js backend if it is a WebGPU backend on `device`, else a BAD_DEVICE error. */
-export function activeBackendOn(tf: TfjsLike, device: GPUDevice, deviceId: number): TfjsWebGPUBackendLike {
-  const backend = tf.backend() as TfjsWebGPUBackendLike | null;
+export function activeBackendOn(tf: TfjsBackendsLike, device: GPUDevice, deviceId: number): TfjsWebGPUBackendInternals {
+  const backend = tf.backend() as TfjsWebGPUBackendInternals | null;
   if (backend === null || typeof backend !== "object" || unwrapDevice(backend.device) !== unwrapDevice(device)) {
     throw new WebDLPackError(
       "BAD_DEVICE",

@@ -9,7 +9,7 @@ import { getContext, type WebDLPackContext } from "../context/index.js";
 import { Tensor } from "../tensor/index.js";
 import type { DType } from "../dlpack/dtype.js";
 import { dtypeOfTfjs } from "./dtypes.js";
-import type { TfjsLike, TfjsTensorLike, TfjsWebGPUBackendLike } from "./framework-types.js";
+import type { TfjsLike, TfjsTensorLike, TfjsWebGPUBackendInternals } from "./framework-types.js";
 import { elementCount, runGpuCopy } from "./gpu-copy.js";
 import { BufferLease } from "./leases.js";
 import { ADAPTERS_OWNER, produceGPUTensor, TFJS_OWNER } from "./producer.js";
@@ -29,10 +29,10 @@ export interface TensorFromTfjsOptions {
 const adoptedTfjs = new WeakMap<GPUBuffer, { lease: BufferLease; pointer: number; deviceId: number }>();
 
 /** Why TF.js's own buffer cannot be shared, or null when it can. */
-function shareBlocker(
-  tf: TfjsLike,
-  backend: TfjsWebGPUBackendLike,
-  t: TfjsTensorLike,
+function shareBlocker<T extends TfjsTensorLike>(
+  tf: TfjsLike<T>,
+  backend: TfjsWebGPUBackendInternals,
+  t: T,
   convert: boolean,
 ): string | null {
   if (convert) return `TF.js ${t.dtype} is 4 bytes per element, DLPack's 1`;
@@ -61,9 +61,9 @@ function shareBlocker(
  *   (`registerWebGPUDevice`), and the tensor is on its id.
  * - On a CPU backend: a CPU tensor over a copy of `await t.data()`.
  */
-export async function tensorFromTfjs(
-  tf: TfjsLike,
-  t: TfjsTensorLike,
+export async function tensorFromTfjs<T extends TfjsTensorLike>(
+  tf: TfjsLike<T>,
+  t: T,
   options: TensorFromTfjsOptions = {},
 ): Promise<Tensor> {
   const ctx = options.ctx ?? getContext();
@@ -84,7 +84,7 @@ export async function tensorFromTfjs(
   }
   const { dtype, convert } = dtypeOfTfjs(t.dtype);
   const shape = [...t.shape];
-  const backend = tf.backend() as TfjsWebGPUBackendLike;
+  const backend = tf.backend() as TfjsWebGPUBackendInternals;
   const device = backend?.device;
   if (device === undefined || typeof GPUDevice === "undefined" || !(device instanceof GPUDevice)) {
     if (copy === "never") {

@@ -69,11 +69,11 @@ function tfjsCopyReason(
  * - CPU tensor → `tf.tensor(copy of the elements, shape, dtype)` (TF.js keeps
  *   CPU values by reference, so they are always copied).
  */
-export async function tensorToTfjs(
-  tf: TfjsLike,
+export async function tensorToTfjs<T extends TfjsTensorLike>(
+  tf: TfjsLike<T>,
   tensor: Tensor,
   options: TensorToTfjsOptions = {},
-): Promise<TfjsTensorLike> {
+): Promise<T> {
   const ctx = options.ctx ?? getContext();
   const copy = options.copy ?? "auto";
   const mapping = tfjsTypeOf(tensor.dtype);
@@ -105,7 +105,7 @@ export async function tensorToTfjs(
       : tfjsCopyReason(loc.buffer, loc.byteOffset, loc.contiguous, count, mapping.convert, tensor.dtype);
   if (reason === null) {
     const release = tensor.retain();
-    let out: TfjsTensorLike;
+    let out: T;
     try {
       out = tf.tensor({ buffer: loc.buffer, zeroCopy: true }, shape, mapping.tfjs);
       watchRelease(backend, out.dataId, release);
@@ -124,7 +124,7 @@ export async function tensorToTfjs(
     });
   }
   const copied = await copyGPUTensor(tensor, { ctx, kind: mapping.convert ? "bool8-to-u32" : "copy" });
-  let out: TfjsTensorLike;
+  let out: T;
   try {
     // TF.js makes tensors from GPU data only as float32/int32: bool arrives as int32 0/1, then a cast.
     const made = tf.tensor(

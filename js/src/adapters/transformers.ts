@@ -39,17 +39,23 @@ export interface TransformersModelOptions {
   [key: string]: unknown;
 }
 
+/** What {@link transformersOptions} returns for `extra` of type `X`: Transformers.js's own options type accepts it. */
+export type TransformersOptionsFor<X> = Omit<X, "device" | "session_options"> & {
+  device: "webgpu";
+  session_options: OrtSessionOptions;
+};
+
 /**
  * Options for Transformers.js `pipeline()` / `from_pretrained()` that run the
  * model on the context's device `deviceId` (default 0): `device: "webgpu"` and
  * `session_options` from {@link ortSessionOptions} (merged with `extra.session_options`).
  * Any other `device` in `extra` is a BAD_DEVICE error.
  */
-export function transformersOptions(
+export function transformersOptions<X extends TransformersModelOptions = Record<never, never>>(
   ctx: WebDLPackContext = getContext(),
-  extra: TransformersModelOptions = {},
+  extra: X = {} as X,
   options: { deviceId?: number } = {},
-): TransformersModelOptions {
+): TransformersOptionsFor<X> {
   if (extra.device !== undefined && extra.device !== "webgpu") {
     throw new WebDLPackError(
       "BAD_DEVICE",

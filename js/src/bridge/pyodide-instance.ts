@@ -10,7 +10,11 @@ import { WebDLPackError } from "../errors.js";
  * with every member in `members` (not undefined or null). `fn` names the
  * caller in the message.
  */
-export function checkPyodideInstance(pyodide: unknown, members: readonly string[], fn: string): void {
+export function checkPyodideInstance<T>(
+  pyodide: unknown,
+  members: readonly string[],
+  fn: string,
+): asserts pyodide is T {
   const expected = "the object `await loadPyodide()` returned";
   if (pyodide === null || typeof pyodide !== "object") {
     throw new WebDLPackError("INVALID_ARGUMENT", `${fn} needs a Pyodide instance`, {

@@ -27,14 +27,24 @@ export interface PyProxyLike {
   [key: string]: unknown;
 }
 
-/** The Pyodide API object returned by `loadPyodide()`. */
+/**
+ * The Pyodide API object returned by `loadPyodide()`, as its own types declare it (the `pyodide` package's
+ * `PyodideAPI` is accepted as it is). webdlpack also needs Pyodide's Emscripten module, `pyodide._module`,
+ * which those types leave out as private: it is checked at run time ({@link PyodideWithModule}).
+ */
 export interface PyodideLike {
-  _module: PyodideModuleLike;
   version: string;
   runPython(code: string, options?: { globals?: unknown }): unknown;
   runPythonAsync(code: string, options?: { globals?: unknown }): Promise<unknown>;
   loadPackage(names: string | string[], options?: Record<string, unknown>): Promise<unknown>;
   registerJsModule(name: string, module: object): void;
   pyimport(name: string): PyProxyLike;
+  /** Python's globals (a PyProxy of a dict). */
+  globals: object;
+}
+
+/** A Pyodide instance whose `_module` was found (after checkPyodideInstance). */
+export interface PyodideWithModule extends PyodideLike {
+  _module: PyodideModuleLike;
   globals: { get(name: string): unknown; set(name: string, value: unknown): void };
 }

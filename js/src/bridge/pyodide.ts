@@ -20,7 +20,7 @@ import { registerPythonHandoff } from "../context/python-handoff.js";
 import { Tensor } from "../tensor/index.js";
 import { pythonGPUModule } from "./pyodide-gpu.js";
 import { checkPyodideInstance } from "./pyodide-instance.js";
-import type { PyodideLike, PyodideModuleLike, PyProxyLike } from "./pyodide-types.js";
+import type { PyodideLike, PyodideModuleLike, PyodideWithModule, PyProxyLike } from "./pyodide-types.js";
 import { checkWheelFits } from "./wheel-fit.js";
 
 /** Name of the JS module the Python package imports (`import webdlpack_js`). */
@@ -211,7 +211,7 @@ function pythonFacingModule(host: WasmHost, module: PyodideModuleLike): Record<s
 }
 
 /** Where the installed wheel came from (a URL, or "embedded"), per Pyodide: see {@link WebDLPackPython.wheelSource}. */
-async function install(pyodide: PyodideLike, options: LoadWebDLPackOptions): Promise<string> {
+async function install(pyodide: PyodideWithModule, options: LoadWebDLPackOptions): Promise<string> {
   const wheel = await loadAssetBytes("wheel", {
     ...(options.wheelURL !== undefined ? { url: options.wheelURL, field: "wheelURL" } : {}),
     ...(options.assetBase !== undefined ? { assetBase: options.assetBase } : {}),
@@ -243,7 +243,7 @@ async function install(pyodide: PyodideLike, options: LoadWebDLPackOptions): Pro
   return wheel.source;
 }
 
-async function load(pyodide: PyodideLike, options: LoadWebDLPackOptions): Promise<WebDLPackPython> {
+async function load(pyodide: PyodideWithModule, options: LoadWebDLPackOptions): Promise<WebDLPackPython> {
   const host = emscriptenHost(pyodide._module);
   pyodide.registerJsModule(PYTHON_JS_MODULE, pythonFacingModule(host, pyodide._module));
   let wheelSource: string;
@@ -316,7 +316,7 @@ const LOAD_OPTION_RULES: Readonly<Record<keyof LoadWebDLPackOptions, OptionRule>
  */
 export function loadWebDLPack(pyodide: PyodideLike, options: LoadWebDLPackOptions = {}): Promise<WebDLPackPython> {
   try {
-    checkPyodideInstance(pyodide, PYODIDE_MEMBERS, "loadWebDLPack");
+    checkPyodideInstance<PyodideWithModule>(pyodide, PYODIDE_MEMBERS, "loadWebDLPack");
     checkOptions(options, "loadWebDLPack", LOAD_OPTION_RULES);
   } catch (err) {
     return Promise.reject(err);

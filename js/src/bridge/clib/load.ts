@@ -52,9 +52,14 @@ export interface ClibModule extends HeapSource {
   FS?: ClibFS;
 }
 
-/** The Pyodide API object, as far as the loader uses it. */
+/**
+ * The Pyodide API object, as far as the loader uses it. `_module` (Pyodide's Emscripten module, which
+ * Pyodide's own types leave out as private) is checked at run time, so `loadPyodide()`'s result is accepted as typed.
+ */
 export interface ClibPyodide {
-  _module: ClibModule;
+  /** Pyodide's version (not read: it lets every Pyodide API type match this one). */
+  version?: string;
+  _module?: ClibModule;
   FS?: ClibFS;
 }
 
@@ -191,7 +196,7 @@ export async function loadWebDLPackC(
   pyodide: ClibPyodide,
   options: LoadWebDLPackCOptions = {},
 ): Promise<WebDLPackCLib> {
-  checkPyodideInstance(pyodide, CLIB_PYODIDE_MEMBERS, "loadWebDLPackC");
+  checkPyodideInstance<ClibPyodide & { _module: ClibModule }>(pyodide, CLIB_PYODIDE_MEMBERS, "loadWebDLPackC");
   checkOptions(options, "loadWebDLPackC", LOAD_C_OPTION_RULES);
   const existing = instances.get(pyodide);
   if (existing !== undefined) return existing;
