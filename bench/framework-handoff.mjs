@@ -61,7 +61,7 @@ async function measureInPage({ nbytes, runs, batch }) {
   const extractor = await transformers.pipeline(
     "feature-extraction",
     big ? "tiny-bert-4096" : "tiny-bert",
-    adapters.transformersOptions(ctx),
+    adapters.transformersOptions(ctx, { session_options: { preferredOutputLocation: "gpu-buffer" } }),
   );
   const words = ["the", "cat", "sat", "on", "a", "shared", "gpu", "tensor"];
   const text = Array.from({ length: big ? 1024 : 32 }, (_, i) => words[i % words.length]).join(" ");

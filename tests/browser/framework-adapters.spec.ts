@@ -290,7 +290,7 @@ test("decoder model: Transformers.js replaces preferredOutputLocation — logits
       produced: adapters.liveProducedTensors(),
     };
   });
-  expect(r.asked).toBe("gpu-buffer");
+  expect(r.asked).toBe("cpu");
   expect(r.locations).toEqual({ logits: "cpu", "present.0.key": "gpu-buffer", "present.0.value": "gpu-buffer" });
   expect(r.logitsDevice).toBe(1); // kDLCPU: a CPU tensor over the logits ORT read back
   expect(r.logitsErr).toBeLessThan(1e-5);
@@ -319,6 +319,8 @@ test("transformersOptions puts Transformers.js on the shared device and refuses 
       dtype: options.dtype,
       log: options.session_options.logSeverityLevel,
       location: options.session_options.preferredOutputLocation,
+      optIn: adapters.transformersOptions(ctx, { session_options: { preferredOutputLocation: "gpu-buffer" } })
+        .session_options.preferredOutputLocation,
       ep: ep.map((e: { name: string }) => e.name),
       shared: webdlpack.unwrapDevice(ep[0].device) === ctx.getWebGPUDevice(0),
       wasm: await testkit.failure(() => adapters.transformersOptions(ctx, { device: "wasm" })),
@@ -329,7 +331,8 @@ test("transformersOptions puts Transformers.js on the shared device and refuses 
     device: "webgpu",
     dtype: "fp32",
     log: 3,
-    location: "gpu-buffer",
+    location: "cpu",
+    optIn: "gpu-buffer",
     ep: ["webgpu"],
     shared: true,
     notTensor: "INVALID_ARGUMENT",

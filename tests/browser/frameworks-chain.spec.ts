@@ -186,7 +186,8 @@ test("Transformers.js → TF.js → Python: a feature-extraction pipeline on web
     // Which ONNX Runtime each side got: the page's import is the top-level package, Transformers.js its own.
     const versions = { page: ort.env.versions.web, transformers: transformers.env.backends.onnx.versions.web };
 
-    const options = adapters.transformersOptions(ctx);
+    // GPU-resident outputs are the opt-in that keeps the hand-off on the GPU.
+    const options = adapters.transformersOptions(ctx, { session_options: { preferredOutputLocation: "gpu-buffer" } });
     const extractor = await transformers.pipeline("feature-extraction", "tiny-bert", options);
     const sharedDevice = webdlpack.unwrapDevice(options.session_options.executionProviders[0].device) === device;
     const ids = Array.from(extractor.tokenizer(ref.text).input_ids.data, Number);

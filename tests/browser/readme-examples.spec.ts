@@ -1,11 +1,12 @@
 /**
- * The README's three examples, run as written from examples/ in Chromium with real
- * WebGPU (SwiftShader), on tests/browser/examples.html, whose import map resolves the
- * package names the examples import ("webdlpack", "webdlpack/adapters", "pyodide", ORT,
- * TF.js) to local files. tests/js/readme-examples.test.ts proves the README shows
+ * The README's examples, run as written from examples/ in Chromium with real
+ * WebGPU (SwiftShader), on tests/browser/examples.html (tests/browser/frameworks.html for
+ * Transformers.js), whose import map resolves the package names the examples import
+ * ("webdlpack", "webdlpack/adapters", "pyodide", ORT, TF.js, Transformers.js) to local files. tests/js/readme-examples.test.ts proves the README shows
  * exactly these files.
  */
 import { test, expect, type Page } from "@playwright/test";
+import { openFrameworksPage } from "./fixtures.js";
 
 async function openExamplesPage(page: Page): Promise<void> {
   page.on("pageerror", (err) => console.log(`[page error] ${err.message}`));
@@ -185,4 +186,46 @@ example.example_gpu_tensor()
   expect(r.afterDispose).toBe("STALE_POINTER");
   expect(r.statsAfter).toEqual({ liveCount: 0, liveBytes: 0 });
   expect(r.livePointers).toBe(0);
+});
+
+test("Transformers.js as users write it: transformers_pipeline.mjs pools and normalizes on the shared device (tolist() works), and the GPU opt-in gives the same embedding through TF.js", async ({
+  page,
+}) => {
+  await openFrameworksPage(page); // its import map also names @huggingface/transformers (and its own ORT)
+  const r = await page.evaluate(async () => {
+    const [tf, tfwebgpu, example] = await Promise.all([
+      import("@tensorflow/tfjs-core" as string),
+      import("@tensorflow/tfjs-backend-webgpu" as string),
+      import("/examples/transformers_pipeline.mjs" as string),
+    ]);
+    const ref = await (await fetch("/tests/data/transformers/tiny-bert/reference.json")).json();
+    const out = await example.run({
+      tf,
+      WebGPUBackend: tfwebgpu.WebGPUBackend,
+      model: "tiny-bert",
+      text: ref.text,
+      localModelPath: "/tests/data/transformers/",
+      wasmPaths: "/node_modules/@huggingface/transformers/node_modules/onnxruntime-web/dist/",
+    });
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const { webdlpack, adapters } = window as any;
+    const ctx = webdlpack.getContext();
+    return {
+      ...out,
+      hidden: ref.last_hidden_state[0] as number[][],
+      livePointers: ctx.stats().livePointers as number,
+      produced: adapters.liveProducedTensors() as number,
+      tfTensors: tf.memory().numTensors as number,
+    };
+  });
+  // The reference: the mean over tokens of NumPy's last hidden state, scaled to unit length.
+  const mean = r.hidden[0]!.map((_, j) => r.hidden.reduce((sum, row) => sum + row[j]!, 0) / r.hidden.length);
+  const norm = Math.hypot(...mean);
+  const expected = mean.map((v) => v / norm);
+  expect(r.embedding).toHaveLength(expected.length);
+  r.embedding.forEach((v: number, i: number) => expect(Math.abs(v - expected[i]!)).toBeLessThan(1e-5));
+  r.fromTfjs.forEach((v: number, i: number) => expect(Math.abs(v - expected[i]!)).toBeLessThan(1e-5));
+  expect(r.livePointers).toBe(0);
+  expect(r.produced).toBe(0);
+  expect(r.tfTensors).toBe(0);
 });

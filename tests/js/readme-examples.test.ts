@@ -22,6 +22,7 @@ const SECTION_OF: Record<string, string> = {
   "examples/python_in_pyodide.mjs": "## Python in Pyodide",
   "examples/python_in_pyodide.py": "## Python in Pyodide",
   "examples/js_ort_tfjs.mjs": "## JS with ONNX Runtime Web and TensorFlow.js",
+  "examples/transformers_pipeline.mjs": "## Transformers.js and LiteRT.js on the same device",
   "examples/c_webgpu_tensor.c": "## C compiled to wasm",
 };
 

@@ -8,9 +8,12 @@
  * the native WebGPU EP) — and passes `session_options` through to
  * `InferenceSession.create`, only defaulting `executionProviders`. So
  * {@link transformersOptions} gives it the ORT session options of
- * {@link ortSessionOptions}: the `webgpu` EP with the shared device, outputs
- * kept on the GPU. Its `Tensor` wraps an ORT tensor (`ort_tensor`), which
- * {@link tensorFromOrt} adopts as for ORT itself.
+ * {@link ortSessionOptions}: the `webgpu` EP with the shared device. Outputs
+ * come back on the CPU, so a pipeline's own post-processing (`pooling`,
+ * `normalize`, `tolist()`) works as written; outputs that stay on the GPU are
+ * an opt-in (`session_options.preferredOutputLocation: "gpu-buffer"`). Its
+ * `Tensor` wraps an ORT tensor (`ort_tensor`), which {@link tensorFromOrt}
+ * adopts as for ORT itself.
  *
  * Decoder models (with a KV cache): Transformers.js replaces
  * `preferredOutputLocation` with `{present.*: "gpu-buffer"}` — the logits come
@@ -50,6 +53,12 @@ export type TransformersOptionsFor<X> = Omit<X, "device" | "session_options"> & 
  * model on the context's device `deviceId` (default 0): `device: "webgpu"` and
  * `session_options` from {@link ortSessionOptions} (merged with `extra.session_options`).
  * Any other `device` in `extra` is a BAD_DEVICE error.
+ *
+ * Outputs come back on the CPU (`preferredOutputLocation: "cpu"`), as Transformers.js's
+ * post-processing needs: `await extractor(text, {pooling: "mean", normalize: true})` and
+ * `out.tolist()` work unchanged. To keep outputs on the GPU and hand them on with
+ * {@link tensorFromTransformers}, opt in with
+ * `extra.session_options.preferredOutputLocation: "gpu-buffer"` (then pool yourself, e.g. in TF.js).
  */
 export function transformersOptions<X extends TransformersModelOptions = Record<never, never>>(
   ctx: WebDLPackContext = getContext(),
@@ -67,12 +76,15 @@ export function transformersOptions<X extends TransformersModelOptions = Record<
       },
     );
   }
-  return { ...extra, device: "webgpu", session_options: ortSessionOptions(ctx, extra.session_options ?? {}, options) };
+  const session = extra.session_options ?? {};
+  const located = { ...session, preferredOutputLocation: session.preferredOutputLocation ?? "cpu" };
+  return { ...extra, device: "webgpu", session_options: ortSessionOptions(ctx, located, options) };
 }
 
 /**
  * A Transformers.js tensor (e.g. a `feature-extraction` output with
- * `pooling: "none"`) as a webdlpack Tensor: on "gpu-buffer", a WebGPU Tensor over
+ * `pooling: "none"` from a pipeline made with GPU outputs, see {@link transformersOptions})
+ * as a webdlpack Tensor: on "gpu-buffer", a WebGPU Tensor over
  * the very same GPUBuffer, adopted like an ORT output (see {@link tensorFromOrt}:
  * the ORT tensor is disposed when the last holder releases it; do not call
  * `dispose()` on the Transformers.js tensor yourself); on "cpu", a CPU Tensor
