@@ -13,6 +13,7 @@ const fakePyodide = {
   registerJsModule: () => undefined,
   loadPackage: async () => undefined,
   pyimport: () => undefined,
+  unpackArchive: () => undefined,
   globals: {},
 };
 

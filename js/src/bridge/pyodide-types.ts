@@ -39,6 +39,8 @@ export interface PyodideLike {
   loadPackage(names: string | string[], options?: Record<string, unknown>): Promise<unknown>;
   registerJsModule(name: string, module: object): void;
   pyimport(name: string): PyProxyLike;
+  /** Unpack an archive (`"whl"`: a wheel) into `extractDir`. */
+  unpackArchive(buffer: Uint8Array, format: string, options?: { extractDir?: string }): void;
   /** Python's globals (a PyProxy of a dict). */
   globals: object;
 }

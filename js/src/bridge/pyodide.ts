@@ -221,26 +221,50 @@ async function install(pyodide: PyodideWithModule, options: LoadWebDLPackOptions
     // A wheel for another Pyodide ABI is refused here, before anything is unpacked (wheel-fit.ts).
     const field = options.wheelURL !== undefined ? "wheelURL" : "assetBase";
     checkWheelFits(pyodide, wheel.source, field);
-    if ((options.installer ?? "loadPackage") === "loadPackage") {
-      pyodide.runPython(
-        "import io, zipfile, sysconfig, importlib\n" +
-          "zipfile.ZipFile(io.BytesIO(__webdlpack_wheel.to_bytes())).extractall(sysconfig.get_path('purelib'))\n" +
-          "importlib.invalidate_caches()",
-      );
-    } else {
-      if (options.micropipURL)
-        await pyodide.loadPackage(String(options.micropipURL), { messageCallback: () => undefined });
-      // micropip installs from Pyodide's file system (emfs:) under the wheel's own name, whatever URL the bytes came from.
-      await pyodide.runPythonAsync(
-        "import os, micropip\nos.makedirs('/tmp/webdlpack-wheel', exist_ok=True)\n" +
-          `with open('/tmp/webdlpack-wheel/${PYTHON_WHEEL_FILENAME}', 'wb') as f:\n    f.write(__webdlpack_wheel.to_bytes())\n` +
-          `await micropip.install('emfs:/tmp/webdlpack-wheel/${PYTHON_WHEEL_FILENAME}', deps=False)`,
-      );
-    }
+    if ((options.installer ?? "loadPackage") === "loadPackage") unpackWheel(pyodide, wheel.bytes);
+    else await micropipInstall(pyodide, wheel.bytes, options.micropipURL);
   } finally {
     pyodide.runPython("del __webdlpack_wheel");
   }
   return wheel.source;
+}
+
+/**
+ * Unpack the wheel into site-packages with Pyodide's own unpacker (a wheel is
+ * a zip of the package), then let Python's import system see it. Python is
+ * called as objects from JS, never as source text.
+ */
+function unpackWheel(pyodide: PyodideWithModule, bytes: Uint8Array): void {
+  const sysconfig = pyodide.pyimport("sysconfig");
+  const importlib = pyodide.pyimport("importlib");
+  try {
+    const purelib = String((sysconfig.get_path as (name: string) => unknown)("purelib"));
+    pyodide.unpackArchive(bytes, "whl", { extractDir: purelib });
+    (importlib.invalidate_caches as () => void)();
+  } finally {
+    sysconfig.destroy();
+    importlib.destroy();
+  }
+}
+
+/** Install the wheel with micropip (loaded from `micropipURL` when given), from Pyodide's file system under the wheel's own name. */
+async function micropipInstall(
+  pyodide: PyodideWithModule,
+  bytes: Uint8Array,
+  micropipURL: string | URL | undefined,
+): Promise<void> {
+  if (micropipURL) await pyodide.loadPackage(String(micropipURL), { messageCallback: () => undefined });
+  // micropip installs from Pyodide's file system (emfs:) under the wheel's own name, whatever URL the bytes came from.
+  const dir = "/tmp/webdlpack-wheel";
+  pyodide._module.FS.mkdirTree(dir);
+  pyodide._module.FS.writeFile(`${dir}/${PYTHON_WHEEL_FILENAME}`, bytes);
+  const micropip = pyodide.pyimport("micropip");
+  try {
+    const install = micropip.install as { callKwargs(...args: unknown[]): Promise<unknown> };
+    await install.callKwargs(`emfs:${dir}/${PYTHON_WHEEL_FILENAME}`, { deps: false });
+  } finally {
+    micropip.destroy();
+  }
 }
 
 async function load(pyodide: PyodideWithModule, options: LoadWebDLPackOptions): Promise<WebDLPackPython> {
@@ -294,6 +318,7 @@ const PYODIDE_MEMBERS = [
   "registerJsModule",
   "loadPackage",
   "pyimport",
+  "unpackArchive",
   "globals",
 ] as const;
 
