@@ -13,7 +13,7 @@
  * frameworks pad their buffers (ORT rounds up; LiteRT may, see its toGpuBuffer).
  */
 import { WebDLPackError } from "../errors.js";
-import { checkedContiguousExtent, trustedWebGPUDesc } from "../dlpack/desc-trusted.js";
+import { checkedContiguousExtent, trustedWebGPUDesc } from "../dlpack/desc.js";
 import type { DLTensorDesc } from "../dlpack/desc.js";
 import type { DType } from "../dlpack/dtype.js";
 import type { TensorExtent } from "../dlpack/extent.js";

@@ -56,7 +56,7 @@ export function produceGPUTensor(input: ProducedGPUTensor): Tensor {
 }
 
 /**
- * {@link produceGPUTensor} for a description the adapter built and checked itself (desc-trusted.ts: an adopted
+ * {@link produceGPUTensor} for a description the adapter built and checked itself (desc.ts trustedWebGPUDesc: an adopted
  * framework output's): the Tensor is made without validating it again.
  */
 export function producePrevalidatedGPUTensor(

@@ -1,7 +1,12 @@
 /**
  * The decoded (plain JS) form of DLPack structs, and the one validation every
  * path shares: the reader runs it on what it decoded, the writer on what it
- * is asked to write, the Tensor on what it is built from.
+ * is asked to write, the Tensor on what it is built from. Every description
+ * is made by {@link makeDesc}: after {@link validateTensorDesc}'s checks, or
+ * — the one trusted entry, {@link trustedWebGPUDesc} — from parts webdlpack
+ * vouches for (an adopted framework output: its own pointer, a live device
+ * id, a dtype from its type table, and a shape that passed
+ * {@link checkedContiguousExtent}, the shape steps of the same validation).
  */
 import { describeValue } from "../describe-value.js";
 import { WebDLPackError } from "../errors.js";
@@ -220,14 +225,73 @@ export function validateTensorDesc(
       }
     }
   }
-  const desc: DLTensorDesc = Object.freeze({
+  const desc = makeDesc(data, device.deviceType, device.deviceId, dtype, shape, strides, byteOffset);
+  return { desc, extent };
+}
+
+/**
+ * The one maker of a {@link DLTensorDesc}: frozen, with copies of `shape` and
+ * `strides`. Checks nothing: its callers are {@link validateTensorDesc} (after
+ * every check) and {@link trustedWebGPUDesc}.
+ */
+function makeDesc(
+  data: number,
+  deviceType: number,
+  deviceId: number,
+  dtype: DType,
+  shape: readonly number[],
+  strides: readonly number[] | null,
+  byteOffset: number,
+): DLTensorDesc {
+  return Object.freeze({
     data,
-    device: Object.freeze({ deviceType: device.deviceType, deviceId: device.deviceId }),
-    ndim,
+    device: deviceDesc(deviceType, deviceId),
+    ndim: shape.length,
     dtype,
     shape: Object.freeze([...shape]),
     strides: strides === null ? null : Object.freeze([...strides]),
     byteOffset,
   });
-  return { desc, extent };
+}
+
+/** Frozen `{deviceType, deviceId}`s, the first few ids of CPU and WebGPU cached (every tensor on a device shares one). */
+const DEVICES = new Map<number, DLDeviceDesc[]>([
+  [DeviceType.kDLCPU, []],
+  [DeviceType.kDLWebGPU, []],
+]);
+
+function deviceDesc(deviceType: number, deviceId: number): DLDeviceDesc {
+  const cached = DEVICES.get(deviceType);
+  const known = cached?.[deviceId];
+  if (known !== undefined) return known;
+  const device = Object.freeze({ deviceType, deviceId });
+  if (cached !== undefined && deviceId < 64) cached[deviceId] = device;
+  return device;
+}
+
+/**
+ * The extent of a C-contiguous tensor of `dtype` (a valid DType, not checked)
+ * and `shape` (checked as {@link validateTensorDesc} checks it: BAD_SHAPE naming
+ * `${field}` when not an array or an entry is not an integer >= 0, BAD_NDIM
+ * above 32 dimensions, SIZE_OVERFLOW when the size is not exact).
+ */
+export function checkedContiguousExtent(dtype: DType, shape: unknown, field: string): TensorExtent {
+  checkShapeArray(shape, field, field);
+  checkShapeDims(shape, field);
+  return computeExtent(shape as readonly number[], null, dtype, false, field);
+}
+
+/**
+ * A C-contiguous WebGPU description at byte 0 of GPU pointer `pointer` on
+ * webdlpack device `deviceId`, with no check: every part must come from
+ * webdlpack itself (the pointer table, a live device id, a valid DType) or have
+ * passed {@link checkedContiguousExtent} (the shape, copied here).
+ */
+export function trustedWebGPUDesc(
+  pointer: number,
+  deviceId: number,
+  dtype: DType,
+  shape: readonly number[],
+): DLTensorDesc {
+  return makeDesc(pointer >>> 0, DeviceType.kDLWebGPU, deviceId, dtype, shape, null, 0);
 }

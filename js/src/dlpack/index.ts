@@ -6,7 +6,15 @@ export * from "./constants.js";
 export * from "./layout.js";
 export * from "./dtype.js";
 export { computeExtent, contiguousStrides, elementCount, type TensorExtent } from "./extent.js";
-export * from "./desc.js";
+export {
+  validateTensorDesc,
+  type DLDeviceDesc,
+  type DLTensorDesc,
+  type DLPackVersionDesc,
+  type ManagedTensorDesc,
+  type DLTensorInput,
+  type ValidateOptions,
+} from "./desc.js";
 export * from "./wasm-host.js";
 export * from "./codec.js";
 export * from "./strided.js";

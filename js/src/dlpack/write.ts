@@ -1,8 +1,15 @@
 /**
- * Encoding DLPack structs into wasm linear memory (JS → wasm).
+ * Encoding DLPack structs into wasm linear memory (JS → wasm): one writer of
+ * the bytes ({@link fillDLTensor}, {@link encodeManaged}) behind every entry.
  *
- * The description is validated with the same rules the reader applies before
- * a single byte is written, so whatever this writes, `read*` accepts.
+ * Whether the description needs checking is decided by which entry is
+ * called, and nowhere else: {@link writeDLTensor}, {@link writeManagedTensorVersioned}
+ * and {@link writeManagedTensor} take a description from outside and validate
+ * it with the rules the reader applies before a byte is written, so whatever
+ * they write, `read*` accepts; {@link writeManagedTrusted} takes a description
+ * webdlpack validated already (a Tensor's own, exported again and again: wasm
+ * memory never shrinks, so it stays valid) and writes it as it is. Int64
+ * fields go in as two 32-bit halves, not through BigInt.
  */
 import { WebDLPackError } from "../errors.js";
 import { DLPACK_VERSION, DLPackFlag, KNOWN_FLAGS_MASK } from "./constants.js";
@@ -26,23 +33,63 @@ export interface WriteOptions {
   subbytePadded?: boolean;
 }
 
-function writeStruct(view: DataView, addr: number, desc: DLTensorDesc, shapeAt: number, stridesAt: number): void {
+const TWO_32 = 4294967296;
+
+let viewOf: ArrayBufferLike | null = null;
+let heapView: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0));
+
+/** A DataView over `buffer`, reused while the buffer stays the same one (growth replaces it). */
+function dataView(buffer: ArrayBufferLike): DataView<ArrayBufferLike> {
+  if (buffer !== viewOf) {
+    heapView = new DataView(buffer);
+    viewOf = buffer;
+  }
+  return heapView;
+}
+
+/** A safe integer as a little-endian int64 (two's complement for negative strides). */
+function setInt64(view: DataView<ArrayBufferLike>, at: number, value: number): void {
+  view.setUint32(at, value >>> 0, true);
+  view.setUint32(at + 4, Math.floor(value / TWO_32) >>> 0, true);
+}
+
+/**
+ * The one writer of a `DLTensor`'s bytes: the struct at `addr`, `desc.shape`
+ * at `shapeAt` and, unless `stridesAt` is 0 (a NULL strides pointer),
+ * `strides` there (row-major ones when `strides` is null). `data` and
+ * `byteOffset` replace the description's (an export of a copy writes the
+ * copy's). Nothing is checked.
+ */
+function fillDLTensor(
+  view: DataView<ArrayBufferLike>,
+  addr: number,
+  desc: DLTensorDesc,
+  data: number,
+  byteOffset: number,
+  strides: readonly number[] | null,
+  shapeAt: number,
+  stridesAt: number,
+): void {
   const L = LAYOUT.DLTensor;
   const D = LAYOUT.DLDataType;
-  for (let i = 0; i < desc.ndim; i++) {
-    view.setBigInt64(shapeAt + i * INT64_SIZE, BigInt(desc.shape[i]!), true);
-    if (stridesAt !== 0) view.setBigInt64(stridesAt + i * INT64_SIZE, BigInt(desc.strides![i]!), true);
+  const ndim = desc.ndim;
+  let step = 1;
+  for (let i = ndim - 1; i >= 0; i--) {
+    const extent = desc.shape[i]!;
+    setInt64(view, shapeAt + i * INT64_SIZE, extent);
+    if (stridesAt !== 0) setInt64(view, stridesAt + i * INT64_SIZE, strides === null ? step : strides[i]!);
+    step *= Math.max(extent, 1); // row-major as extent.ts rowMajorStrides: a 0 extent counts as 1
   }
-  view.setUint32(addr + L.data, desc.data >>> 0, true);
+  view.setUint32(addr + L.data, data >>> 0, true);
   view.setInt32(addr + L.device + LAYOUT.DLDevice.device_type, desc.device.deviceType, true);
   view.setInt32(addr + L.device + LAYOUT.DLDevice.device_id, desc.device.deviceId, true);
-  view.setInt32(addr + L.ndim, desc.ndim, true);
+  view.setInt32(addr + L.ndim, ndim, true);
   view.setUint8(addr + L.dtype + D.code, desc.dtype.code);
   view.setUint8(addr + L.dtype + D.bits, desc.dtype.bits);
   view.setUint16(addr + L.dtype + D.lanes, desc.dtype.lanes, true);
   view.setUint32(addr + L.shape, shapeAt >>> 0, true);
   view.setUint32(addr + L.strides, stridesAt >>> 0, true);
-  view.setBigUint64(addr + L.byte_offset, BigInt(desc.byteOffset), true);
+  setInt64(view, addr + L.byte_offset, byteOffset);
 }
 
 /**
@@ -76,7 +123,7 @@ export function writeDLTensor(
   }
   const full: DLTensorDesc =
     desc.strides === null && stridesAt !== 0 ? { ...desc, strides: rowMajorStrides(desc.shape) } : desc;
-  writeStruct(new DataView(buffer), addr, full, shapeAt, stridesAt);
+  fillDLTensor(dataView(buffer), addr, desc, desc.data, desc.byteOffset, desc.strides, shapeAt, stridesAt);
   return full;
 }
 
@@ -113,8 +160,8 @@ function u32(value: number | undefined, field: string): number {
   return toAddress(value, field);
 }
 
+/** The checked entry: every field of `input` checked, the description validated, then {@link encodeManaged}. */
 function writeManaged(host: WasmHost, input: ManagedInput, versioned: boolean): number {
-  const L = versioned ? LAYOUT.DLManagedTensorVersioned : LAYOUT.DLManagedTensor;
   const name = versioned ? "DLManagedTensorVersioned" : "DLManagedTensor";
   const flags = versioned ? checkFlags(input.flags ?? 0) : 0;
   if (!versioned && (input.flags ?? 0) !== 0) {
@@ -134,43 +181,100 @@ function writeManaged(host: WasmHost, input: ManagedInput, versioned: boolean): 
     subbytePadded: (flags & DLPackFlag.IS_SUBBYTE_TYPE_PADDED) !== 0,
   });
   const withStrides = desc.strides !== null || (input.explicitStrides ?? true);
+  return encodeManaged(
+    host,
+    versioned,
+    desc,
+    desc.data,
+    desc.byteOffset,
+    desc.strides,
+    withStrides,
+    managerCtx,
+    deleter,
+    flags,
+    major,
+    minor,
+  );
+}
+
+/**
+ * The one writer of a managed struct: malloc ONE block for the struct, then
+ * the shape, then the strides (when `withStrides`), and fill it. Nothing is
+ * checked but malloc's result (OUT_OF_MEMORY; INVALID_POINTER if misaligned).
+ */
+function encodeManaged(
+  host: WasmHost,
+  versioned: boolean,
+  desc: DLTensorDesc,
+  data: number,
+  byteOffset: number,
+  strides: readonly number[] | null,
+  withStrides: boolean,
+  managerCtx: number,
+  deleter: number,
+  flags: number,
+  major: number,
+  minor: number,
+): number {
+  const L = versioned ? LAYOUT.DLManagedTensorVersioned : LAYOUT.DLManagedTensor;
   const arrayBytes = desc.ndim * INT64_SIZE;
   const total = L.size + arrayBytes + (withStrides ? arrayBytes : 0);
   const addr = host.malloc(total) >>> 0;
-  if (addr === 0) {
-    throw new WebDLPackError("OUT_OF_MEMORY", `malloc(${total}) failed for a ${name}`, {
-      field: "malloc",
-      value: total,
-    });
+  if (addr === 0 || addr % L.align !== 0) {
+    if (addr !== 0) host.free(addr);
+    const name = versioned ? "DLManagedTensorVersioned" : "DLManagedTensor";
+    throw addr === 0
+      ? new WebDLPackError("OUT_OF_MEMORY", `malloc(${total}) failed for a ${name}`, { field: "malloc", value: total })
+      : new WebDLPackError("INVALID_POINTER", "malloc returned a misaligned address", {
+          field: "malloc",
+          value: addr,
+          expected: `a multiple of ${L.align}`,
+        });
   }
-  if (addr % L.align !== 0) {
-    host.free(addr);
-    throw new WebDLPackError("INVALID_POINTER", "malloc returned a misaligned address", {
-      field: "malloc",
-      value: addr,
-      expected: `a multiple of ${L.align}`,
-    });
-  }
-  try {
-    const view = new DataView(memoryBuffer(host)); // re-derived: malloc may have grown memory
-    const shapeAt = addr + L.size;
-    const stridesAt = withStrides ? shapeAt + arrayBytes : 0;
-    const full: DLTensorDesc =
-      withStrides && desc.strides === null ? { ...desc, strides: rowMajorStrides(desc.shape) } : desc;
-    writeStruct(view, addr + L.dl_tensor, full, shapeAt, stridesAt);
-    view.setUint32(addr + L.manager_ctx, managerCtx, true);
-    view.setUint32(addr + L.deleter, deleter, true);
-    if (versioned) {
-      const V = LAYOUT.DLManagedTensorVersioned;
-      view.setUint32(addr + V.version + LAYOUT.DLPackVersion.major, major, true);
-      view.setUint32(addr + V.version + LAYOUT.DLPackVersion.minor, minor, true);
-      view.setBigUint64(addr + V.flags, BigInt(flags), true);
-    }
-  } catch (err) {
-    host.free(addr);
-    throw err;
+  const view = dataView(host.buffer); // after malloc, which may have grown memory
+  const shapeAt = addr + L.size;
+  fillDLTensor(
+    view,
+    addr + L.dl_tensor,
+    desc,
+    data,
+    byteOffset,
+    strides,
+    shapeAt,
+    withStrides ? shapeAt + arrayBytes : 0,
+  );
+  view.setUint32(addr + L.manager_ctx, managerCtx >>> 0, true);
+  view.setUint32(addr + L.deleter, deleter >>> 0, true);
+  if (versioned) {
+    const V = LAYOUT.DLManagedTensorVersioned;
+    view.setUint32(addr + V.version + LAYOUT.DLPackVersion.major, major >>> 0, true);
+    view.setUint32(addr + V.version + LAYOUT.DLPackVersion.minor, minor >>> 0, true);
+    view.setUint32(addr + V.flags, flags >>> 0, true);
+    view.setUint32(addr + V.flags + 4, 0, true);
   }
   return addr;
+}
+
+/**
+ * The trusted entry: a managed struct (versioned unless `versioned` is false)
+ * for `desc`, which must be a description webdlpack validated (a Tensor's),
+ * with `data`, `byteOffset` and `strides` as given (the Tensor's own, or those
+ * of a C-contiguous copy of it: the copy's address, 0, null); strides are always
+ * written. `flags` must be known DLPack flag bits (0 for the legacy struct);
+ * `deleter` a function-table index. Returns the struct's address; OUT_OF_MEMORY if malloc fails.
+ */
+export function writeManagedTrusted(
+  host: WasmHost,
+  desc: DLTensorDesc,
+  data: number,
+  byteOffset: number,
+  strides: readonly number[] | null,
+  deleter: number,
+  flags: number,
+  versioned: boolean,
+): number {
+  const v = DLPACK_VERSION;
+  return encodeManaged(host, versioned, desc, data, byteOffset, strides, true, 0, deleter, flags, v.major, v.minor);
 }
 
 /**

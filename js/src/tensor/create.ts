@@ -218,7 +218,7 @@ const WEBGPU_STORAGE = Object.freeze({ kind: "webgpu" as const });
 const NO_FLAGS = flagsOf(0);
 
 /**
- * A `Tensor.webgpu` input for a description made by webdlpack and already checked (desc-trusted.ts): the
+ * A `Tensor.webgpu` input for a description made by webdlpack and already checked (desc.ts trustedWebGPUDesc): the
  * Tensor owns it and runs `release` exactly once (as with `Tensor.webgpu({..., onRelease})`), and is a
  * "tensor" entry of the ledger under `ledgerOwner`; nothing is validated a second time.
  */

@@ -139,7 +139,7 @@ export function exportManaged(
   let structAddr: number;
   let flags = bitsOf(tensorFlags);
   if (inHost) {
-    // The Tensor's description was validated when it was made: no second validation (write-trusted.ts).
+    // The Tensor's description was validated when it was made: no second validation (write.ts writeManagedTrusted).
     structAddr = writeManagedTrusted(
       host,
       desc,
