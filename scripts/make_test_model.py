@@ -37,6 +37,7 @@ from pathlib import Path
 
 import numpy as np
 import onnx
+from exact_values import exact_pattern  # scripts/ is on sys.path when a script runs
 from onnx import TensorProto, helper, numpy_helper
 
 ROWS, FEATURES = 4, 8
@@ -51,18 +52,16 @@ def fixed_weights() -> tuple[np.ndarray, np.ndarray]:
     Returns
     -------
     tuple of numpy.ndarray
-        ``(weight, bias)``; values in [-0.5, 0.5], mixed signs so Relu clips some.
+        ``(weight, bias)``; values in [-0.5, 0.5], mixed signs so Relu clips some; exact (exact_values.py).
     """
-    i, j = np.meshgrid(np.arange(FEATURES), np.arange(FEATURES), indexing="ij")
-    weight = (0.5 * np.sin(0.7 * i + 1.3 * j + 0.1)).astype(np.float32)
-    bias = (0.25 * np.cos(np.arange(FEATURES) * 0.9)).astype(np.float32)
+    weight = exact_pattern((FEATURES, FEATURES), (5, 3), 1, 0.5)
+    bias = exact_pattern((FEATURES,), (6,), 4, 0.25)
     return weight, bias
 
 
 def fixed_input() -> np.ndarray:
-    """Return the test input ``X`` (float32 ``[4, 8]``), values in [-1, 1]."""
-    r, c = np.meshgrid(np.arange(ROWS), np.arange(FEATURES), indexing="ij")
-    return np.cos(0.37 * r * FEATURES + 0.53 * c + 0.2).astype(np.float32)
+    """Return the test input ``X`` (float32 ``[4, 8]``), values in [-1, 1], exact (exact_values.py)."""
+    return exact_pattern((ROWS, FEATURES), (7, 2), 3, 1.0)
 
 
 def demo_weights() -> tuple[np.ndarray, np.ndarray]:
@@ -73,9 +72,8 @@ def demo_weights() -> tuple[np.ndarray, np.ndarray]:
     tuple of numpy.ndarray
         ``(weight, bias)``; weight in [-0.25, 0.25], bias in [-0.5, 0.5].
     """
-    i, j = np.meshgrid(np.arange(DEMO_SIZE), np.arange(DEMO_SIZE), indexing="ij")
-    weight = (0.25 * np.sin(0.7 * i + 1.3 * j + 0.1)).astype(np.float32)
-    bias = (0.5 * np.cos(np.arange(DEMO_SIZE) * 0.9)).astype(np.float32)
+    weight = exact_pattern((DEMO_SIZE, DEMO_SIZE), (5, 3), 1, 0.25)
+    bias = exact_pattern((DEMO_SIZE,), (6,), 4, 0.5)
     return weight, bias
 
 
@@ -214,6 +212,23 @@ def write_demo(out: Path) -> None:
     (out / "demo_reference.json").write_text(json.dumps(demo_reference(), indent=1) + "\n")
 
 
+def main_into(out: Path, demo_out: Path) -> None:
+    """Write ``mlp.onnx``, ``relu_dynamic.onnx`` and ``mlp_reference.json`` into ``out``, the demo's into ``demo_out``.
+
+    Parameters
+    ----------
+    out, demo_out : pathlib.Path
+        Folders (made if missing).
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    weight, bias = fixed_weights()
+    x = fixed_input()
+    onnx.save(build_model(weight, bias), out / "mlp.onnx")
+    onnx.save(build_relu_model(), out / "relu_dynamic.onnx")
+    (out / "mlp_reference.json").write_text(json.dumps(reference(x, weight, bias), indent=1) + "\n")
+    write_demo(demo_out)
+
+
 def main() -> None:
     """Write the test models and references, and the demo page's model and reference."""
     root = Path(__file__).resolve().parent.parent
@@ -221,13 +236,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=root / "tests" / "data")
     parser.add_argument("--demo-out", type=Path, default=root / "web" / "model")
     args = parser.parse_args()
-    args.out.mkdir(parents=True, exist_ok=True)
-    weight, bias = fixed_weights()
-    x = fixed_input()
-    onnx.save(build_model(weight, bias), args.out / "mlp.onnx")
-    onnx.save(build_relu_model(), args.out / "relu_dynamic.onnx")
-    (args.out / "mlp_reference.json").write_text(json.dumps(reference(x, weight, bias), indent=1) + "\n")
-    write_demo(args.demo_out)
+    main_into(args.out, args.demo_out)
     print(
         f"wrote {args.out} (mlp.onnx, relu_dynamic.onnx, mlp_reference.json) and "
         f"{args.demo_out} (demo_mlp.onnx, demo_reference.json)"

@@ -71,6 +71,7 @@ SignatureDef, SubGraph, Tensor, TensorMap, TensorType = (
 )
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from exact_values import exact_pattern  # noqa: E402
 from make_test_model import fixed_input, fixed_weights  # noqa: E402  (the ONNX MLP the chain feeds)
 
 FEATURES = 8
@@ -92,11 +93,11 @@ def fc_weights(features: int = FEATURES) -> tuple[np.ndarray, np.ndarray]:
     Returns
     -------
     tuple of numpy.ndarray
-        ``(weight, bias)``; weight in [-0.4, 0.4] with mixed signs, bias in [-0.1, 0.1].
+        ``(weight, bias)``; weight in [-0.5, 0.5] with mixed signs, bias in [-0.125, 0.125]; exact
+        (exact_values.py), so the layer's output is exact too.
     """
-    o, i = np.meshgrid(np.arange(features), np.arange(features), indexing="ij")
-    weight = (0.4 * np.cos(0.9 * o - 0.6 * i + 0.3)).astype(np.float32)
-    bias = (0.1 * np.sin(np.arange(features) * 1.1 + 0.5)).astype(np.float32)
+    weight = exact_pattern((features, features), (4, 9), 2, 0.5)
+    bias = exact_pattern((features,), (3,), 5, 0.125)
     return weight, bias
 
 

@@ -40,6 +40,7 @@ from pathlib import Path
 
 import numpy as np
 import onnx
+from exact_values import exact_pattern  # scripts/ is on sys.path when a script runs
 from onnx import TensorProto, helper, numpy_helper
 
 OPSET = 17
@@ -64,12 +65,11 @@ def parameters(hidden: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     Returns
     -------
     tuple of numpy.ndarray
-        Embedding values in [-1.5, 1.5]; scale in [0.5, 1.5]; shift in [-0.2, 0.2].
+        Embedding values in [-2, 2]; scale in [0.5, 1.5]; shift in [-0.25, 0.25]; all exact (exact_values.py).
     """
-    v, h = np.meshgrid(np.arange(len(VOCAB)), np.arange(hidden), indexing="ij")
-    embedding = (1.5 * np.sin(0.37 * v + 0.11 * h + 0.5)).astype(np.float32)
-    scale = (1.0 + 0.5 * np.cos(0.3 * np.arange(hidden))).astype(np.float32)
-    shift = (0.2 * np.sin(0.7 * np.arange(hidden) + 0.1)).astype(np.float32)
+    embedding = exact_pattern((len(VOCAB), hidden), (5, 2), 8, 2.0)
+    scale = np.float32(1) + exact_pattern((hidden,), (3,), 1, 0.5)
+    shift = exact_pattern((hidden,), (7,), 2, 0.25)
     return embedding, scale, shift
 
 

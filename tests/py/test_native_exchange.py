@@ -54,7 +54,7 @@ def test_a_native_export_is_the_struct_the_python_path_writes(shape, dtype):
         words = template.words.__copy__()
         words[template.pointer_word] = address + template.struct_size
         words[template.pointer_word + 1] = address + template.struct_size + template.array_bytes
-        assert made == words.tobytes()
+        assert made == words.tobytes()  # exact: integer words of a struct, copied
         if dtype != "bfloat16":  # NumPy has no bfloat16
             assert np.from_dlpack(w.from_dlpack(t)).shape == shape  # and consumers read it
     finally:

@@ -54,7 +54,7 @@ def test_numpy_to_webdlpack_zero_copy(dtype):
             t.memoryview()
     else:
         mv = t.memoryview()
-        assert bytes(mv) == a.tobytes()
+        assert bytes(mv) == a.tobytes()  # exact: a view of the same bytes
         assert mv.shape == a.shape + ((2,) if dtype.startswith("complex") else ())
 
 
@@ -73,7 +73,7 @@ def test_round_trip_numpy_webdlpack_numpy(dtype):
     a = sample(dtype, (5,))
     back = np.from_dlpack(w.from_dlpack(a))
     assert address(back) == address(a)
-    np.testing.assert_array_equal(back, a)
+    np.testing.assert_array_equal(back, a)  # exact: the same memory, nothing computed
 
 
 @pytest.mark.parametrize("dtype", ["float64", "int8", "complex64", "bool"])
@@ -133,7 +133,7 @@ def test_non_contiguous_numpy_to_webdlpack(slicer):
         t.memoryview()
     back = np.from_dlpack(t)
     assert back.strides == a.strides and address(back) == address(a)
-    np.testing.assert_array_equal(back, a)
+    np.testing.assert_array_equal(back, a)  # exact: the same memory, nothing computed
     c = t.copy()
     assert c.strides is None and c.flags.is_copied and c.tolist() == a.tolist()
 

@@ -1,15 +1,18 @@
-"""The committed test models are what their scripts make: regenerating gives the same bytes.
+"""The committed test models are what their scripts make, on every CPU.
 
-Covers ``scripts/make_tflite_model.py`` (LiteRT.js models) and
-``scripts/make_transformers_model.py`` (the Transformers.js model folder), and
-checks each model against NumPy: the ``.tflite`` read back through the TFLite
-schema, the ONNX graph run by ``onnx.reference``.
+Covers ``scripts/make_test_model.py`` (ONNX), ``scripts/make_tflite_model.py`` (LiteRT.js models),
+``scripts/make_transformers_model.py`` and ``make_decoder_model.py`` (the Transformers.js model folders), and
+checks each model against NumPy: the ``.tflite`` read back through the TFLite schema, the ONNX graphs run by
+``onnx.reference``. Model files hold weights made by integer arithmetic (``scripts/exact_values.py``), so they
+regenerate to the same bytes on any CPU; the JSON references hold NumPy results (matrix products, ``exp``,
+``tanh``), which may differ in the last bit between CPUs, so they are compared with a tolerance.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import math
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -34,12 +37,45 @@ def _script(name: str) -> ModuleType:
         sys.path.remove(str(ROOT / "scripts"))
 
 
-def _relative_files(folder: Path) -> dict[str, bytes]:
+#: How close a regenerated reference value must be to the committed one (float32 results, last-bit differences).
+REL_TOL, ABS_TOL = 1e-6, 1e-7
+
+
+def _assert_json_close(new: object, old: object, where: str) -> None:
+    """``new`` equals ``old`` in structure, strings, ints and bools; floats within :data:`REL_TOL` / :data:`ABS_TOL`."""
+    if isinstance(old, float) or isinstance(new, float):
+        assert isinstance(new, (int, float)) and isinstance(old, (int, float)), f"{where}: {new!r} vs {old!r}"
+        assert math.isclose(new, old, rel_tol=REL_TOL, abs_tol=ABS_TOL), f"{where}: {new!r} vs {old!r}"
+    elif isinstance(old, dict):
+        assert isinstance(new, dict) and sorted(new) == sorted(old), f"{where}: keys differ"
+        for key in old:
+            _assert_json_close(new[key], old[key], f"{where}.{key}")
+    elif isinstance(old, list):
+        assert isinstance(new, list) and len(new) == len(old), f"{where}: lengths differ"
+        for i, (a, b) in enumerate(zip(new, old)):
+            _assert_json_close(a, b, f"{where}[{i}]")
+    else:
+        assert new == old, f"{where}: {new!r} vs {old!r}"
+
+
+def assert_regenerated(files: dict[str, Path], committed: Path) -> None:
+    """Each file the script wrote is the committed one: JSON within tolerances, every other file byte for byte."""
+    for name, path in files.items():
+        old = committed / name
+        assert old.is_file(), f"{name}: not in {committed} (rerun the script)"
+        if name.endswith(".json"):
+            _assert_json_close(json.loads(path.read_text()), json.loads(old.read_text()), name)
+        else:
+            # exact: model files hold only structure and weights made by integer arithmetic (exact_values.py)
+            assert path.read_bytes() == old.read_bytes(), f"{name} differs from {committed} (rerun the script)"
+
+
+def _relative_files(folder: Path) -> dict[str, Path]:
     """Every file under ``folder`` by its path relative to it."""
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {str(p.relative_to(folder)): p for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-def test_tflite_models_regenerate_byte_identical(tmp_path: Path) -> None:
+def test_tflite_models_regenerate(tmp_path: Path) -> None:
     mod = _script("make_tflite_model")
     written = mod.write_all(tmp_path)
     assert [p.name for p in written] == [
@@ -48,10 +84,24 @@ def test_tflite_models_regenerate_byte_identical(tmp_path: Path) -> None:
         "litert_fc16_262144.tflite",
         "litert_chain_reference.json",
     ]
-    for path in written:
-        assert path.read_bytes() == (DATA / path.name).read_bytes(), (
-            f"{path.name} differs from tests/data (rerun the script)"
-        )
+    assert_regenerated({p.name: p for p in written}, DATA)
+
+
+def test_onnx_models_regenerate(tmp_path: Path) -> None:
+    mod = _script("make_test_model")
+    mod.main_into(tmp_path / "data", tmp_path / "demo")
+    assert_regenerated(_relative_files(tmp_path / "data"), DATA)
+    assert_regenerated(_relative_files(tmp_path / "demo"), ROOT / "web" / "model")
+
+
+def test_the_weights_are_exact_and_cpu_independent() -> None:
+    exact = _script("exact_values")
+    w = exact.exact_pattern((8, 8), (5, 3), 1, 0.5)
+    assert w.dtype == np.float32 and w.min() == -0.5 and w.max() == 0.5
+    # exact: every value is a multiple of 1/16 computed from integers, so scaling by 16 gives integers
+    np.testing.assert_array_equal(w * 16, np.round(w * 16))
+    with pytest.raises(ValueError, match="power of two"):
+        exact.exact_pattern((2,), (1,), 0, 0.3)
 
 
 def test_tflite_model_reads_back_as_the_layer() -> None:
@@ -61,7 +111,7 @@ def test_tflite_model_reads_back_as_the_layer() -> None:
     ref = json.loads((DATA / "litert_chain_reference.json").read_text())
     x = np.asarray(ref["input"], dtype=np.float32)
     y = mod.evaluate_tflite(data, x)
-    np.testing.assert_array_equal(y, np.asarray(ref["litert"], dtype=np.float32))
+    np.testing.assert_allclose(y, np.asarray(ref["litert"], dtype=np.float32), rtol=1e-6, atol=1e-7)
     weight, bias = mod.fc_weights()
     np.testing.assert_allclose(y, x @ weight.T + bias, rtol=1e-6)
     with pytest.raises(ValueError, match="input shape"):
@@ -81,11 +131,13 @@ def test_tflite_chain_reference_follows_the_mlp() -> None:
     assert y2.min() == 0 and y2.max() > 0  # Relu clips some values and keeps others
 
 
-def test_transformers_model_folder_regenerates_byte_identical(tmp_path: Path) -> None:
+def test_transformers_model_folder_regenerates(tmp_path: Path) -> None:
     mod = _script("make_transformers_model")
     mod.write_model_folder(tmp_path / "tiny-bert", mod.TEST_HIDDEN)
     (tmp_path / "tiny-bert" / "reference.json").write_text(json.dumps(mod.reference(), indent=1) + "\n")
-    assert _relative_files(tmp_path / "tiny-bert") == _relative_files(DATA / "transformers" / "tiny-bert")
+    new, committed = _relative_files(tmp_path / "tiny-bert"), DATA / "transformers" / "tiny-bert"
+    assert sorted(new) == sorted(_relative_files(committed))
+    assert_regenerated(new, committed)
 
 
 def test_transformers_graph_matches_numpy_and_masks_padding() -> None:
@@ -106,14 +158,16 @@ def test_transformers_graph_matches_numpy_and_masks_padding() -> None:
     np.testing.assert_allclose(y[1, :4], y[0, :4], rtol=1e-6)
 
 
-def test_decoder_model_folder_regenerates_byte_identical_and_matches_numpy(tmp_path: Path) -> None:
+def test_decoder_model_folder_regenerates_and_matches_numpy(tmp_path: Path) -> None:
     onnx = pytest.importorskip("onnx")
     from onnx.reference import ReferenceEvaluator
 
     mod = _script("make_decoder_model")
     mod.write_folder(tmp_path / "tiny-gpt2")
     folder = DATA / "transformers" / "tiny-gpt2"
-    assert _relative_files(tmp_path / "tiny-gpt2") == _relative_files(folder)
+    new = _relative_files(tmp_path / "tiny-gpt2")
+    assert sorted(new) == sorted(_relative_files(folder))
+    assert_regenerated(new, folder)
     ref = json.loads((folder / "reference.json").read_text())
     model = onnx.load(str(folder / "onnx" / "model.onnx"))
     assert [o.name for o in model.graph.output] == ["logits", "present.0.key", "present.0.value"]
@@ -127,6 +181,7 @@ def test_decoder_model_folder_regenerates_byte_identical_and_matches_numpy(tmp_p
     }
     logits, key, value = ReferenceEvaluator(model).run(None, feeds)
     np.testing.assert_allclose(logits, np.asarray(ref["logits"], dtype=np.float32), rtol=1e-5, atol=1e-6)
+    # exact: the cached keys are rows of the embedding table, gathered, not computed
     np.testing.assert_array_equal(key[0, 0], np.asarray(ref["embedding"], dtype=np.float32)[ref["ids"]])
     # A second step appends to the cache it is given.
     step = {
