@@ -27,7 +27,7 @@ PYODIDE_PYTHON := 3.14
 
 # Biome's own config (biome.json) lists, under files.includes, the files not yet formatted because
 # formatting would take them past 400 lines (tests/js/import-graph.test.ts): each leaves the list when it is split.
-.PHONY: lint format setup test-deps build js wheel test test-js test-py test-gpu test-browser demo bench bench-gpu serve clean typecheck screenshot fuzz soak
+.PHONY: lint format setup test-deps pack-files build js wheel test test-js test-py test-gpu test-browser demo bench bench-gpu serve clean typecheck screenshot fuzz soak
 .DEFAULT_GOAL := build
 
 setup: $(STAMPS)/npm $(STAMPS)/venv $(STAMPS)/vendor
@@ -126,6 +126,10 @@ js/dist/python/$(WHEEL_FILE): $(BUILD)/wheel/.built
 	@mkdir -p js/dist/python && cp $(BUILD)/wheel/$(WHEEL_FILE) $@
 js/dist/wasm/libwebdlpack.so: wasm/build/libwebdlpack.so
 	@mkdir -p js/dist/wasm && cp $< $@
+
+# What the npm tarball holds (package.json "files"): `npm pack` runs this first ("prepack"), so packing a fresh
+# clone works. No Python venv is needed (the wheel is made by the system python3).
+pack-files: $(STAMPS)/npm js/dist/index.js js/dist/python/$(WHEEL_FILE) js/dist/wasm/libwebdlpack.so $(WDL_OUT)/libwebdlpack.a
 
 build: setup js wheel $(PY_NATIVE_HOST) $(WASM_TARGETS) js/dist/python/$(WHEEL_FILE) js/dist/wasm/libwebdlpack.so $(BUILD)/web/tfjs-webgpu.js
 
