@@ -28,6 +28,14 @@ test("ORT output → Python (same GPU pointer) → back to JS → TF.js op → r
     const pointer = t.data;
     const pt = py.toPython(t);
     t.dispose(); // Python's reference alone keeps the ORT output alive now
+    // The adopted output's pointer has no ledger entry of its own: its holders do, Python's export among them.
+    const holders = ctx.ledger
+      .entries()
+      // biome-ignore lint/suspicious/noExplicitAny: page-side ledger rows
+      .filter((e: any) => e.pointer === pointer)
+      // biome-ignore lint/suspicious/noExplicitAny: page-side ledger rows
+      .map((e: any) => `${e.kind}:${e.owner}`);
+    const livePointers = ctx.stats().livePointers;
     pyodide.globals.set("pt", pt);
     const seen = pyodide
       .runPython(`
@@ -61,8 +69,12 @@ back = webdlpack.from_dlpack(pt)   # Python re-imports it, zero-copy
       values,
       expected: ref.tfjs_sigmoid.flat(),
       releasedAtEnd,
+      holders,
+      livePointers,
     };
   });
+  expect(r.livePointers).toBe(1);
+  expect(r.holders).toEqual(["export:python"]);
   expect(r.seen[0]).toEqual([15, 0]);
   expect(r.seen[1]).toEqual([4, 8]);
   expect(r.seen[2]).toContain("float32");
@@ -73,4 +85,42 @@ back = webdlpack.from_dlpack(pt)   # Python re-imports it, zero-copy
   expect(r.before).toBe(0);
   r.values.forEach((v, i) => expect(Math.abs(v - r.expected[i])).toBeLessThan(1e-5));
   expect(r.releasedAtEnd).toBe(true);
+});
+
+test("the ledger lists Python as a holder while Python alone keeps an adopted GPU buffer alive", async ({ page }) => {
+  await openAdaptersPage(page, "?pyodide=1");
+  const r = await page.evaluate(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const { webdlpack, adapters, pyodide, py } = window as any;
+    const ctx = webdlpack.getContext();
+    await ctx.setup();
+    const buffer = ctx.getWebGPUDevice().createBuffer({
+      size: 64,
+      usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST,
+    });
+    const base = ctx.stats().livePointers;
+    const rows = () =>
+      ctx.ledger
+        .entries()
+        // biome-ignore lint/suspicious/noExplicitAny: page-side ledger rows
+        .map((e: any) => `${e.kind}:${e.owner}:${e.pointer === pointer}:${e.bytes}`)
+        .sort();
+    // An adopted buffer (its pointer is not a ledger entry of its own: each holder is).
+    const t = adapters.tensorFromGPUBuffer(buffer, { dtype: "float32", shape: [16], owned: true });
+    const pointer = t.data;
+    const whileJsHolds = rows();
+    const pt = py.toPython(t);
+    const bothHold = rows();
+    t.dispose(); // Python's reference alone keeps the buffer alive now
+    const pythonHolds = { live: ctx.stats().livePointers - base, rows: rows() };
+    pyodide.globals.set("pt", pt);
+    pyodide.runPython("pt.dispose(); del pt");
+    pt.destroy();
+    return { whileJsHolds, bothHold, pythonHolds, after: { live: ctx.stats().livePointers - base, rows: rows() } };
+  });
+  const own = "webdlpack.adapters.gpu-buffer";
+  expect(r.whileJsHolds).toEqual([`gpu-buffer:${own}:true:64`, `tensor:${own}:true:64`]);
+  expect(r.bothHold).toEqual(["export:python:true:64", `gpu-buffer:${own}:true:64`, `tensor:${own}:true:64`]);
+  expect(r.pythonHolds).toEqual({ live: 1, rows: ["export:python:true:64", `gpu-buffer:${own}:true:64`] });
+  expect(r.after).toEqual({ live: 0, rows: [] });
 });

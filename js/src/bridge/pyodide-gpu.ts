@@ -18,7 +18,7 @@ import type { AllocOptions } from "../context/types.js";
 import { toAddress, type WasmHost } from "../dlpack/index.js";
 import { WebDLPackError } from "../errors.js";
 
-/** Owner recorded in the pointer table, the stats and the ledger for buffers Python allocates. */
+/** Owner recorded in the pointer table, the stats and the ledger for what Python holds: buffers it allocates, structs it holds. */
 export const PYTHON_GPU_OWNER = "python";
 
 const ceil4 = (n: number): number => Math.ceil(n / 4) * 4;

@@ -18,7 +18,7 @@ import { dtypeOfTypedArray, emscriptenHost, itemsize, parseDType, type WasmHost 
 import { WebDLPackError } from "../errors.js";
 import { registerPythonHandoff } from "../context/python-handoff.js";
 import { Tensor } from "../tensor/index.js";
-import { pythonGPUModule } from "./pyodide-gpu.js";
+import { PYTHON_GPU_OWNER, pythonGPUModule } from "./pyodide-gpu.js";
 import { checkPyodideInstance } from "./pyodide-instance.js";
 import type { PyodideLike, PyodideModuleLike, PyodideWithModule, PyProxyLike } from "./pyodide-types.js";
 import { checkWheelFits } from "./wheel-fit.js";
@@ -88,7 +88,7 @@ export interface PythonInfo {
 }
 
 const bridges = new WeakMap<object, Promise<WebDLPackPython>>();
-const VERSIONED = Object.freeze({ versioned: true });
+const VERSIONED = Object.freeze({ versioned: true, owner: PYTHON_GPU_OWNER });
 
 function exportForPython(host: WasmHost, value: unknown, versioned: boolean, copy: boolean | undefined): number {
   let tensor: Tensor;
@@ -116,7 +116,10 @@ function exportForPython(host: WasmHost, value: unknown, versioned: boolean, cop
     });
   }
   try {
-    return tensor.toManaged(host, copy === undefined ? { versioned } : { versioned, copy });
+    return tensor.toManaged(
+      host,
+      copy === undefined ? { versioned, holder: PYTHON_GPU_OWNER } : { versioned, copy, holder: PYTHON_GPU_OWNER },
+    );
   } finally {
     // The export holds its own reference; a wrapper made here is not needed after it.
     if (temporary) tensor.dispose();
@@ -177,7 +180,7 @@ function pythonFacingModule(host: WasmHost, module: PyodideModuleLike): Record<s
   return {
     /** Python → JS: adopt a managed struct Python exported; the JS Tensor owns it. */
     importManaged: (address: number, versioned: boolean) =>
-      Tensor.fromManaged(host, address >>> 0, { versioned: versioned !== false }),
+      Tensor.fromManaged(host, address >>> 0, { versioned: versioned !== false, owner: PYTHON_GPU_OWNER }),
     /** `importManaged(address, true)` with one argument fewer to convert (the `to_js` path). */
     importVersioned: (address: number) => Tensor.fromManaged(host, address >>> 0, VERSIONED),
     /** JS → Python: export a JS tensor (or TypedArray) as a managed struct in the heap. */

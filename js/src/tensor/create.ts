@@ -3,6 +3,7 @@
  * (a managed struct, a TypedArray, a wasm address, a GPU pointer) into the
  * {@link TensorInit} the Tensor constructor takes, or throws a typed error.
  */
+import { DLPACK_PRODUCER } from "../context/ledger/track-tensor.js";
 import { describeValue } from "../describe-value.js";
 import { WebDLPackError } from "../errors.js";
 import { requireObject } from "../arguments.js";
@@ -31,6 +32,7 @@ import {
   flagsOf,
   type TensorFlags,
   type TensorInit,
+  type FromManagedOptions,
   type TensorLayoutInput,
   type TypedArrayTensorOptions,
   type WebGPUTensorInput,
@@ -59,9 +61,9 @@ function inputFlags(input: { readOnly?: boolean; isCopied?: boolean }): TensorFl
 }
 
 /** Decode the managed struct at `address` (see `Tensor.fromManaged`); ownership moves to the result. */
-export function managedInit(host: WasmHost, address: number, options: { versioned?: boolean }): TensorInit {
+export function managedInit(host: WasmHost, address: number, options: FromManagedOptions): TensorInit {
   checkWasmHost(host, "host", FROM_MANAGED_HOST);
-  requireObject(options, "options", "an object {versioned?}", "bad fromManaged options");
+  requireObject(options, "options", "an object {versioned?, owner?}", "bad fromManaged options");
   const versioned = options.versioned ?? true;
   const addr = toAddress(address);
   let decoded: ReturnType<typeof decodeManagedCached>;
@@ -95,6 +97,8 @@ export function managedInit(host: WasmHost, address: number, options: { versione
     storage: cpu ? { kind: "wasm", host } : { kind: "webgpu" },
     flags: flagsOf(decoded.flags),
     owner: managedOwnership(host, addr, decoded.deleter),
+    // A GPU tensor holds the producer's GPU bytes: the ledger lists it under the producer's label.
+    ...(cpu ? {} : { ledgerOwner: options.owner ?? DLPACK_PRODUCER }),
   };
 }
 

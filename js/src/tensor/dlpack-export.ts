@@ -21,6 +21,8 @@ import {
   type WasmHost,
   type WasmHostMember,
 } from "../dlpack/index.js";
+import { MARK_RELEASED, type LedgerEntry } from "../context/ledger/entry.js";
+import { trackExport } from "../context/ledger/track-tensor.js";
 import { AddressTable } from "./address-table.js";
 import type { Ownership } from "./ownership.js";
 import { bitsOf, type Storage, type TensorFlags, type ToManagedOptions } from "./types.js";
@@ -39,6 +41,8 @@ interface LiveExport {
   copyAddr: number;
   /** The hold on the tensor's owner that the export took (null: none). */
   owner: Ownership | null;
+  /** The ledger's "export" entry of a hold on GPU bytes (null: none). */
+  entry: LedgerEntry | null;
 }
 
 /** Released records kept for the next exports (bounded: a burst of exports does not stay in memory). */
@@ -68,9 +72,11 @@ class HostExports {
     const record = this.live.delete(address);
     if (record === undefined) return; // not a live export: its deleter ran already
     liveExports--;
-    const { copyAddr, owner } = record;
+    const { copyAddr, owner, entry } = record;
     record.tensor = null;
     record.owner = null;
+    record.entry = null;
+    entry?.[MARK_RELEASED]("dispose");
     if (spareRecords.length < MAX_SPARE_RECORDS) spareRecords.push(record);
     try {
       this.host.free(address);
@@ -96,6 +102,7 @@ function exportsOf(host: WasmHost): HostExports {
 /** What an export needs of the Tensor besides its fields: a C-contiguous copy of its elements. */
 export interface ExportedTensor {
   toArray(): TypedArray;
+  readonly nbytes: number;
 }
 
 /** Copy `tensor`'s elements into a new block of `host`'s heap; returns its address. */
@@ -130,7 +137,7 @@ export function exportManaged(
 ): number {
   const exports = exportsOf(host);
   if (options !== DEFAULT_TO_MANAGED)
-    requireObject(options, "options", "an object {versioned?, copy?}", "bad toManaged options");
+    requireObject(options, "options", "an object {versioned?, copy?, holder?}", "bad toManaged options");
   const versioned = options.versioned ?? true;
   const inHost =
     storage.kind === "webgpu" ||
@@ -182,14 +189,39 @@ export function exportManaged(
   }
   const hold = inHost ? owner : null; // a copy needs no hold on the tensor's bytes
   if (hold !== null) hold.retain();
-  const record = spareRecords.pop();
-  if (record === undefined) exports.live.set(structAddr, { tensor, copyAddr, owner: hold });
-  else {
-    record.tensor = tensor;
-    record.copyAddr = copyAddr;
-    record.owner = hold;
-    exports.live.set(structAddr, record);
-  }
+  const record = spareRecords.pop() ?? { tensor: null, copyAddr: 0, owner: null, entry: null };
+  record.tensor = tensor;
+  record.copyAddr = copyAddr;
+  record.owner = hold;
+  record.entry =
+    hold !== null && storage.kind === "webgpu" ? trackHolder(record, desc, tensor.nbytes, options.holder) : null;
+  exports.live.set(structAddr, record);
   liveExports++;
   return structAddr;
+}
+
+/**
+ * The ledger entry of an export's hold on GPU bytes: the consumer is listed
+ * as a holder until the deleter runs (which marks the entry released). If the
+ * ledger releases it first (device loss), only the hold is dropped: the struct
+ * stays readable until the consumer's deleter call frees it.
+ */
+function trackHolder(
+  record: LiveExport,
+  desc: DLTensorDesc,
+  bytes: number,
+  holder: string | undefined,
+): LedgerEntry | null {
+  return trackExport({
+    owner: holder,
+    deviceId: desc.device.deviceId,
+    bytes,
+    pointer: desc.data,
+    release: () => {
+      const held = record.owner;
+      record.owner = null;
+      record.entry = null;
+      held?.release();
+    },
+  });
 }

@@ -18,6 +18,7 @@ export type {
   TensorLayoutInput,
   TypedArrayTensorOptions,
   ToManagedOptions,
+  FromManagedOptions,
   WebGPUTensorInput,
 } from "./types.js";
 export { setGPUPointerResolver, type GPUPointerResolver } from "./gpu-pointer.js";

@@ -36,6 +36,7 @@ import type {
   StorageKind,
   TensorFlags,
   TensorInit,
+  FromManagedOptions,
   TensorLayoutInput,
   ToManagedOptions,
   TypedArrayTensorOptions,
@@ -253,7 +254,7 @@ export class Tensor {
    * no deleter can be found, and only the error is thrown; likewise when
    * `host` is not a WasmHost: INVALID_ARGUMENT, field `host`.)
    */
-  static fromManaged(host: WasmHost, address: number, options: { versioned?: boolean } = {}): Tensor {
+  static fromManaged(host: WasmHost, address: number, options: FromManagedOptions = {}): Tensor {
     return new Tensor(managedInit(host, address, options));
   }
 

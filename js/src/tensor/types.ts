@@ -87,6 +87,20 @@ export interface ToManagedOptions {
   versioned?: boolean;
   /** Allow copying bytes that are not in `host`'s memory into its heap (default true). */
   copy?: boolean;
+  /**
+   * Who receives the struct (e.g. "python"): the ledger lists an export of GPU
+   * bytes as an `"export"` entry under this label until its deleter runs
+   * (default "dlpack-export").
+   */
+  holder?: string;
+}
+
+/** Options of `Tensor.fromManaged`. */
+export interface FromManagedOptions {
+  /** Read a `DLManagedTensorVersioned` (default) or the legacy `DLManagedTensor`. */
+  versioned?: boolean;
+  /** Who made the struct (e.g. "python"): a GPU tensor's ledger entry is under this label (default "dlpack"). */
+  owner?: string;
 }
 
 /** What {@link Tensor.webgpu} takes. */

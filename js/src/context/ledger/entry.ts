@@ -7,14 +7,19 @@ import { describeValue } from "../../describe-value.js";
 import "../../dispose-symbol.js"; // Symbol.dispose in the published .d.ts without lib esnext.disposable
 
 /** What an entry stands for. */
-export type LedgerKind = "tensor" | "gpu-buffer";
+/**
+ * What an entry holds: `"gpu-buffer"` a GPU pointer of the context, `"tensor"` a
+ * Tensor's hold on its bytes, `"export"` a DLPack struct handed to a consumer
+ * (Python, C) holding a tensor's GPU bytes until the consumer calls its deleter.
+ */
+export type LedgerKind = "tensor" | "gpu-buffer" | "export";
 
 /** Which path released an entry. */
 export type ReleaseReason = "dispose" | "scope" | "finalizer" | "device-lost";
 
 /** What {@link Ledger.track} takes. */
 export interface TrackOptions {
-  /** "tensor" or "gpu-buffer". */
+  /** "tensor", "gpu-buffer" or "export". */
   kind: LedgerKind;
   /** Who made it: a framework name such as "onnxruntime" (reported as a string). */
   owner?: unknown;

@@ -18,7 +18,9 @@ export function checkTrack(options: unknown): TrackOptions {
   if (options === null || typeof options !== "object")
     throw bad("", options, "an object {kind, owner, deviceId, bytes, pointer?, release}");
   const o = options as TrackOptions;
-  if (o.kind !== "tensor" && o.kind !== "gpu-buffer") throw bad("kind", o.kind, '"tensor" or "gpu-buffer"');
+  if (o.kind !== "tensor" && o.kind !== "gpu-buffer" && o.kind !== "export") {
+    throw bad("kind", o.kind, '"tensor", "gpu-buffer" or "export"');
+  }
   if (typeof o.release !== "function") throw bad("release", o.release, "a function () => void");
   if (o.deviceId !== undefined && o.deviceId !== null && (!Number.isInteger(o.deviceId) || o.deviceId < 0)) {
     throw bad("deviceId", o.deviceId, "an integer >= 0, or null");

@@ -14,6 +14,12 @@ import { TRACK_CHECKED, type LedgerEntry, type TrackOptions } from "./entry.js";
 /** Owner label of a tensor made in JS without an `owner`. */
 export const JS_TENSOR_OWNER = "js";
 
+/** Owner label of a GPU tensor read from a managed struct whose producer did not name itself (Tensor.fromManaged). */
+export const DLPACK_PRODUCER = "dlpack";
+
+/** Holder label of a DLPack export whose consumer did not name itself. */
+export const EXPORT_HOLDER = "dlpack-export";
+
 /** What {@link trackGPUTensor} records. */
 export interface TrackedGPUTensor {
   /** Owner label (a framework name); default {@link JS_TENSOR_OWNER}. */
@@ -35,20 +41,42 @@ export interface TrackedGPUTensor {
  * of webdlpack): the caller then keeps its own finalizer.
  */
 export function trackGPUTensor(tensor: object, input: TrackedGPUTensor): LedgerEntry | null {
+  const entry = trackHold("tensor", input.owner ?? JS_TENSOR_OWNER, input, true);
+  if (entry !== null) getContext().ledger.watch(tensor, entry);
+  return entry;
+}
+
+/**
+ * Track a DLPack export's hold on a tensor's GPU bytes (kind `"export"`, under
+ * the consumer's label): the consumer (Python, C) is a holder until it calls
+ * the struct's deleter, which marks the entry released. Not scoped (JS scopes
+ * do not end a consumer's hold), not watched (no JS object to watch). Device
+ * loss runs `release`. Null when the page's context has no ledger.
+ */
+export function trackExport(input: TrackedGPUTensor): LedgerEntry | null {
+  return trackHold("export", input.owner ?? EXPORT_HOLDER, input, false);
+}
+
+function trackHold(
+  kind: "tensor" | "export",
+  owner: string,
+  input: TrackedGPUTensor,
+  scoped: boolean,
+): LedgerEntry | null {
   const ledger = getContext().ledger as ReturnType<typeof getContext>["ledger"] | undefined;
   if (ledger === undefined || typeof ledger.track !== "function") return null;
   const options: TrackOptions = {
-    kind: "tensor",
-    owner: input.owner ?? JS_TENSOR_OWNER,
+    kind,
+    owner,
     deviceId: input.deviceId,
     bytes: input.bytes,
     pointer: input.pointer >>> 0,
     release: input.release,
+    ...(scoped ? {} : { scoped: false }),
   };
   // A tensor's own description was checked when it was made: this copy's ledger skips checking it again
   // (a ledger of another copy of webdlpack has no such entry point and checks).
   const checked = (ledger as { [TRACK_CHECKED]?: (o: TrackOptions) => LedgerEntry })[TRACK_CHECKED];
-  const entry = typeof checked === "function" ? checked.call(ledger, options) : ledger.track(options);
-  ledger.watch(tensor, entry);
-  return entry;
+  if (kind === "export" && typeof checked !== "function") return null; // an older copy's ledger may not know exports
+  return typeof checked === "function" ? checked.call(ledger, options) : ledger.track(options);
 }
