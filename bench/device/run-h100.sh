@@ -54,13 +54,13 @@ case "$WHAT" in
     grep -E "^ℹ (tests|pass|fail)|✖" "$OUT/gpu-node-tests.log" | head -20
     stamp "bench/gpu/node.mjs on the H100 $*"
     node bench/gpu/node.mjs --out "$OUT" --no-plot "$@" > "$OUT/node.log" 2>&1; echo "bench exit $?"
-    sed -n '/## Targets/,/^Empty/p' "$OUT/node.log"
+    sed -n '/## webdlpack against/,/^## cold/p' "$OUT/node.log"
     if [ -f .h5dev/vk-swiftshader/icd.json ]; then
       stamp "bench/gpu/node.mjs on SwiftShader (this machine's CPUs), for the side-by-side table"
       mkdir -p "$OUT/ss"
       LD_LIBRARY_PATH=$PWD/.h5dev/vk-swiftshader VK_DRIVER_FILES=$PWD/.h5dev/vk-swiftshader/icd.json \
-        node bench/gpu/node.mjs --out "$OUT/ss" --no-plot --sizes 1024,1048576,16777216,67108864 > "$OUT/ss/node.log" 2>&1; echo "bench exit $?"
-      sed -n '/## Targets/,/^Empty/p' "$OUT/ss/node.log"
+        node bench/gpu/node.mjs --out "$OUT/ss" --no-plot --sizes 1024,16384,262144,1048576,4194304,16777216,67108864 > "$OUT/ss/node.log" 2>&1; echo "bench exit $?"
+      sed -n '/## webdlpack against/,/^## cold/p' "$OUT/ss/node.log"
     fi
     ;;
   chromium)
@@ -72,18 +72,18 @@ case "$WHAT" in
     node scripts/serve.mjs --port 8001 --isolated > /tmp/serve.log 2>&1 & SRV=$!
     sleep 1
     FLAGS="--headless --no-sandbox --enable-unsafe-webgpu --ignore-gpu-blocklist --enable-features=Vulkan --use-angle=vulkan --use-vulkan=native --disable-vulkan-surface --enable-webgpu-developer-features --disable-background-networking --disable-component-update --disable-sync --no-first-run --enable-logging=stderr"
-    SIZES=${SIZES:-1024,1048576,16777216,67108864,268435456}
+    SIZES=${SIZES:-1024,16384,262144,1048576,4194304,16777216,67108864,268435456}
     stamp "bench/gpu/transfers.html on the H100 (sizes $SIZES)"
-    timeout 420 python3 .h5dev/chr-tools/cdp.py --env "LD_LIBRARY_PATH=$CHR/lib" --env "VK_DRIVER_FILES=$VK_DRIVER_FILES" \
+    timeout 300 python3 .h5dev/chr-tools/cdp.py --env "LD_LIBRARY_PATH=$CHR/lib" --env "VK_DRIVER_FILES=$VK_DRIVER_FILES" \
       --env "VK_ICD_FILENAMES=$VK_DRIVER_FILES" --env "__EGL_VENDOR_LIBRARY_FILENAMES=$__EGL_VENDOR_LIBRARY_FILENAMES" \
       --chrome $BIN --tag bench-h100 --out "$OUT" --flags "$FLAGS" \
-      --page "bench@http://127.0.0.1:8001/bench/gpu/transfers.html?sizes=$SIZES@@400" 2>&1 | tail -20
+      --page "bench@http://127.0.0.1:8001/bench/gpu/transfers.html?sizes=$SIZES@@290" 2>&1 | tail -20
     grep -iE "vulkan|webgpu|adapter" "$OUT/bench-h100.stderr.txt" | sort | uniq -c | sort -rn | head -8
     xz -9 "$OUT/bench-h100.stderr.txt"
     SS_FLAGS="--headless --no-sandbox --enable-unsafe-webgpu --enable-features=Vulkan --use-angle=swiftshader --use-webgpu-adapter=swiftshader --disable-background-networking --disable-component-update --disable-sync --no-first-run --enable-logging=stderr"
     stamp "bench/gpu/transfers.html on SwiftShader (this machine's CPUs)"
-    timeout 300 python3 .h5dev/chr-tools/cdp.py --env "LD_LIBRARY_PATH=$CHR/lib" --chrome $BIN --tag bench-swiftshader --out "$OUT" \
-      --flags "$SS_FLAGS" --page "bench@http://127.0.0.1:8001/bench/gpu/transfers.html?sizes=1024,1048576,16777216,67108864@@280" 2>&1 | grep -v samples | tail -5
+    timeout 200 python3 .h5dev/chr-tools/cdp.py --env "LD_LIBRARY_PATH=$CHR/lib" --chrome $BIN --tag bench-swiftshader --out "$OUT" \
+      --flags "$SS_FLAGS" --page "bench@http://127.0.0.1:8001/bench/gpu/transfers.html?sizes=1024,16384,262144,1048576,4194304,16777216,67108864@@190" 2>&1 | grep -v samples | tail -5
     xz -9 "$OUT/bench-swiftshader.stderr.txt"
     kill $SRV 2>/dev/null
     python3 -c "import os,json; print(json.dumps({'cpus': os.cpu_count(), 'cpu': [l.split(':',1)[1].strip() for l in open('/proc/cpuinfo') if l.startswith('model name')][0], 'platform': os.uname().sysname + ' ' + os.uname().release}))" > "$OUT/machine.json"

@@ -10,7 +10,8 @@
 # + the rest < 1 MiB per call, .chr/p1 54 MiB alone, .chr/p2 19 MiB.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-for d in /.gl/ /.h5dev/ /.chr/; do grep -qx "$d" .git/info/exclude 2>/dev/null || echo "$d" >> .git/info/exclude; done
+EX=$(git rev-parse --git-common-dir)/info/exclude; mkdir -p "$(dirname "$EX")"
+for d in /.gl/ /.h5dev/ /.chr/; do grep -qx "$d" "$EX" 2>/dev/null || echo "$d" >> "$EX"; done
 mkdir -p .gl .h5dev/chr-tools /tmp/amd64/partial
 o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
 if ! ls .gl/libvulkan1_*.deb >/dev/null 2>&1; then

@@ -9,7 +9,7 @@
  *        report a result collected elsewhere (the device machine: cdp.py saves window.__result)
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { parseArgs } from "node:util";
 import { adapterLabel, finish, markdownReport } from "./report.mjs";
@@ -45,6 +45,7 @@ if (args.from) {
 if (out.error) throw new Error(`the benchmark page failed: ${out.error}`);
 out.adapterLabel = adapterLabel(out.adapter);
 finish(out, "chromium");
+mkdirSync(args.out, { recursive: true });
 const base = `${args.out}/results-gpu-chromium-${out.adapterLabel}`;
 writeFileSync(`${base}.json`, JSON.stringify(out, null, 1) + "\n");
 writeFileSync(`${base}.md`, markdownReport(out));

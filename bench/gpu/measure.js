@@ -6,33 +6,6 @@
 export const KiB = 1024;
 export const MiB = 1024 * 1024;
 
-/**
- * Time `fn` (async) repeatedly: `warmup` untimed calls, then at least `minRuns` and at most
- * `maxRuns` timed ones, stopping once `budgetMs` of timed work has passed. `setup` (untimed) runs
- * before every call and its result is passed to `fn`. Returns the samples in ms.
- */
-export async function sample(fn, { warmup = 2, minRuns = 5, maxRuns = 200, budgetMs = 400, setup } = {}) {
-  const now = () => performance.now();
-  for (let i = 0; i < warmup; i++) await fn(setup ? await setup() : undefined);
-  const out = [];
-  let spent = 0;
-  while (out.length < maxRuns && (out.length < minRuns || spent < budgetMs)) {
-    const arg = setup ? await setup() : undefined;
-    const t0 = now();
-    await fn(arg);
-    const dt = now() - t0;
-    out.push(dt);
-    spent += dt;
-  }
-  return out;
-}
-
-/** The median of `samples`. */
-export function median(samples) {
-  const s = [...samples].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
-
 /** Row record: name, bytes, samples (ms), plus optional notes. Median/min/GB/s are added by the runner. */
 export function row(name, nbytes, samples, extra = {}) {
   return { name, nbytes, samples, ...extra };
@@ -62,9 +35,9 @@ export function checkSame(a, b, what) {
   if (a[a.byteLength - 1] !== b[b.byteLength - 1]) throw new Error(`${what}: last byte differs`);
 }
 
-/** Budget per row by size: enough samples for a stable median without making the run long. */
+/** Warm rounds by size (a round times every variant once): at least minRuns, at most maxRuns, until budgetMs is spent. */
 export function budgetFor(nbytes) {
-  if (nbytes >= 256 * MiB) return { warmup: 1, minRuns: 3, maxRuns: 7, budgetMs: 1500 };
-  if (nbytes >= 16 * MiB) return { warmup: 2, minRuns: 5, maxRuns: 31, budgetMs: 600 };
-  return { warmup: 3, minRuns: 15, maxRuns: 301, budgetMs: 250 };
+  if (nbytes >= 256 * MiB) return { minRuns: 5, maxRuns: 7, budgetMs: 6000 };
+  if (nbytes >= 16 * MiB) return { minRuns: 7, maxRuns: 31, budgetMs: 3000 };
+  return { minRuns: 15, maxRuns: 201, budgetMs: 1500 };
 }

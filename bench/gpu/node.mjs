@@ -5,7 +5,7 @@
  * device machine the H100). Writes bench/results-gpu-<adapter>.json and .md (report.mjs) and the plot
  * (plot.py). Every ratio is against an anchor measured in this same run.
  *
- *   node bench/gpu/node.mjs [--sizes 1024,1048576,...] [--rows primitives,webdlpack] [--out DIR] [--no-plot]
+ *   node bench/gpu/node.mjs [--sizes 1024,1048576,...] [--cold-reps 5] [--out DIR] [--no-plot]
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
@@ -18,7 +18,7 @@ import { adapterLabel, finish, markdownReport } from "./report.mjs";
 const { values: args } = parseArgs({
   options: {
     sizes: { type: "string" },
-    rows: { type: "string", default: "primitives,webdlpack" },
+    "cold-reps": { type: "string", default: "5" },
     out: { type: "string", default: "bench" },
     "no-plot": { type: "boolean", default: false },
   },
@@ -42,19 +42,20 @@ const software = /swiftshader|llvmpipe/i.test(`${info.architecture} ${info.devic
 const sizes = args.sizes
   ? args.sizes.split(",").map(Number)
   : software
-    ? [KiB, MiB, 16 * MiB, 64 * MiB]
-    : [KiB, MiB, 16 * MiB, 64 * MiB, 256 * MiB];
-const device = await adapter.requestDevice({
-  requiredLimits: { maxBufferSize: Math.min(adapter.limits.maxBufferSize, 2 ** 30) },
-});
-
-let webdlpack;
-if (args.rows.includes("webdlpack")) {
-  if (!existsSync(new URL("../../js/dist/index.js", import.meta.url)))
-    throw new Error("js/dist is missing: run `make js` first");
-  webdlpack = await import("../../js/dist/index.js");
-  await webdlpack.getContext().setup({ device, adapterInfo: info });
+    ? [KiB, 16 * KiB, 256 * KiB, MiB, 4 * MiB, 16 * MiB, 64 * MiB]
+    : [KiB, 16 * KiB, 256 * KiB, MiB, 4 * MiB, 16 * MiB, 64 * MiB, 256 * MiB];
+/** A fresh adapter and device (the suite makes one per cold call and per size). */
+async function newDevice() {
+  const a = await gpu.requestAdapter({ powerPreference: "high-performance" });
+  const device = await a.requestDevice({
+    requiredLimits: { maxBufferSize: Math.min(a.limits.maxBufferSize, 2 ** 30) },
+  });
+  return { device, info: a.info };
 }
+
+if (!existsSync(new URL("../../js/dist/index.js", import.meta.url)))
+  throw new Error("js/dist is missing: run `make js` first");
+const webdlpack = await import("../../js/dist/index.js");
 
 const out = {
   runtime: `Node ${process.version} + dawn.node (npm webgpu 0.6.2)`,
@@ -74,7 +75,16 @@ const out = {
   sizes,
 };
 console.log(`bench-gpu: ${out.runtime}, adapter ${JSON.stringify(adapterInfo)}, sizes ${sizes.join(",")}`);
-out.rows = await runTransferBench({ device, webdlpack, sizes, rows: args.rows.split(","), log: (s) => console.log(s) });
+Object.assign(
+  out,
+  await runTransferBench({
+    newDevice,
+    webdlpack,
+    sizes,
+    coldReps: Number(args["cold-reps"]),
+    log: (s) => console.log(s),
+  }),
+);
 out.totalSeconds = (performance.now() - t0) / 1000;
 
 mkdirSync(args.out, { recursive: true });
@@ -87,5 +97,4 @@ if (!args["no-plot"] && existsSync(".venv/bin/python")) {
   execFileSync(".venv/bin/python", ["bench/gpu/plot.py", `${base}.json`], { stdio: "inherit" });
 }
 console.log(`bench-gpu: wrote ${base}.json/.md in ${out.totalSeconds.toFixed(0)} s`);
-device.destroy();
 process.exit(0);

@@ -1,7 +1,8 @@
 """Plot one GPU transfer run (bench/results-gpu-*.json) as a PNG next to it.
 
-Three panels, GB/s of the median against size (log-log): readback paths, upload paths, GPU → GPU. The raw
-anchors are dashed, webdlpack's paths solid. Run by ``make bench-gpu`` / ``make bench`` with the project's .venv:
+Four panels, GB/s of the median against size (log-log): upload and readback paths, cold (first call on a
+fresh device) and warm. The hand-written anchors are dashed, webdlpack's paths solid. Run by ``make bench-gpu`` /
+``make bench`` with the project's .venv:
 ``python bench/gpu/plot.py bench/results-gpu-swiftshader.json``.
 """
 
@@ -18,7 +19,12 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 MIB = 1024 * 1024
-PANELS = (("readback", "GPU → CPU"), ("upload", "CPU → GPU"), ("gpu", "GPU → GPU"))
+PANELS = (
+    ("upload", "cold", "CPU → GPU, first call"),
+    ("readback", "cold", "GPU → CPU, first call"),
+    ("upload", "warm", "CPU → GPU, warm"),
+    ("readback", "warm", "GPU → CPU, warm"),
+)
 
 
 def size_label(nbytes: int) -> str:
@@ -26,14 +32,15 @@ def size_label(nbytes: int) -> str:
     return f"{nbytes // MIB} MiB" if nbytes >= MIB else f"{nbytes // 1024} KiB"
 
 
-def panel(ax: Any, rows: list[dict[str, Any]], direction: str, title: str) -> None:
-    """Draw one direction's rows: one line per path, GB/s of the median per size."""
-    names = list(dict.fromkeys(r["name"] for r in rows if r.get("direction") == direction))
+def panel(ax: Any, rows: list[dict[str, Any]], direction: str, phase: str, title: str) -> None:
+    """Draw one direction's rows of one phase: one line per path, GB/s of the median per size."""
+    mine = [r for r in rows if r.get("direction") == direction and r.get("phase") == phase]
+    names = list(dict.fromkeys(r["name"] for r in mine))
     for name in names:
-        pts = sorted((r["nbytes"], r["gbps"]) for r in rows if r["name"] == name and r.get("gbps"))
+        pts = sorted((r["nbytes"], r["gbps"]) for r in mine if r["name"] == name and r.get("gbps"))
         if not pts:
             continue
-        raw = "(raw)" in name or name.startswith(("bare", "writeBuffer"))
+        raw = "(raw)" in name
         ax.plot(
             [p[0] for p in pts],
             [p[1] for p in pts],
@@ -57,13 +64,12 @@ def main(path: str) -> None:
     """Write ``<path without .json>.png``."""
     data = json.loads(Path(path).read_text())
     a = data["adapter"]
-    fig, axes = plt.subplots(1, 3, figsize=(15, 5))
-    for ax, (direction, title) in zip(axes, PANELS):
-        panel(ax, data["rows"], direction, title)
-    empty = [r for r in data["rows"] if r["nbytes"] == 0]
+    fig, axes = plt.subplots(2, 2, figsize=(13, 9))
+    for ax, (direction, phase, title) in zip(axes.flat, PANELS):
+        panel(ax, data["rows"], direction, phase, title)
     subtitle = (
         f"{data['runtime']} — adapter {a.get('vendor')} {a.get('device') or a.get('architecture')}; "
-        f"empty submit round trip {empty[0]['medianMs'] * 1000:.0f} µs; dashed: bare WebGPU anchors, solid: webdlpack"
+        "dashed: hand-written WebGPU, solid: webdlpack"
     )
     fig.suptitle(f"GPU transfers, {data['date'][:10]}\n{subtitle}", fontsize=9)
     fig.tight_layout()

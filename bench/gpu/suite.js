@@ -1,34 +1,132 @@
-// One GPU transfer benchmark run, the same in Node (node.mjs) and in Chromium (transfers.html):
-// the raw anchors (primitives.js) and webdlpack's paths (rows.js) at each size, in that order per size,
-// so every ratio compares numbers from the same run. Returns the rows with their raw samples.
-import { chunkVariants, copyAnchor, emptySubmitRow, readbackAnchors, uploadAnchors } from "./primitives.js";
-import { MiB } from "./measure.js";
-import { webdlpackRows } from "./rows.js";
+// One GPU transfer benchmark run, the same in Node (node.mjs) and in Chromium (transfers.html). At each size:
+//   cold: each variant's FIRST call on a fresh device (webdlpack's after ctx.setup on it, which measures the device
+//         and makes staging ready; every device gets one empty submit first), `coldReps` times (at most 3 from
+//         64 MiB), the variants in rotating order;
+//   warm: on one fresh device, rounds of one call of every variant, each round starting one variant later and every
+//         other round in reverse (a round of warm-up first, not kept), until the size's budget is spent.
+// Every ratio the report draws compares variants of the same size and phase from this run. Returns the rows with
+// their raw samples, and the setup times (the first setup measures the adapter, later ones reuse its figures).
+import { budgetFor, pattern, row } from "./measure.js";
+import { variantsAt } from "./variants.js";
+
+const U = { COPY_SRC: 4, COPY_DST: 8, STORAGE: 128 };
+
+/** Rotate `list` left by `k`. */
+const rotate = (list, k) => list.map((_, i) => list[(i + k) % list.length]);
 
 /**
- * @param {{device: GPUDevice, webdlpack?: object, sizes: number[], rows: string[], log?: (s: string) => void}} opts
- *   rows: "primitives" and/or "webdlpack"; webdlpack: the package (needs getContext().setup({device}) done).
+ * @param {{newDevice: () => Promise<{device: GPUDevice, info: GPUAdapterInfo}>, webdlpack: object, sizes: number[],
+ *   coldReps?: number, log?: (s: string) => void}} opts
  */
-export async function runTransferBench({ device, webdlpack, sizes, rows, log = () => {} }) {
-  const out = [];
+export async function runTransferBench({ newDevice, webdlpack, sizes, coldReps = 5, log = () => {} }) {
+  const ctx = webdlpack.getContext();
+  const rows = [];
+  const setups = [];
+  let calibration = null;
   const t0 = performance.now();
   const say = (what) => log(`  ${((performance.now() - t0) / 1000).toFixed(1)} s  ${what}`);
-  out.push(await emptySubmitRow(device));
-  say("empty submit");
-  for (const n of sizes) {
-    if (rows.includes("primitives")) {
-      out.push(...(await readbackAnchors(device, n)));
-      out.push(...(await uploadAnchors(device, n)));
-      out.push(await copyAnchor(device, n));
-      for (const chunk of [MiB, 4 * MiB]) out.push(...(await chunkVariants(device, n, chunk)));
-      say(`anchors at ${n} B`);
+
+  /** A fresh device, set up as the context's device 0 when `withCtx`; the buffers of a size on it. */
+  async function open(n, withCtx) {
+    const { device, info } = await newDevice();
+    if (withCtx) {
+      const t = performance.now();
+      await ctx.setup({ device, adapterInfo: info });
+      setups.push(performance.now() - t);
     }
-    if (rows.includes("webdlpack") && webdlpack) {
-      out.push(...(await webdlpackRows(webdlpack, device, n)));
-      say(`webdlpack at ${n} B`);
+    const expected = pattern(new Uint8Array(n), 13);
+    const env = { device, ctx, n, expected, host: pattern(new Uint8Array(n), 17) };
+    if (withCtx) {
+      env.srcPtr = await ctx.allocWebGPUChecked(n, { label: "bench source" });
+      env.dstPtr = await ctx.allocWebGPUChecked(n, { label: "bench destination" });
+      env.src = ctx.gpuPointerToBuffer(env.srcPtr);
+      env.dst = ctx.gpuPointerToBuffer(env.dstPtr);
+    } else {
+      env.src = device.createBuffer({ size: n, usage: U.STORAGE | U.COPY_SRC | U.COPY_DST });
+      env.dst = device.createBuffer({ size: n, usage: U.STORAGE | U.COPY_SRC | U.COPY_DST });
     }
+    device.queue.writeBuffer(env.src, 0, expected);
+    device.queue.submit([]);
+    await device.queue.onSubmittedWorkDone();
+    return env;
   }
-  out.push(await emptySubmitRow(device));
-  say("empty submit again");
-  return out;
+
+  /** Free the size's buffers and destroy the device (the context sees it lost, so the next setup makes a new one). */
+  async function close(env) {
+    if (env.srcPtr !== undefined) {
+      ctx.freeWebGPU(env.srcPtr);
+      ctx.freeWebGPU(env.dstPtr);
+    } else {
+      env.src.destroy();
+      env.dst.destroy();
+    }
+    env.device.destroy();
+    await env.device.lost;
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+
+  /** Clear the destination, run once, check the bytes. */
+  async function runChecked(env, inst) {
+    const enc = env.device.createCommandEncoder();
+    enc.clearBuffer(env.dst);
+    env.device.queue.submit([enc.finish()]);
+    await inst.run();
+    await inst.check();
+  }
+
+  for (const n of sizes) {
+    const variants = variantsAt(n);
+    const meta = (v, phase) => ({ group: v.group, direction: v.direction, phase });
+
+    const cold = new Map(variants.map((v) => [v, []]));
+    for (let rep = 0; rep < (n >= 64 * 2 ** 20 ? Math.min(coldReps, 3) : coldReps); rep++) {
+      for (const v of rotate(variants, rep)) {
+        const env = await open(n, v.ctx);
+        const inst = v.make(env);
+        const t = performance.now();
+        await inst.run();
+        cold.get(v).push(performance.now() - t);
+        if (v.ctx && v.direction === "upload") cold.get(v).path = ctx.transferStats(0).lastUploadPath;
+        await inst.check();
+        inst.dispose();
+        await close(env);
+      }
+    }
+    for (const v of variants) rows.push(row(v.name, n, cold.get(v), { ...meta(v, "cold"), path: cold.get(v).path }));
+    say(`cold at ${n} B`);
+
+    const env = await open(n, true);
+    const insts = variants.map((v) => v.make(env));
+    const warm = insts.map(() => []);
+    const b = budgetFor(n);
+    let spent = 0;
+    for (let round = 0; round <= b.maxRuns && (round <= b.minRuns || spent < b.budgetMs); round++) {
+      const order = rotate([...insts.keys()], round);
+      if (round % 2 === 1) order.reverse(); // so each variant follows different ones
+      for (const k of order) {
+        const t = performance.now();
+        await insts[k].run();
+        const dt = performance.now() - t;
+        if (round > 0) {
+          warm[k].push(dt);
+          spent += dt;
+        }
+      }
+    }
+    for (const inst of insts) await runChecked(env, inst);
+    const stats = ctx.transferStats(0);
+    calibration ??= stats.calibration;
+    variants.forEach((v, k) =>
+      rows.push(
+        row(v.name, n, warm[k], {
+          ...meta(v, "warm"),
+          ...(v.ctx && v.direction === "upload" ? { path: stats.lastUploadPath } : {}),
+        }),
+      ),
+    );
+    for (const inst of insts) inst.dispose();
+    await close(env);
+    say(`warm at ${n} B (${warm[0].length} rounds)`);
+  }
+  return { rows, setups, calibration };
 }

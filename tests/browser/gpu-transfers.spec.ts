@@ -195,29 +195,38 @@ test("the C library's memory ⇄ a GPU pointer C allocated: lib.upload / lib.rea
   expect(r.owner).toBe("c");
 });
 
-test("the GPU transfer benchmark page runs its anchors and webdlpack rows (1 KiB only) and checks the bytes it moves", async ({
+test("the GPU transfer benchmark page times every variant cold and warm (1 KiB only) and checks the bytes it moves", async ({
   page,
 }) => {
-  await page.goto("/bench/gpu/transfers.html?sizes=1024");
+  await page.goto("/bench/gpu/transfers.html?sizes=1024&coldReps=1");
   await page.waitForFunction(() => (window as unknown as { __result?: unknown }).__result !== undefined, null, {
     timeout: 60_000,
   });
   const r = await page.evaluate(
-    () => (window as unknown as { __result: { error?: string; rows: { name: string; samples: number[] }[] } }).__result,
+    () =>
+      (
+        window as unknown as {
+          __result: { error?: string; rows: { name: string; phase: string; samples: number[] }[] };
+        }
+      ).__result,
   );
   expect(r.error).toBeUndefined();
   const names = r.rows.map((row) => row.name);
   for (const name of [
-    "bare mapAsync (copy + submit + map + unmap)",
-    "writeBuffer + wait",
-    "ctx.readback (old algorithm)",
-    "ctx.readback (new)",
-    "ctx.readbackInto wasm memory",
-    "ctx.readbackInto reused TypedArray",
+    "writeBuffer + wait (raw)",
+    "staging, a new mapped buffer per call + wait (raw)",
+    "staging, one kept buffer mapped again after use + wait (raw)",
+    "readback into a reused array (raw)",
+    "readback into a fresh array (raw)",
+    "empty submit + onSubmittedWorkDone (raw)",
     "ctx.upload + wait",
-    "ctx.copyBuffer + wait",
+    "ctx.readbackInto reused TypedArray",
+    "ctx.readbackInto wasm memory",
+    "ctx.readback (a fresh array)",
   ]) {
     expect(names, name).toContain(name);
   }
   for (const row of r.rows) expect(row.samples.length, row.name).toBeGreaterThan(0);
+  for (const phase of ["cold", "warm"])
+    expect(r.rows.filter((row) => row.phase === phase).length, phase).toBe(new Set(names).size);
 });

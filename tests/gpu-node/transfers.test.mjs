@@ -9,6 +9,8 @@ import { create, globals } from "webgpu";
 import { getContext, WebDLPackError } from "../../js/dist/index.js";
 import { DEFAULT_TRANSFER_PLAN, DeviceTransfers } from "../../js/dist/context/transfers/device-transfers.js";
 import { ReadRing } from "../../js/dist/context/transfers/staging.js";
+import { thresholdFrom } from "../../js/dist/context/transfers/calibrate.js";
+import { transfersFor } from "../../js/dist/context/transfers/registry.js";
 
 Object.assign(globalThis, globals);
 const gpu = create([]);
@@ -164,6 +166,80 @@ describe("staging ring", () => {
     assert.equal(ring.take(1000), b, "an unmapped buffer is reused");
     assert.equal(b.mapState, "unmapped");
     ring.lose();
+  });
+});
+
+describe("measured at setup", () => {
+  test("setup measures both upload paths, takes thresholds from the figures and leaves staging ready", () => {
+    const stats = ctx.transferStats(0);
+    const c = stats.calibration;
+    // Largest first, as many sizes as the time budget allowed (a loaded machine measures fewer), at least 16 MiB.
+    assert.ok(c && c.upload.length >= 1 && c.upload.at(-1).bytes === 16 * MiB, `figures (${JSON.stringify(c)})`);
+    for (const u of c.upload)
+      for (const k of ["writeBufferCold", "stagingCold", "writeBuffer", "staging"])
+        assert.ok(u[k] > 0 && Number.isFinite(u[k]), `${k} at ${u.bytes}`);
+    const plan = transfersFor(device).plan.write;
+    const sizes = c.upload.map((u) => u.bytes);
+    assert.equal(
+      plan.stagingMinBytes,
+      thresholdFrom(
+        sizes,
+        c.upload.map((u) => u.staging < u.writeBuffer),
+      ),
+    );
+    assert.equal(
+      plan.coldStagingMinBytes,
+      thresholdFrom(
+        sizes,
+        c.upload.map((u) => u.stagingCold < u.writeBufferCold),
+      ),
+    );
+    assert.ok(stats.read.kept >= 1, "read staging is ready before the first readback");
+    assert.equal(stats.read.inUse + stats.write.inUse, 0);
+  });
+
+  test("thresholdFrom: the smallest size from which every larger measured size wins", () => {
+    const sizes = [1, 2, 4, 8];
+    assert.equal(thresholdFrom(sizes, [false, true, true, true]), 2);
+    assert.equal(thresholdFrom(sizes, [true, false, true, true]), 4);
+    assert.equal(thresholdFrom(sizes, [true, true, true, false]), Number.POSITIVE_INFINITY);
+    assert.equal(thresholdFrom([], []), Number.POSITIVE_INFINITY);
+  });
+
+  test("a kept buffer of a larger class (up to 64×) serves a smaller request; a much smaller one gets its own", () => {
+    const ring = new ReadRing(device, (b) => b.destroy(), 64 * MiB);
+    const big = ring.take(4 * MiB);
+    ring.give(big);
+    assert.ok(ring.hasReady(64 * 1024));
+    assert.equal(ring.take(64 * 1024), big, "64 KiB takes the kept 4 MiB buffer");
+    ring.give(big);
+    assert.equal(ring.hasReady(1024), false);
+    const small = ring.take(1024);
+    assert.notEqual(small, big);
+    assert.equal(small.size, 1024);
+    ring.give(small);
+    ring.lose();
+  });
+
+  test("with no staging ready, an upload below coldStagingMinBytes goes through writeBuffer; the next one finds staging", async () => {
+    const plan = {
+      ...DEFAULT_TRANSFER_PLAN,
+      write: { ...DEFAULT_TRANSFER_PLAN.write, stagingMinBytes: MiB, coldStagingMinBytes: Number.POSITIVE_INFINITY },
+    };
+    const t = new DeviceTransfers(device, "test device", (b) => b.destroy(), plan);
+    const ptr = await ctx.allocWebGPUChecked(6 * MiB);
+    const paths = [];
+    for (const seed of [50, 51, 52]) {
+      const src = bytes(6 * MiB + 2, seed).subarray(0, 6 * MiB - 2); // odd length: the last piece is padded
+      paths.push(t.write(ctx.gpuPointerToBuffer(ptr), 0, src));
+      sameBytes(new Uint8Array(await ctx.readback(ptr, { byteLength: 6 * MiB - 2 })), src, `upload ${seed}`);
+      await new Promise((resolve) => setTimeout(resolve, 20)); // staging is made in a later task
+      await device.queue.onSubmittedWorkDone();
+    }
+    assert.equal(paths[0], "writeBuffer", "nothing ready: writeBuffer while staging is made");
+    assert.equal(paths[2], "staging", `then staging (${paths})`);
+    t.drain();
+    ctx.freeWebGPU(ptr);
   });
 });
 

@@ -64,11 +64,15 @@ export class PageContext implements WebDLPackContext {
   readonly #allocators = new Allocators();
   readonly #guards = new Map<DeviceRecord, DeviceGuards>();
   readonly #alloc: PointerAllocations;
-  readonly #setup = new DefaultDeviceSetup((device, adapterInfo, config) => {
-    const record = this.#devices.setDefault(device, adapterInfo);
-    if (config.cacheMode !== undefined) this.#allocators.setDeviceMode(0, config.cacheMode);
-    return record;
-  });
+  readonly #setup = new DefaultDeviceSetup(
+    (device, adapterInfo, config) => {
+      const record = this.#devices.setDefault(device, adapterInfo);
+      if (config.cacheMode !== undefined) this.#allocators.setDeviceMode(0, config.cacheMode);
+      return record;
+    },
+    // setup() resolves once the transfers are measured on the device and their staging is ready (calibrate.ts).
+    (device, adapterInfo) => transfersFor(device, adapterInfo).calibrate(),
+  );
 
   /** Make a context speaking `protocol`. */
   constructor(protocol: ContextProtocol, options: ContextOptions = {}) {

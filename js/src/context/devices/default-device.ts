@@ -2,7 +2,8 @@
  * `ctx.setup()`: making device 0 once per page. Concurrent calls share one
  * request; a later call must not ask for what device 0 lacks; after device 0
  * is lost, the next call makes a new one (by default as the lost one was
- * asked for); a failed request may be retried.
+ * asked for); a failed request may be retried. Setup ends once `prepare`
+ * (the context's: measuring the device's transfers) has finished.
  */
 import { describeValue } from "../../describe-value.js";
 import { WebDLPackError } from "../../errors.js";
@@ -38,10 +39,15 @@ export type InstallDefaultDevice = (
 export class DefaultDeviceSetup {
   #state: SetupState | undefined;
   readonly #install: InstallDefaultDevice;
+  readonly #prepare: (device: GPUDevice, adapterInfo: AdapterInfoSummary | null) => Promise<void>;
 
-  /** Setup that hands each new device 0 to `install`. */
-  constructor(install: InstallDefaultDevice) {
+  /** Setup that hands each new device 0 to `install`, then waits for `prepare` before it resolves. */
+  constructor(
+    install: InstallDefaultDevice,
+    prepare: (device: GPUDevice, adapterInfo: AdapterInfoSummary | null) => Promise<void> = async () => {},
+  ) {
     this.#install = install;
+    this.#prepare = prepare;
   }
 
   /** `ctx.setup(cfg)`. */
@@ -69,8 +75,9 @@ export class DefaultDeviceSetup {
     }
     const fresh = { cfg: config } as SetupState;
     fresh.promise = acquireDevice(config).then(
-      ({ device, adapterInfo, requestedFeatures }) => {
+      async ({ device, adapterInfo, requestedFeatures }) => {
         fresh.record = this.#install(device, adapterInfo, config);
+        await this.#prepare(device, adapterInfo);
         return describeDevice(0, device, adapterInfo, requestedFeatures);
       },
       (err: unknown) => {

@@ -11,6 +11,7 @@ import { Inflight } from "./inflight.js";
 import { readRange, type ReadPlan, type ReadSink } from "./read.js";
 import { ReadRing, WriteRing, type RingStats } from "./staging.js";
 import { writeRange, type UploadPath, type WritePlan } from "./write.js";
+import { calibrate, type Calibration } from "./calibrate.js";
 
 const MiB = 2 ** 20;
 
@@ -29,14 +30,16 @@ export interface TransferPlan {
 /** Defaults: see bench/results-gpu-*.md for the measurements behind each number. */
 export const DEFAULT_TRANSFER_PLAN: Readonly<TransferPlan> = Object.freeze({
   read: Object.freeze({ singleBytes: 4 * MiB, minPieceBytes: 4 * MiB, maxPieces: 8, submitPerPiece: true }),
-  write: Object.freeze({ stagingMinBytes: MiB, minPieceBytes: 4 * MiB, maxPieces: 8 }),
+  write: Object.freeze({ stagingMinBytes: MiB, coldStagingMinBytes: MiB, minPieceBytes: 4 * MiB, maxPieces: 8 }),
   maxKeptReadBytes: 256 * MiB,
   maxKeptWriteBytes: 256 * MiB,
   touchFreshMinBytes: MiB,
 });
 
 /**
- * The plan for an adapter and runtime, from the measurements (bench/results-gpu-*.md, 16 MiB medians):
+ * The plan for an adapter and runtime before the device is measured (setup measures it: calibrate.ts, and
+ * replaces the upload thresholds and the fresh-array touch), from the measurements (bench/results-gpu-*.md,
+ * 16 MiB medians):
  * - software (CPU) adapter: writeBuffer measured faster than staging at every size (SwiftShader in Node and
  *   Chromium: writeBuffer + wait 0.5–1.9 ms vs a kept MAP_WRITE buffer 1.2–5 ms), so uploads always take writeBuffer;
  * - a GPU: staging measured 3.6–7× faster than writeBuffer from 16 MiB (H100) and equal at 1 MiB, so from 1 MiB;
@@ -52,7 +55,11 @@ export function planFor(
   const software =
     adapter !== null && /swiftshader|llvmpipe|lavapipe|warp/i.test(`${adapter.architecture} ${adapter.description}`);
   const write = software
-    ? { ...DEFAULT_TRANSFER_PLAN.write, stagingMinBytes: Number.POSITIVE_INFINITY }
+    ? {
+        ...DEFAULT_TRANSFER_PLAN.write,
+        stagingMinBytes: Number.POSITIVE_INFINITY,
+        coldStagingMinBytes: Number.POSITIVE_INFINITY,
+      }
     : inProcess
       ? { ...DEFAULT_TRANSFER_PLAN.write, minPieceBytes: 64 * MiB }
       : DEFAULT_TRANSFER_PLAN.write;
@@ -81,16 +88,23 @@ export interface TransferStats {
   write: RingStats;
   /** Path of the last upload. */
   lastUploadPath: UploadPath | null;
+  /** What setup measured on this device (null: not measured, the plan's defaults are used). */
+  calibration: Calibration | null;
 }
 
 /** Transfers of one device. */
 export class DeviceTransfers {
   readonly device: GPUDevice;
-  readonly plan: Readonly<TransferPlan>;
+  /** The plan in use: the adapter's defaults, then what {@link calibrate} measured. */
+  plan: Readonly<TransferPlan>;
   readonly #reads: ReadRing;
   readonly #writes: WriteRing;
   readonly #inflight: Inflight;
   #lastUploadPath: UploadPath | null = null;
+  #calibration: Calibration | null = null;
+  #calibrating: Promise<void> | undefined;
+  /** The adapter, as a key for figures measured once per adapter (null: unknown). */
+  readonly #adapterKey: string | null;
 
   /** Transfers on `device` (named `name` in errors); `destroy` releases staging buffers no longer kept. */
   constructor(
@@ -98,8 +112,10 @@ export class DeviceTransfers {
     name: string,
     destroy: (buffer: GPUBuffer) => void,
     plan: Readonly<TransferPlan> = DEFAULT_TRANSFER_PLAN,
+    adapterKey: string | null = null,
   ) {
     this.device = device;
+    this.#adapterKey = adapterKey;
     this.plan = plan;
     this.#reads = new ReadRing(device, destroy, plan.maxKeptReadBytes);
     this.#writes = new WriteRing(device, destroy, plan.maxKeptWriteBytes);
@@ -143,6 +159,33 @@ export class DeviceTransfers {
     return this.#lastUploadPath;
   }
 
+  /**
+   * Measure which upload path wins at which size on this device and make staging ready before the first
+   * transfer (calibrate.ts); the plan takes the measured thresholds. Once per device; setup() awaits it.
+   */
+  calibrate(): Promise<void> {
+    this.#calibrating ??= calibrate({
+      device: this.device,
+      writes: this.#writes,
+      reads: this.#reads,
+      inflight: this.#inflight,
+      write: this.plan.write,
+      read: this.plan.read,
+      adapterKey: this.#adapterKey,
+    }).then(
+      (found) => {
+        this.#calibration = found.calibration;
+        this.plan = Object.freeze({
+          ...this.plan,
+          write: Object.freeze({ ...this.plan.write, ...found.write }),
+          touchFreshMinBytes: found.touchFreshMinBytes,
+        });
+      },
+      () => undefined, // a device lost meanwhile: the defaults stay, the transfers report the loss
+    );
+    return this.#calibrating;
+  }
+
   /** GPU → GPU copy, submitted now. */
   copy(src: GPUBuffer, srcOffset: number, dst: GPUBuffer, dstOffset: number, nbytes: number): void {
     if (this.#inflight.lostError !== undefined) throw this.#inflight.lostError;
@@ -161,6 +204,7 @@ export class DeviceTransfers {
       read: this.#reads.stats(),
       write: this.#writes.stats(),
       lastUploadPath: this.#lastUploadPath,
+      calibration: this.#calibration,
     };
   }
 

@@ -20,6 +20,7 @@ export function transfersFor(device: GPUDevice, adapterInfo?: unknown): DeviceTr
       device.label ? `GPU device "${device.label}"` : "the GPU device",
       (b) => b.destroy(),
       planFor(info),
+      info === null ? null : JSON.stringify(info),
     );
     byDevice.set(device, t);
   }

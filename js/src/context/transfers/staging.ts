@@ -16,8 +16,12 @@
  */
 import { GPUUsage } from "../allocation/create.js";
 
-/** GPUMapMode.WRITE (a literal so this module loads where the global is missing). */
+/** GPUMapMode.READ / WRITE (literals so this module loads where the global is missing). */
+const MAP_MODE_READ = 0x0001;
 const MAP_MODE_WRITE = 0x0002;
+
+/** A request may take a kept buffer up to this many times its size class. */
+const LARGER_CLASS_FACTOR = 64;
 
 /** Smallest staging buffer. */
 export const STAGING_MIN_BYTES = 256;
@@ -69,25 +73,72 @@ abstract class Ring {
   /** A new buffer of `size` (in the `ready` state). */
   protected abstract create(size: number): GPUBuffer;
 
-  /** A buffer of at least `bytes` (its size class) in the `ready` state: a kept one, else a new one. */
+  /**
+   * A buffer of at least `bytes` in the `ready` state: a kept one of its size class, else the smallest kept one
+   * of a larger class up to {@link LARGER_CLASS_FACTOR}× (staging made ready at setup serves smaller transfers
+   * on their first call), else a new one.
+   */
   take(bytes: number): GPUBuffer {
-    const size = stagingClass(bytes);
-    const stack = this.free.get(size);
-    while (stack !== undefined && stack.length > 0) {
-      const buffer = stack.pop()!;
-      this.order.delete(buffer);
-      this.keptBytes -= buffer.size;
-      if (buffer.mapState === this.ready) {
-        this.reused += 1;
-        this.out.add(buffer);
-        return buffer;
-      }
-      this.destroyBuffer(buffer);
+    const kept = this.#pop(stagingClass(bytes));
+    if (kept !== undefined) {
+      this.reused += 1;
+      this.out.add(kept);
+      return kept;
     }
+    return this.make(stagingClass(bytes));
+  }
+
+  /** A new buffer of class `size`, counted and tracked as out. */
+  protected make(size: number): GPUBuffer {
     this.created += 1;
     const buffer = this.create(size);
     this.out.add(buffer);
     return buffer;
+  }
+
+  /** True when {@link take} would hand out a kept buffer (no new one) for `bytes`. */
+  hasReady(bytes: number): boolean {
+    for (const size of this.#classesFor(stagingClass(bytes)))
+      if (this.free.get(size)!.some((b) => b.mapState === this.ready)) return true;
+    return false;
+  }
+
+  /** Kept size classes that can serve a request of class `size`, smallest first. */
+  #classesFor(size: number): number[] {
+    const limit = Math.max(size * LARGER_CLASS_FACTOR, size);
+    return [...this.free.keys()]
+      .filter((c) => c >= size && c <= limit && this.free.get(c)!.length > 0)
+      .sort((a, b) => a - b);
+  }
+
+  /** Pop a kept buffer in the ready state for a request of class `size` (others popped on the way are destroyed). */
+  #pop(size: number): GPUBuffer | undefined {
+    for (const c of this.#classesFor(size)) {
+      const stack = this.free.get(c)!;
+      while (stack.length > 0) {
+        const buffer = stack.pop()!;
+        this.order.delete(buffer);
+        this.keptBytes -= buffer.size;
+        if (buffer.mapState === this.ready) return buffer;
+        this.destroyBuffer(buffer);
+      }
+    }
+    return undefined;
+  }
+
+  /** New buffers of `bytes`' class, made ready and kept, `count` of them (within the budget): staging ready before use. */
+  abstract prepare(bytes: number, count: number): Promise<void>;
+
+  /** How many more buffers of `bytes`' class {@link prepare} makes to have `count` kept. */
+  protected missing(bytes: number, count: number): number {
+    return Math.max(0, count - (this.free.get(stagingClass(bytes))?.length ?? 0));
+  }
+
+  /** Room in the budget for `bytes` more (kept plus out). */
+  protected hasRoom(bytes: number): boolean {
+    let out = 0;
+    for (const b of this.out) out += b.size;
+    return !this.closed && this.keptBytes + out + bytes <= this.maxKeptBytes;
   }
 
   /** Keep `buffer`, dropping the least recently kept ones over the budget; one larger than the budget is destroyed. */
@@ -124,6 +175,11 @@ abstract class Ring {
   /** Destroy what is kept (the device is being unregistered); buffers out come back to be destroyed. */
   drain(): void {
     this.closed = true;
+    this.clear();
+  }
+
+  /** Destroy what is kept; the ring stays open. */
+  clear(): void {
     for (const b of this.order) this.destroyBuffer(b);
     this.free.clear();
     this.order.clear();
@@ -155,6 +211,25 @@ export class ReadRing extends Ring {
     });
   }
 
+  /** Make `count` buffers of `bytes`' class and map each once (its pages are then in place), unmapped and kept. */
+  async prepare(bytes: number, count: number): Promise<void> {
+    const made: GPUBuffer[] = [];
+    for (let i = this.missing(bytes, count); i > 0 && this.hasRoom(stagingClass(bytes)); i--)
+      made.push(this.make(stagingClass(bytes)));
+    await Promise.all(
+      made.map(async (buffer) => {
+        try {
+          await buffer.mapAsync(MAP_MODE_READ);
+          touchRead(new Uint8Array(buffer.getMappedRange()));
+          buffer.unmap();
+        } catch {
+          // lost or destroyed meanwhile: give() drops it
+        }
+        this.give(buffer);
+      }),
+    );
+  }
+
   /** Take a buffer back: kept if unmapped and within budget, else destroyed — never kept mapped. */
   give(buffer: GPUBuffer): void {
     if (!this.out.delete(buffer)) return;
@@ -169,6 +244,10 @@ export class ReadRing extends Ring {
 /** MAP_WRITE | COPY_SRC buffers, handed out mapped. */
 export class WriteRing extends Ring {
   protected readonly ready = "mapped";
+  /** Size classes a {@link prepareSoon} is pending for. */
+  readonly #preparing = new Set<number>();
+  /** Maps in flight of buffers given back ({@link rearm}). */
+  readonly #rearming = new Set<Promise<void>>();
 
   protected create(size: number): GPUBuffer {
     return this.device.createBuffer({
@@ -180,20 +259,65 @@ export class WriteRing extends Ring {
   }
 
   /**
+   * Make `count` buffers of `bytes`' class, touch their pages, unmap and map each again (a range once returned
+   * can not be returned again in the same mapping) and keep them once mapped.
+   */
+  async prepare(bytes: number, count: number): Promise<void> {
+    for (let i = this.missing(bytes, count); i > 0 && this.hasRoom(stagingClass(bytes)); i--) {
+      const buffer = this.make(stagingClass(bytes));
+      touch(new Uint8Array(buffer.getMappedRange()));
+      buffer.unmap();
+      this.rearm(buffer);
+    }
+    await this.settled();
+  }
+
+  /** Resolves once every buffer given back so far is mapped again (or dropped). */
+  settled(): Promise<void> {
+    return Promise.all(this.#rearming).then(() => undefined);
+  }
+
+  /** {@link prepare} in a later task (an upload that lacked staging goes on through writeBuffer meanwhile). */
+  prepareSoon(bytes: number, count: number): void {
+    const size = stagingClass(bytes);
+    if (this.#preparing.has(size)) return;
+    this.#preparing.add(size);
+    setTimeout(() => {
+      this.#preparing.delete(size);
+      void this.prepare(bytes, count);
+    }, 0);
+  }
+
+  /**
    * Take back a buffer whose copy was just submitted (it is unmapped now): map
    * it again in the background and keep it once mapped. Until then it counts
    * as in use. A failed map (device lost, destroyed) drops it.
    */
   rearm(buffer: GPUBuffer): void {
     if (!this.out.has(buffer)) return;
-    buffer.mapAsync(MAP_MODE_WRITE).then(
+    const mapped = buffer.mapAsync(MAP_MODE_WRITE).then(
       () => {
+        this.#rearming.delete(mapped);
         if (!this.out.delete(buffer)) return; // lost meanwhile: already destroyed
         this.keep(buffer);
       },
       () => {
+        this.#rearming.delete(mapped);
         if (this.out.delete(buffer)) buffer.destroy();
       },
     );
+    this.#rearming.add(mapped);
   }
+}
+
+/** Write one byte per 4 KiB page (fresh memory: the page faults happen now, not during a transfer). */
+export function touch(bytes: Uint8Array): void {
+  for (let i = 0; i < bytes.length; i += 4096) bytes[i] = 0;
+}
+
+/** Read one byte per 4 KiB page (a read mapping: the page faults happen now). */
+function touchRead(bytes: Uint8Array): number {
+  let x = 0;
+  for (let i = 0; i < bytes.length; i += 4096) x |= bytes[i]!;
+  return x;
 }

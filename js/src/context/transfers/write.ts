@@ -6,10 +6,14 @@
  * after all work already submitted. Below `stagingMinBytes` it is one
  * `queue.writeBuffer`; above, the bytes go in pieces (see pieceSize) through
  * kept MAP_WRITE staging buffers that are already mapped (one submit per
- * piece, so the GPU copy of piece k overlaps the CPU fill of piece k + 1) —
- * measured faster than writeBuffer for large sizes (bench/gpu). A length that
- * is not a multiple of 4 is padded with zero bytes up to the next multiple,
- * which must fit in the destination.
+ * piece, so the GPU copy of piece k overlaps the CPU fill of piece k + 1).
+ * A piece with no mapped buffer ready (the first upload of a size, or uploads
+ * back to back faster than buffers are mapped again) makes a new one only from
+ * `coldStagingMinBytes`; below, it goes through writeBuffer and the staging it
+ * lacked is made in the background for the next upload. Both thresholds are
+ * measured on the device at setup (calibrate.ts). A length that is not a
+ * multiple of 4 is padded with zero bytes up to the next multiple, which must
+ * fit in the destination.
  */
 import { WebDLPackError } from "../../errors.js";
 import { GPUUsage } from "../allocation/create.js";
@@ -18,16 +22,18 @@ import type { WriteRing } from "./staging.js";
 
 /** How an upload is done (measured: bench/gpu). */
 export interface WritePlan {
-  /** Uploads of at least this many bytes go through staging; smaller ones through writeBuffer. */
+  /** Uploads of at least this many bytes go through mapped staging when it is ready; smaller ones through writeBuffer. */
   stagingMinBytes: number;
+  /** With no mapped staging ready, uploads of at least this many bytes make new staging; smaller ones writeBuffer. */
+  coldStagingMinBytes: number;
   /** Staging pieces are at least this large … */
   minPieceBytes: number;
   /** … and at most this many (fewer, larger pieces for large uploads: fewer maps, measured faster from 64 MiB). */
   maxPieces: number;
 }
 
-/** Which path the last upload took (for the benchmark report). */
-export type UploadPath = "writeBuffer" | "staging";
+/** Which path the last upload took (for the benchmark report): "mixed" when some pieces had no staging ready. */
+export type UploadPath = "writeBuffer" | "staging" | "mixed";
 
 const ceil4 = (n: number): number => Math.ceil(n / 4) * 4;
 
@@ -76,16 +82,28 @@ export function writeRange(
       return "writeBuffer";
     }
     const piece = pieceSize(length, plan);
-    for (let at = 0; at < length; at += piece)
-      writePiece(device, ring, target, offset + at, bytes.subarray(at, at + piece));
-    return "staging";
+    const cold = length < plan.coldStagingMinBytes;
+    let staged = 0;
+    let lacking = 0;
+    for (let at = 0; at < length; at += piece) {
+      const part = bytes.subarray(at, at + piece);
+      if (cold && !ring.hasReady(ceil4(part.byteLength))) {
+        writeDirect(device, target, offset + at, part);
+        lacking += 1;
+      } else {
+        writePiece(device, ring, target, offset + at, part);
+        staged += 1;
+      }
+    }
+    if (lacking > 0) ring.prepareSoon(ceil4(Math.min(piece, length)), lacking);
+    return lacking === 0 ? "staging" : staged === 0 ? "writeBuffer" : "mixed";
   } catch (err) {
     throw inflight.failure(err, "upload");
   }
 }
 
 /** Piece size of an upload of `length` bytes: a multiple of 4, at least minPieceBytes, at most maxPieces pieces. */
-function pieceSize(length: number, plan: WritePlan): number {
+export function pieceSize(length: number, plan: Pick<WritePlan, "minPieceBytes" | "maxPieces">): number {
   return Math.max(plan.minPieceBytes, Math.ceil(length / plan.maxPieces / 4) * 4);
 }
 

@@ -1,0 +1,188 @@
+/**
+ * Which upload path is faster at which size on this device, measured on the
+ * device itself when it is set up — and staging made ready before the first
+ * transfer, so a first call costs what a later one does.
+ *
+ * Upload: at sizes from 16 MiB down to 64 KiB (descending, until staging
+ * loses both cold and warm or the time budget is spent), writeBuffer + wait
+ * against the staging path + wait, each first cold (nothing made yet at that
+ * size) and then warm (the faster of two calls). The warm threshold is the
+ * smallest size from which staging wins at every size measured above it
+ * (none: writeBuffer at every size); the cold threshold likewise from the cold
+ * figures. Largest first: a busy machine that measures fewer sizes still
+ * learns where staging wins most, and errs towards writeBuffer below. Measured once per adapter in a page (a later device of the same
+ * adapter reuses the figures).
+ *
+ * Ready before the first transfer: when staging is used at all, mapped write
+ * staging for a 16 MiB upload is kept (what the measurement made); read
+ * staging of the read plan's single size, mapped once, is kept. The map time of
+ * one against touching fresh memory of its size says whether a readback into
+ * a new array touches its pages while the GPU works.
+ */
+import { GPUUsage } from "../allocation/create.js";
+import type { ReadPlan } from "./read.js";
+import { type ReadRing, touch, type WriteRing } from "./staging.js";
+import { pieceSize, type WritePlan, writeRange } from "./write.js";
+import type { Inflight } from "./inflight.js";
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+/** Sizes the upload paths are compared at, largest first. */
+const UPLOAD_SIZES = [16 * MiB, 4 * MiB, MiB, 256 * KiB, 64 * KiB];
+/** Measure no larger size once this much time has gone (ms; at least one size is measured): the thresholds use what was. */
+const BUDGET_MS = 250;
+/** Read staging made ready at setup: this many buffers of the read plan's single size. */
+const READ_BUFFERS = 4;
+/** Write staging made ready at setup: the pieces of an upload of this size. */
+const READY_UPLOAD_BYTES = 16 * MiB;
+
+/** Figures measured per adapter (a page that sets up the same adapter again measures nothing). */
+const measured = new Map<string, Omit<Calibrated, "calibration"> & { calibration: Calibration }>();
+
+/** What a calibration found (kept in transferStats for the benchmark report). */
+export interface Calibration {
+  /** Per size, ascending: ms of writeBuffer + wait and staging + wait, cold (first at the size) and warm. */
+  upload: { bytes: number; writeBufferCold: number; stagingCold: number; writeBuffer: number; staging: number }[];
+  /** Copy + map of one read staging buffer, and touching fresh memory of its size (ms). */
+  readMapMs: number;
+  touchMs: number;
+  /** Whole calibration (ms). */
+  totalMs: number;
+}
+
+/** Measured thresholds for the write plan, and whether to touch fresh readback arrays. */
+export interface Calibrated {
+  write: Pick<WritePlan, "stagingMinBytes" | "coldStagingMinBytes">;
+  touchFreshMinBytes: number;
+  calibration: Calibration;
+}
+
+/** The device's queue and rings, as the calibration uses them. */
+export interface CalibrationTarget {
+  device: GPUDevice;
+  writes: WriteRing;
+  reads: ReadRing;
+  inflight: Inflight;
+  write: WritePlan;
+  read: ReadPlan;
+  /** The adapter (figures are reused for it), or null (unknown: measured every time). */
+  adapterKey: string | null;
+}
+
+const now = (): number => performance.now();
+
+/** Time `fn` then the queue's completion (ms). */
+async function timed(device: GPUDevice, fn: () => void): Promise<number> {
+  const t0 = now();
+  fn();
+  await device.queue.onSubmittedWorkDone();
+  return now() - t0;
+}
+
+/** The smallest measured size from which `wins` holds at every larger measured size (Infinity if none). */
+export function thresholdFrom(sizes: readonly number[], wins: readonly boolean[]): number {
+  let from = Number.POSITIVE_INFINITY;
+  for (let i = sizes.length - 1; i >= 0 && wins[i]; i--) from = sizes[i]!;
+  return from;
+}
+
+/** Measure the device once per adapter (see the file comment), then make staging ready. */
+export async function calibrate(t: CalibrationTarget): Promise<Calibrated> {
+  const known = t.adapterKey === null ? undefined : measured.get(t.adapterKey);
+  const found = known ?? (await measure(t));
+  if (known === undefined && t.adapterKey !== null) measured.set(t.adapterKey, found);
+  if (found.write.stagingMinBytes !== Number.POSITIVE_INFINITY) {
+    const piece = pieceSize(READY_UPLOAD_BYTES, t.write);
+    await t.writes.prepare(piece, Math.ceil(READY_UPLOAD_BYTES / piece));
+  }
+  if (known !== undefined) await t.reads.prepare(readBytes(t), READ_BUFFERS);
+  return found;
+}
+
+/** Bytes of one read staging buffer made ready. */
+const readBytes = (t: CalibrationTarget): number =>
+  Math.min(t.read.singleBytes, Math.floor(t.device.limits.maxBufferSize / 4) * 4);
+
+/** Measure the device (see the file comment). Leaves the staging it made in the rings. */
+async function measure(t: CalibrationTarget): Promise<Calibrated> {
+  const { device } = t;
+  const t0 = now();
+  const largest = Math.min(UPLOAD_SIZES[0]!, Math.floor(device.limits.maxBufferSize / 4) * 4);
+  const target = device.createBuffer({
+    size: largest,
+    usage: GPUUsage.COPY_DST | GPUUsage.COPY_SRC,
+    label: "webdlpack calibration",
+  });
+  const host = new Uint8Array(largest).fill(1);
+  const upload: Calibration["upload"] = [];
+  try {
+    await timed(device, () => device.queue.writeBuffer(target, 0, host, 0, 4)); // the queue's first-use costs
+    const started = now(); // the budget counts from here: at least one size is always measured
+    const staged = { ...t.write, stagingMinBytes: 0, coldStagingMinBytes: 0 };
+    for (const n of UPLOAD_SIZES) {
+      if (n > largest) continue;
+      if (upload.length > 0 && now() - started > BUDGET_MS) break;
+      const bytes = host.subarray(0, n);
+      const viaStaging = (): void => {
+        writeRange(device, t.writes, t.inflight, staged, target, 0, bytes);
+      };
+      const viaWriteBuffer = (): void => device.queue.writeBuffer(target, 0, host, 0, n);
+      const writeBufferCold = await timed(device, viaWriteBuffer);
+      const stagingCold = await timed(device, viaStaging);
+      await t.writes.settled();
+      // Warm: the faster of two calls each, interleaved (one slow call on a busy machine decides nothing).
+      let staging = await timed(device, viaStaging);
+      let writeBuffer = await timed(device, viaWriteBuffer);
+      await t.writes.settled();
+      writeBuffer = Math.min(writeBuffer, await timed(device, viaWriteBuffer));
+      staging = Math.min(staging, await timed(device, viaStaging));
+      upload.unshift({ bytes: n, writeBufferCold, stagingCold, writeBuffer, staging });
+      if (staging >= writeBuffer && stagingCold >= writeBufferCold) break; // below, neither threshold can be
+    }
+  } finally {
+    target.destroy();
+  }
+  const sizes = upload.map((u) => u.bytes);
+  const stagingMinBytes = thresholdFrom(
+    sizes,
+    upload.map((u) => u.staging < u.writeBuffer),
+  );
+  const coldStagingMinBytes = thresholdFrom(
+    sizes,
+    upload.map((u) => u.stagingCold < u.writeBufferCold),
+  );
+  await t.writes.settled();
+  if (stagingMinBytes === Number.POSITIVE_INFINITY) t.writes.clear();
+
+  const { readMapMs, touchMs } = await readStaging(t);
+  const calibration: Calibration = { upload, readMapMs, touchMs, totalMs: now() - t0 };
+  return {
+    write: { stagingMinBytes, coldStagingMinBytes },
+    touchFreshMinBytes: readMapMs > touchMs ? t.read.singleBytes / 4 : Number.POSITIVE_INFINITY,
+    calibration,
+  };
+}
+
+/** Make the read staging ready (kept) and time one copy + map against touching fresh memory of its size. */
+async function readStaging(t: CalibrationTarget): Promise<{ readMapMs: number; touchMs: number }> {
+  const n = readBytes(t);
+  await t.reads.prepare(n, READ_BUFFERS);
+  const source = t.device.createBuffer({ size: n, usage: GPUUsage.COPY_SRC, label: "webdlpack calibration" });
+  const staging = t.reads.take(n);
+  try {
+    const t0 = now();
+    const encoder = t.device.createCommandEncoder();
+    encoder.copyBufferToBuffer(source, 0, staging, 0, n);
+    t.device.queue.submit([encoder.finish()]);
+    await staging.mapAsync(0x0001, 0, n);
+    const readMapMs = now() - t0;
+    staging.unmap();
+    const t1 = now();
+    touch(new Uint8Array(n));
+    return { readMapMs, touchMs: now() - t1 };
+  } finally {
+    t.reads.give(staging);
+    source.destroy();
+  }
+}
