@@ -14,7 +14,7 @@ import { pathToFileURL } from "node:url";
 import { loadPyodide } from "pyodide";
 import { PYTHON_WHEEL_FILENAME } from "../../js/src/assets.js";
 import { loadWebDLPack } from "../../js/src/bridge/pyodide.js";
-import type { PyodideLike } from "../../js/src/bridge/pyodide-types.js";
+import { tagFits, wheelTags } from "../../js/src/bridge/wheel-fit.js";
 import { WebDLPackError } from "../../js/src/errors.js";
 import { repoRoot } from "./helpers.js";
 
@@ -23,12 +23,14 @@ const shipped = pathToFileURL(join(repoRoot(), "js/dist/python", PYTHON_WHEEL_FI
 const micropip = join(repoRoot(), "build/vendor/micropip-0.11.1-py3-none-any.whl");
 const OTHER_ABI = "pyemscripten_2027_0_wasm32";
 
-async function pyodide(): Promise<PyodideLike> {
-  return (await loadPyodide({ indexURL })) as unknown as PyodideLike;
+type Pyodide = Awaited<ReturnType<typeof loadPyodide>>;
+
+async function pyodide(): Promise<Pyodide> {
+  return loadPyodide({ indexURL });
 }
 
 /** The shipped wheel with its WHEEL tags replaced by one for {@link OTHER_ABI}, written under a temp folder. */
-async function retaggedWheel(py: PyodideLike): Promise<string> {
+async function retaggedWheel(py: Pyodide): Promise<string> {
   const data = readFileSync(shipped);
   py.globals.set("__wheel", new Uint8Array(data));
   const out = py.runPython(`
@@ -48,6 +50,24 @@ dst.getvalue()
   writeFileSync(path, bytes);
   return path;
 }
+
+test("the wheel's tags are read from its zip and matched as micropip does", async () => {
+  const tags = await wheelTags(new Uint8Array(readFileSync(shipped)));
+  assert.deepEqual(
+    tags.map((t) => t.split("-")[2]),
+    PYTHON_WHEEL_FILENAME.replace(/^webdlpack-0\.1\.0-cp312-abi3-|\.whl$/g, "").split("."),
+  );
+  assert.ok(tags.every((t) => t.startsWith("cp312-abi3-")));
+  assert.deepEqual(await wheelTags(new TextEncoder().encode("not a zip")), []);
+  const plat = "pyemscripten_2026_0_wasm32";
+  assert.ok(tagFits(`cp312-abi3-${plat}`, plat, 14)); // abi3: this Python or newer
+  assert.ok(!tagFits(`cp315-abi3-${plat}`, plat, 14));
+  assert.ok(tagFits(`cp314-cp314-${plat}`, plat, 14) && !tagFits(`cp313-cp313-${plat}`, plat, 14));
+  assert.ok(tagFits("py3-none-any", plat, 14)); // a pure-Python wheel fits everywhere
+  assert.ok(tagFits(`cp312-abi3-pyodide_2024_0_wasm32.${plat}`, plat, 14)); // a compressed tag set
+  assert.ok(!tagFits("cp312-abi3-pyemscripten_2027_0_wasm32", plat, 14));
+  assert.ok(!tagFits("cp312-abi3-linux_x86_64", plat, 14) && !tagFits("garbage", plat, 14));
+});
 
 test("loadWebDLPack installs the shipped wheel in Pyodide 314 and says what runs", async () => {
   const py = await pyodide();
@@ -86,7 +106,7 @@ test("micropip.install(url) takes the shipped wheel and refuses the retagged one
   const path = await retaggedWheel(py);
   await py.loadPackage(micropip, { messageCallback: () => undefined });
   const name = path.split("/").pop() ?? "";
-  py._module.FS.writeFile(`/tmp/${name}`, readFileSync(path));
+  py.FS.writeFile(`/tmp/${name}`, readFileSync(path));
   py.globals.set("__other", `emfs:/tmp/${name}`);
   const refused = await py.runPythonAsync(`
 import micropip
@@ -98,7 +118,7 @@ except ValueError as err:
 refused
 `);
   assert.equal(typeof refused, "string", "micropip installed a wheel for another ABI");
-  py._module.FS.writeFile(`/tmp/${PYTHON_WHEEL_FILENAME}`, readFileSync(shipped));
+  py.FS.writeFile(`/tmp/${PYTHON_WHEEL_FILENAME}`, readFileSync(shipped));
   const version = await py.runPythonAsync(`
 await micropip.install("emfs:/tmp/${PYTHON_WHEEL_FILENAME}", deps=False)
 import webdlpack

@@ -219,16 +219,10 @@ async function install(pyodide: PyodideWithModule, options: LoadWebDLPackOptions
     ...(options.wheelURL !== undefined ? { url: options.wheelURL, field: "wheelURL" } : {}),
     ...(options.assetBase !== undefined ? { assetBase: options.assetBase } : {}),
   });
-  pyodide.globals.set("__webdlpack_wheel", wheel.bytes);
-  try {
-    // A wheel for another Pyodide ABI is refused here, before anything is unpacked (wheel-fit.ts).
-    const field = options.wheelURL !== undefined ? "wheelURL" : "assetBase";
-    checkWheelFits(pyodide, wheel.source, field);
-    if ((options.installer ?? "loadPackage") === "loadPackage") unpackWheel(pyodide, wheel.bytes);
-    else await micropipInstall(pyodide, wheel.bytes, options.micropipURL);
-  } finally {
-    pyodide.runPython("del __webdlpack_wheel");
-  }
+  // A wheel for another Pyodide ABI is refused here, before anything is unpacked (wheel-fit.ts).
+  await checkWheelFits(pyodide, wheel.bytes, wheel.source, options.wheelURL !== undefined ? "wheelURL" : "assetBase");
+  if ((options.installer ?? "loadPackage") === "loadPackage") unpackWheel(pyodide, wheel.bytes);
+  else await micropipInstall(pyodide, wheel.bytes, options.micropipURL);
   return wheel.source;
 }
 

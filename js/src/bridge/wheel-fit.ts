@@ -1,15 +1,15 @@
 /**
  * Does a webdlpack wheel fit the running Pyodide? Checked before anything is installed: the wheel's own tags
- * (its `*.dist-info/WHEEL`) against this Pyodide's platform tag and Python version, the way micropip decides.
- * A wheel for another Pyodide ABI (or another Python) is refused with VERSION_MISMATCH naming both sides,
- * never unpacked into site-packages. The platform tag follows Pyodide's own naming (0.29 and later:
- * `pyemscripten_<PYEMSCRIPTEN_PLATFORM_VERSION>_wasm32`, before: `pyodide_<PYODIDE_ABI_VERSION>_wasm32`), as
- * py/webdlpack/core/host.py's PLATFORM_TAG does once the package is installed.
+ * (its `*.dist-info/WHEEL`, read from the zip here) against this Pyodide's platform tag and Python version, the
+ * way micropip decides. A wheel for another Pyodide ABI (or another Python) is refused with VERSION_MISMATCH
+ * naming both sides, never unpacked into site-packages. The platform tag follows Pyodide's own naming (0.29 and
+ * later: `pyemscripten_<PYEMSCRIPTEN_PLATFORM_VERSION>_wasm32`, before: `pyodide_<PYODIDE_ABI_VERSION>_wasm32`),
+ * as py/webdlpack/core/host.py's PLATFORM_TAG does once the package is installed.
  */
 import { WebDLPackError } from "../errors.js";
-import type { PyodideLike } from "./pyodide-types.js";
+import type { PyodideLike, PyProxyLike } from "./pyodide-types.js";
 
-/** What the check found (the Python program below returns it as JSON). */
+/** What the check found. */
 export interface WheelFit {
   /** One of the wheel's tags takes this Pyodide. */
   fits: boolean;
@@ -21,56 +21,104 @@ export interface WheelFit {
   tags: string[];
 }
 
-/** Reads the wheel bytes Python holds as `__webdlpack_wheel` (a JS Uint8Array proxy); its last line is the JSON. */
-const CHECK_PROGRAM = `
-def __webdlpack_wheel_fit():
-    import io, json, sys, sysconfig, zipfile
-    wheel = zipfile.ZipFile(io.BytesIO(__webdlpack_wheel.to_bytes()))
-    meta = [n for n in wheel.namelist() if n.count("/") == 1 and n.endswith(".dist-info/WHEEL")]
-    text = wheel.read(meta[0]).decode() if len(meta) == 1 else ""
-    tags = [line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("Tag:")]
-    version = sysconfig.get_config_var("PYEMSCRIPTEN_PLATFORM_VERSION")
-    platform = f"pyemscripten_{version}_wasm32" if version else f"pyodide_{sysconfig.get_config_var('PYODIDE_ABI_VERSION')}_wasm32"
-    minor = sys.version_info[1]
+const EOCD = 0x06054b50; // end of central directory
+const CENTRAL = 0x02014b50; // central directory file header
+const LOCAL = 0x04034b50; // local file header
 
-    def fits(tag):
-        parts = tag.split("-")
-        if len(parts) != 3:
-            return False
-        pythons, abis, platforms = (p.split(".") for p in parts)
-        if "any" not in platforms and platform not in platforms:
-            return False
-        for py in pythons:
-            for abi in abis:
-                if py in ("py3", f"py3{minor}") and abi == "none":
-                    return True
-                if py.startswith("cp3") and py[3:].isdigit():
-                    if (abi == "abi3" and int(py[3:]) <= minor) or (abi == py and int(py[3:]) == minor):
-                        return True
-        return False
+async function inflateRaw(data: Uint8Array): Promise<Uint8Array> {
+  const stream = new Blob([data as BlobPart]).stream().pipeThrough(new DecompressionStream("deflate-raw"));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
 
-    return json.dumps({"fits": any(fits(t) for t in tags), "platform": platform,
-                       "python": sys.version.split()[0], "tags": tags})
-__webdlpack_wheel_fit()
-`;
+/** The bytes of the first entry whose name `match`es in the zip `bytes`, or undefined (not a zip, no such entry). */
+async function zipEntry(bytes: Uint8Array, match: (name: string) => boolean): Promise<Uint8Array | undefined> {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let end = bytes.length - 22;
+  while (end >= 0 && view.getUint32(end, true) !== EOCD) end--;
+  if (end < 0) return undefined;
+  const count = view.getUint16(end + 10, true);
+  let at = view.getUint32(end + 16, true);
+  for (let i = 0; i < count && at + 46 <= bytes.length && view.getUint32(at, true) === CENTRAL; i++) {
+    const method = view.getUint16(at + 10, true);
+    const size = view.getUint32(at + 20, true);
+    const nameLength = view.getUint16(at + 28, true);
+    const skip = nameLength + view.getUint16(at + 30, true) + view.getUint16(at + 32, true);
+    const name = new TextDecoder().decode(bytes.subarray(at + 46, at + 46 + nameLength));
+    const local = view.getUint32(at + 42, true);
+    at += 46 + skip;
+    if (!match(name) || local + 30 > bytes.length || view.getUint32(local, true) !== LOCAL) continue;
+    const start = local + 30 + view.getUint16(local + 26, true) + view.getUint16(local + 28, true);
+    const data = bytes.subarray(start, start + size);
+    if (method === 0) return data;
+    if (method === 8) return inflateRaw(data);
+  }
+  return undefined;
+}
 
-/** What {@link checkWheelFits} found in the wheel Python holds as `__webdlpack_wheel`. */
-export function wheelFit(pyodide: PyodideLike): WheelFit {
+/** The `Tag:` lines of the wheel's `<name>.dist-info/WHEEL` (empty when it has none). */
+export async function wheelTags(wheel: Uint8Array): Promise<string[]> {
+  const meta = await zipEntry(wheel, (name) => /^[^/]+\.dist-info\/WHEEL$/.test(name));
+  if (meta === undefined) return [];
+  return new TextDecoder()
+    .decode(meta)
+    .split(/\r?\n/)
+    .filter((line) => line.startsWith("Tag:"))
+    .map((line) => line.slice(4).trim());
+}
+
+/** Whether `tag` (possibly compressed, `a.b-c-d.e`) takes a Python `3.minor` on `platform`, as micropip decides. */
+export function tagFits(tag: string, platform: string, minor: number): boolean {
+  const parts = tag.split("-");
+  if (parts.length !== 3) return false;
+  const [pythons, abis, platforms] = parts.map((p) => p.split(".")) as [string[], string[], string[]];
+  if (!platforms.includes("any") && !platforms.includes(platform)) return false;
+  return pythons.some((py) =>
+    abis.some((abi) => {
+      if ((py === "py3" || py === `py3${minor}`) && abi === "none") return true;
+      const cp = /^cp3(\d+)$/.exec(py);
+      if (cp === null) return false;
+      return (abi === "abi3" && Number(cp[1]) <= minor) || (abi === py && Number(cp[1]) === minor);
+    }),
+  );
+}
+
+/** This Pyodide's platform tag and Python version, from `sysconfig` and `platform` (no Python source run). */
+function runningPython(pyodide: PyodideLike): { platform: string; python: string } {
+  const sysconfig = pyodide.pyimport("sysconfig");
+  const platformModule = pyodide.pyimport("platform");
   try {
-    return JSON.parse(String(pyodide.runPython(CHECK_PROGRAM))) as WheelFit;
+    const config = sysconfig.get_config_var as (name: string) => unknown;
+    const pyemscripten = config("PYEMSCRIPTEN_PLATFORM_VERSION");
+    const platform = pyemscripten
+      ? `pyemscripten_${String(pyemscripten)}_wasm32`
+      : `pyodide_${String(config("PYODIDE_ABI_VERSION"))}_wasm32`;
+    return { platform, python: String((platformModule.python_version as () => unknown)()) };
   } finally {
-    pyodide.runPython("del __webdlpack_wheel_fit");
+    for (const m of [sysconfig, platformModule] as PyProxyLike[]) m.destroy();
   }
 }
 
+/** What {@link checkWheelFits} finds for `wheel` in `pyodide`. */
+export async function wheelFit(pyodide: PyodideLike, wheel: Uint8Array): Promise<WheelFit> {
+  const { platform, python } = runningPython(pyodide);
+  const tags = await wheelTags(wheel);
+  const minor = Number(python.split(".")[1]);
+  return { fits: tags.some((t) => tagFits(t, platform, minor)), platform, python, tags };
+}
+
 /**
- * Throw VERSION_MISMATCH unless the wheel Python holds as `__webdlpack_wheel` fits this Pyodide.
+ * Throw VERSION_MISMATCH unless `wheel` fits this Pyodide.
  *
  * @param source Where the wheel came from (its URL, or "embedded"): the error's `value`.
  * @param field The option that chose it (`wheelURL`, `assetBase`), the error's `field`.
  */
-export function checkWheelFits(pyodide: PyodideLike, source: string, field: string): void {
-  const fit = wheelFit(pyodide);
+export async function checkWheelFits(
+  pyodide: PyodideLike,
+  wheel: Uint8Array,
+  source: string,
+  field: string,
+): Promise<void> {
+  const fit = await wheelFit(pyodide, wheel);
   if (fit.fits) return;
   const tags = fit.tags.length > 0 ? fit.tags.join(", ") : "no tags (no .dist-info/WHEEL)";
   throw new WebDLPackError(
