@@ -9,7 +9,7 @@
 #   make bench   benchmarks (never timed tests)
 #   make bench-gpu  GPU transfer benchmarks in Node on dawn.node (a GPU's Vulkan driver, else SwiftShader)
 #   make serve   serve the repo on http://127.0.0.1:8765/ (loopback only)
-#   make fuzz    long fuzz: C validator (ASan/UBSan), JS decoder, Python in Pyodide (FUZZ_MINUTES each, default 10)
+#   make fuzz    long fuzz: C validator (ASan/UBSan), JS decoder, Python in Pyodide, GPU adoption in Chromium (FUZZ_MINUTES each, default 10)
 #   make lint    formatting and lint: Biome (TS/JS), Ruff (Python), clang-format (C); make format fixes
 #   make soak    long exchange run in Chromium; heap, exports, ledger, GPU pointers before/after (SOAK_CPU, SOAK_GPU)
 

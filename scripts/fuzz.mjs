@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 /**
- * Long fuzz mode (`make fuzz`): the C validator under ASan/UBSan, the JS decoder, and Python's importer
- * inside Pyodide, each for the same number of minutes, side by side. `make test` runs the short mode of
- * each (validate.fuzz_short, tests/js/fuzz-decoder.test.ts, tests/py/test_pyodide_corpus.py).
- *   node scripts/fuzz.mjs [--minutes M] [--only c,js,py] [--seed N]
+ * Long fuzz mode (`make fuzz`): the C validator under ASan/UBSan, the JS decoder, Python's importer
+ * inside Pyodide, and GPU buffer adoption in Chromium (own, foreign and destroyed GPUBuffers), each for the
+ * same number of minutes, side by side. `make test` runs the short mode of each (validate.fuzz_short,
+ * tests/js/fuzz-decoder.test.ts, tests/py/test_pyodide_corpus.py, tests/browser/gpu-adoption-fuzz.spec.ts).
+ *   node scripts/fuzz.mjs [--minutes M] [--only c,js,py,gpu] [--seed N]
  * Prints one line per fuzzer and writes build/fuzz/report.json; exit code 1 on a crash or a wrong outcome.
  * Needs `make build`, build/tests-c/fuzz_validate and the compiled JS tests (make fuzz does both).
  */
@@ -20,7 +21,7 @@ const arg = (name, fallback) => {
 const minutes = Number(arg("--minutes", "10"));
 const seconds = Math.max(1, Math.round(minutes * 60));
 const seed = Number(arg("--seed", String(Date.now() % 1e9)));
-const only = arg("--only", "c,js,py").split(",");
+const only = arg("--only", "c,js,py,gpu").split(",");
 
 /** Run a command; resolves to {code, signal, stdout, stderr, minutes}. */
 function run(cmd, args, env = {}) {
@@ -39,6 +40,21 @@ function run(cmd, args, env = {}) {
       resolve({ code, signal, stdout, stderr, minutes: (performance.now() - t0) / 60000 }),
     );
   });
+}
+
+/** The report line of a fuzzer that prints its stats `s` ({cases, accepted, refused, wrong, failures}; null: crashed). */
+function fuzzerResult(name, r, s, output) {
+  return {
+    name,
+    ok: r.code === 0 && s !== null && s.wrong === 0,
+    minutes: r.minutes,
+    crashed: s === null,
+    cases: s?.cases ?? 0,
+    accepted: s?.accepted ?? 0,
+    refused: s?.refused ?? 0,
+    wrong: s?.wrong ?? 0,
+    detail: s?.failures?.length ? s.failures.join("; ") : s === null ? output.slice(-2000) : undefined,
+  };
 }
 
 const jobs = {
@@ -72,17 +88,7 @@ const jobs = {
     } catch {
       /* crashed */
     }
-    return {
-      name: "JS decoder",
-      ok: r.code === 0 && s !== null && s.wrong === 0,
-      minutes: r.minutes,
-      crashed: s === null,
-      cases: s?.cases ?? 0,
-      accepted: s?.accepted ?? 0,
-      refused: s?.refused ?? 0,
-      wrong: s?.wrong ?? 0,
-      detail: s?.failures?.length ? s.failures.join("; ") : s === null ? r.stderr.slice(-2000) : undefined,
-    };
+    return fuzzerResult("JS decoder", r, s, r.stderr);
   },
   py: async () => {
     const r = await run(process.execPath, [
@@ -119,6 +125,19 @@ const jobs = {
       detail:
         s?.error ?? (f?.failures?.length ? f.failures.join("; ") : s === null ? r.stderr.slice(-2000) : undefined),
     };
+  },
+  gpu: async () => {
+    const r = await run(
+      process.execPath,
+      [join(root, "node_modules/@playwright/test/cli.js"), "test", "tests/browser/gpu-adoption-fuzz.spec.ts"],
+      {
+        WEBDLPACK_FUZZ_SECONDS: String(seconds),
+        WEBDLPACK_FUZZ_SEED: String(seed),
+      },
+    );
+    const line = r.stdout.split("\n").find((l) => l.includes('"gpuAdoptionFuzz"'));
+    const s = line ? JSON.parse(line.slice(line.indexOf("{"))).gpuAdoptionFuzz : null;
+    return fuzzerResult("GPU adoption (Chromium)", r, s, r.stdout + r.stderr);
   },
 };
 

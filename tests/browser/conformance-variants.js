@@ -320,6 +320,29 @@ export function variants() {
       }),
     },
     {
+      check: "pointer.register-foreign",
+      name: "readback copies without checking whose buffer it is (WebGPU drops the copy: zeros)",
+      target: () => ({
+        context: broken({
+          readback: async (p, range) => {
+            const buffer = real().gpuPointerToBuffer(p);
+            const device = real().getWebGPUDevice(0);
+            const staging = device.createBuffer({
+              size: buffer.size,
+              usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
+            });
+            const encoder = device.createCommandEncoder();
+            encoder.copyBufferToBuffer(buffer, 0, staging, 0, buffer.size);
+            device.queue.submit([encoder.finish()]);
+            await staging.mapAsync(GPUMapMode.READ);
+            const bytes = staging.getMappedRange().slice(range?.byteOffset ?? 0);
+            staging.destroy();
+            return bytes;
+          },
+        }),
+      }),
+    },
+    {
       check: "pointer.info",
       name: "info without requestedSize",
       target: () => ({

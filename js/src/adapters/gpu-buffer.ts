@@ -17,6 +17,7 @@ import {
   type TypedArray,
 } from "../dlpack/dtype.js";
 import { getContext, ownerLabel, type WebDLPackContext } from "../context/index.js";
+import { bufferUseError, pendingBufferCheck } from "../context/pointers/register-check.js";
 import type { Tensor } from "../tensor/index.js";
 import {
   byteExtent,
@@ -120,6 +121,20 @@ export function locateGPUTensor(tensor: Tensor, ctx: WebDLPackContext = getConte
     itemsize: itemsize(tensor.dtype),
     contiguous: tensor.isContiguous && isCContiguous(tensor.shape, tensor.strides),
   };
+}
+
+/**
+ * {@link locateGPUTensor}, once the tensor's buffer has passed the check registration started
+ * (context/pointers/register-check.ts) if it is still running: a buffer another GPUDevice made is refused
+ * with BAD_DEVICE (a destroyed one with INVALID_ARGUMENT) before anything uses it. No wait otherwise.
+ */
+export async function locateCheckedGPUTensor(tensor: Tensor, ctx: WebDLPackContext): Promise<GPUTensorLocation> {
+  const loc = locateGPUTensor(tensor, ctx);
+  const wait = pendingBufferCheck(loc.buffer, tensor.data, loc.deviceId);
+  if (wait === null) return loc;
+  const refused = await wait;
+  if (refused !== null) throw refused;
+  return locateGPUTensor(tensor, ctx);
 }
 
 /**
@@ -234,12 +249,16 @@ export interface CopyGPUTensorOptions {
  * 4-byte aligned, else a compute shader (any strides, negative included, any
  * byte offset; needs STORAGE usage on the source). Bool width conversions run in
  * the same shader. The work is submitted before this resolves; nothing is read back.
+ *
+ * The copy runs in a validation error scope and resolves only once WebGPU has accepted it (one more round trip
+ * to the GPU process): a copy WebGPU refused — the source's maker destroyed it, or another GPUDevice made it —
+ * rejects (INVALID_ARGUMENT / BAD_DEVICE) instead of handing on a buffer of zeros that pass for the source's.
  */
 export async function copyGPUTensor(tensor: Tensor, options: CopyGPUTensorOptions = {}): Promise<Tensor> {
   const ctx = options.ctx ?? getContext();
   const kind = options.kind ?? "copy";
   refusePackedSubByte(tensor);
-  const src = locateGPUTensor(tensor, ctx);
+  const src = await locateCheckedGPUTensor(tensor, ctx);
   const { shape, strides } = tensor;
   const count = elementCount(shape);
   const nbytes = outputBytes(kind, count, src.itemsize);
@@ -261,16 +280,24 @@ export async function copyGPUTensor(tensor: Tensor, options: CopyGPUTensorOption
       owner: ADAPTERS_OWNER,
     });
     const dst = ctx.gpuPointerToBuffer(pointer);
-    const plain =
-      kind === "copy" && src.contiguous && tryPlainCopy(src.device, src.buffer, src.byteOffset, dst, nbytes);
-    if (!plain) {
-      runGpuCopy(
-        src.device,
-        kind,
-        { buffer: src.buffer, shape, strides, byteOffset: src.byteOffset, itemsize: src.itemsize },
-        dst,
-      );
+    src.device.pushErrorScope("validation");
+    let refused: Promise<GPUError | null>;
+    try {
+      const plain =
+        kind === "copy" && src.contiguous && tryPlainCopy(src.device, src.buffer, src.byteOffset, dst, nbytes);
+      if (!plain) {
+        runGpuCopy(
+          src.device,
+          kind,
+          { buffer: src.buffer, shape, strides, byteOffset: src.byteOffset, itemsize: src.itemsize },
+          dst,
+        );
+      }
+    } finally {
+      refused = src.device.popErrorScope().catch(() => null);
     }
+    const error = await refused;
+    if (error !== null) throw await bufferUseError("copyGPUTensor", src.device, src.buffer, error.message);
     const made = pointer;
     return produceGPUTensor({
       pointer: made,
@@ -304,7 +331,7 @@ export async function copyGPUTensor(tensor: Tensor, options: CopyGPUTensorOption
 export async function readTensor(tensor: Tensor, ctx: WebDLPackContext = getContext()): Promise<TypedArray> {
   if (tensor.device.deviceType !== DeviceType.kDLWebGPU) return tensor.toArray();
   refusePackedSubByte(tensor);
-  const loc = locateGPUTensor(tensor, ctx);
+  const loc = await locateCheckedGPUTensor(tensor, ctx);
   const info = typedArrayFor(tensor.dtype, "tensor.dtype");
   const count = elementCount(tensor.shape);
   const nbytes = count * loc.itemsize;

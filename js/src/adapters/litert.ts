@@ -26,7 +26,7 @@ import { getContext, unwrapDevice, type WebDLPackContext } from "../context/inde
 import type { Tensor } from "../tensor/index.js";
 import { GPUOutputAdoptions } from "./adopt.js";
 import { dtypeName } from "./dtypes.js";
-import { copyGPUTensor, locateGPUTensor } from "./gpu-buffer.js";
+import { copyGPUTensor, locateCheckedGPUTensor } from "./gpu-buffer.js";
 import { recordHandoff } from "./handoff.js";
 import { inPlaceCopyReason } from "./in-place.js";
 import type {
@@ -250,7 +250,7 @@ export async function tensorToLiteRt<E extends LiteRtEnvironmentLike, T extends 
     return out;
   }
   checkLiteRtEnvironment(env, ctx, tensor.device.deviceId);
-  const loc = locateGPUTensor(tensor, ctx);
+  const loc = await locateCheckedGPUTensor(tensor, ctx);
   const reason =
     copy === "always" ? "copy: 'always'" : inPlaceCopyReason(tensor, loc, "new litert.Tensor(gpuBuffer, …)");
   if (reason === null) {

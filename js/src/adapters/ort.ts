@@ -23,7 +23,7 @@ import { Tensor } from "../tensor/index.js";
 import { dtypeName, dtypeOfOrt, isOrtGpuBufferType, ORT_GPU_BUFFER_TYPES, ortTypeOf } from "./dtypes.js";
 import type { OrtExecutionProvider, OrtLike, OrtSessionOptions, OrtTensorLike } from "./framework-types.js";
 import { GPUOutputAdoptions } from "./adopt.js";
-import { copyGPUTensor, locateGPUTensor } from "./gpu-buffer.js";
+import { copyGPUTensor, locateCheckedGPUTensor } from "./gpu-buffer.js";
 import { recordHandoff } from "./handoff.js";
 import { inPlaceCopyReason } from "./in-place.js";
 import { ORT_OWNER } from "./producer.js";
@@ -327,7 +327,7 @@ export async function tensorToOrt<T extends OrtTensorLike>(
       },
     );
   }
-  const loc = locateGPUTensor(tensor, ctx);
+  const loc = await locateCheckedGPUTensor(tensor, ctx);
   const reason = copy === "always" ? "copy: 'always'" : inPlaceCopyReason(tensor, loc, "ort.Tensor.fromGpuBuffer");
   if (reason === null) {
     const release = tensor.retain();

@@ -23,7 +23,7 @@ import type { Tensor } from "../tensor/index.js";
 import type { DType } from "../dlpack/dtype.js";
 import { dtypeName, tfjsTypeOf } from "./dtypes.js";
 import type { TfjsLike, TfjsTensorLike } from "./framework-types.js";
-import { copyGPUTensor, locateGPUTensor } from "./gpu-buffer.js";
+import { copyGPUTensor, locateCheckedGPUTensor } from "./gpu-buffer.js";
 import { elementCount } from "./gpu-copy.js";
 import { recordHandoff } from "./handoff.js";
 import { tensorToTypedArray } from "./typed-array.js";
@@ -96,7 +96,7 @@ export async function tensorToTfjs<T extends TfjsTensorLike>(
     return out;
   }
   const deviceId = tensor.device.deviceId;
-  const loc = locateGPUTensor(tensor, ctx);
+  const loc = await locateCheckedGPUTensor(tensor, ctx);
   const backend = activeBackendOn(tf, loc.device, deviceId);
   const count = elementCount(shape);
   const reason =

@@ -1,5 +1,5 @@
 /**
- * Checks of GPU pointers (docs/spec.md §3: P1–P10). They run against a set-up
+ * Checks of GPU pointers (docs/spec.md §3: P1–P11). They run against a set-up
  * context; what they allocate they free.
  */
 import type { Check } from "./check.js";
@@ -219,6 +219,39 @@ export const pointerChecks: readonly Check[] = [
         );
       } finally {
         buffer.destroy();
+      }
+    },
+  },
+  {
+    name: "pointer.register-foreign",
+    rules: ["P11"],
+    level: "MUST",
+    gpu: true,
+    async run({ context, gpu }) {
+      const adapter = await gpu.requestAdapter();
+      if (!adapter) throw new CheckSkipped("no adapter for a second GPUDevice");
+      const other = await adapter.requestDevice({ label: "conformance: another device" });
+      try {
+        for (const usage of [STORAGE | COPY_SRC | COPY_DST, STORAGE | COPY_SRC]) {
+          const foreign = other.createBuffer({ size: 16, usage, mappedAtCreation: true });
+          new Uint32Array(foreign.getMappedRange()).fill(7);
+          foreign.unmap();
+          const p = context.registerGPUBuffer(foreign, { owner: OWNER });
+          try {
+            // Read at once: the verdict may still be on its way, and the bytes must not come back anyway.
+            await expectCode(
+              () => context.readback(p),
+              "BAD_DEVICE",
+              `readback of another GPUDevice's buffer (usage ${usage})`,
+            );
+            await expectCode(() => context.gpuPointerToBuffer(p), "BAD_DEVICE", "translating it once refused");
+          } finally {
+            context.freeWebGPU(p);
+            foreign.destroy();
+          }
+        }
+      } finally {
+        other.destroy();
       }
     },
   },

@@ -13,7 +13,7 @@ import { isGPUBuffer } from "./allocation/create.js";
 import { PointerAllocations } from "./allocation/pointer-allocations.js";
 import { Allocators } from "./allocation/allocators.js";
 import { checkCacheMode, type CacheMode } from "./allocation/buffer-cache.js";
-import { BufferTable } from "./pointers/buffer-table.js";
+import { BufferTable, type BufferEntry } from "./pointers/buffer-table.js";
 import { DefaultDeviceSetup } from "./devices/default-device.js";
 import { DeviceGuards, unwrapDevice } from "./devices/guard.js";
 import {
@@ -25,7 +25,7 @@ import {
 import { ownerLabel, type LeakReport, type LedgerDebug } from "./ledger/entry.js";
 import { Ledger } from "./ledger/ledger.js";
 import { formatPointer, type GPUPointer, type PointerTableOptions } from "./pointers/pointer-format.js";
-import { checkRegisteredBuffer } from "./pointers/register-check.js";
+import { checkRegisteredBuffer, pendingBufferCheck } from "./pointers/register-check.js";
 import { clearEntry, copyEntries, readbackEntry, readbackEntryInto, uploadEntry } from "./transfers/context-calls.js";
 import {
   releaseTransfers,
@@ -175,11 +175,24 @@ export class PageContext implements WebDLPackContext {
   }
 
   async readback(ptr: GPUPointer, range?: ReadbackRange): Promise<ArrayBuffer> {
-    return readbackEntry(this.#table.usable(ptr, "readback"), range);
+    const entry = this.#table.usable(ptr, "readback");
+    const wait = pendingBufferCheck(entry.buffer, ptr, entry.device.id);
+    if (wait === null) return readbackEntry(entry, range);
+    return this.#afterCheck(wait, ptr, "readback").then((checked) => readbackEntry(checked, range));
   }
 
   async readbackInto(ptr: GPUPointer, target: ReadbackTarget, range?: ReadbackRange): Promise<void> {
-    return readbackEntryInto(this.#table.usable(ptr, "readbackInto"), target, range);
+    const entry = this.#table.usable(ptr, "readbackInto");
+    const wait = pendingBufferCheck(entry.buffer, ptr, entry.device.id);
+    if (wait === null) return readbackEntryInto(entry, target, range);
+    return this.#afterCheck(wait, ptr, "readbackInto").then((checked) => readbackEntryInto(checked, target, range));
+  }
+
+  /** `ptr`'s entry once its buffer's register check (still running when the read was asked for) let it through. */
+  async #afterCheck(wait: Promise<WebDLPackError | null>, ptr: GPUPointer, operation: string): Promise<BufferEntry> {
+    const refused = await wait;
+    if (refused !== null) throw refused;
+    return this.#table.usable(ptr, operation);
   }
 
   upload(ptr: GPUPointer, source: ReadbackTarget, range?: Pick<ReadbackRange, "byteOffset">): void {

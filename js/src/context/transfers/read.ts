@@ -11,9 +11,17 @@
  * copied out in order — the CPU copy of piece k overlaps the mapping of
  * piece k + 1. The sink writes each piece straight into the caller's memory
  * (re-derived per piece, so wasm memory growth is harmless).
+ *
+ * The copies are encoded and submitted inside a validation error scope, and the
+ * sink sees no byte before the scope came back clean: a copy WebGPU refused (a
+ * buffer another GPUDevice made, or a destroyed one) leaves the staging buffer
+ * untouched, and its bytes must never pass for the source's. Such a read rejects
+ * (BAD_DEVICE / INVALID_ARGUMENT, register-check.ts). The scope's answer arrives
+ * with the mapping, so it costs no extra wait.
  */
 import { WebDLPackError } from "../../errors.js";
 import { GPUUsage } from "../allocation/create.js";
+import { bufferUseError } from "../pointers/register-check.js";
 import type { Inflight } from "./inflight.js";
 import type { ReadRing } from "./staging.js";
 
@@ -98,8 +106,10 @@ export async function readRange(
   const done = inflight.begin();
   const staging: GPUBuffer[] = [];
   let maps: Promise<void>[];
+  let refused: Promise<GPUError | null> | undefined;
   try {
     for (const [, len] of pieces) staging.push(ring.take(len));
+    device.pushErrorScope("validation");
     // One submit per piece, all before this returns (nothing can be submitted in between: same task), so
     // piece 0 is mapped as soon as its own copy is done and its CPU copy overlaps the later pieces' GPU work.
     let encoder = device.createCommandEncoder();
@@ -111,9 +121,11 @@ export async function readRange(
       }
     });
     device.queue.submit([encoder.finish()]);
+    refused = popScope(device);
     maps = pieces.map(([, len], k) => staging[k]!.mapAsync(MAP_MODE_READ, 0, len));
     for (const m of maps) m.catch(() => undefined); // each is awaited below or abandoned on failure
   } catch (err) {
+    if (refused === undefined && staging.length === pieces.length) void popScope(device);
     for (const s of staging) ring.discard(s);
     done();
     throw inflight.failure(err, "readback");
@@ -121,6 +133,7 @@ export async function readRange(
   let k = 0;
   try {
     whileWaiting?.();
+    await checkCopied(refused, device, source);
     for (; k < pieces.length; k++) {
       const [at, len] = pieces[k]!;
       await inflight.guard(maps[k]!);
@@ -157,12 +170,19 @@ async function readOne(
   let staging: GPUBuffer | undefined;
   try {
     staging = ring.take(span);
-    const encoder = device.createCommandEncoder();
-    encoder.copyBufferToBuffer(source, start, staging, 0, span);
-    device.queue.submit([encoder.finish()]);
+    device.pushErrorScope("validation");
+    let refused: Promise<GPUError | null>;
+    try {
+      const encoder = device.createCommandEncoder();
+      encoder.copyBufferToBuffer(source, start, staging, 0, span);
+      device.queue.submit([encoder.finish()]);
+    } finally {
+      refused = popScope(device);
+    }
     const mapped = inflight.guard(staging.mapAsync(MAP_MODE_READ, 0, span));
     whileWaiting?.();
     await mapped;
+    await checkCopied(refused, device, source);
     sink(new Uint8Array(staging.getMappedRange(0, span), lead, length), 0);
     staging.unmap();
     ring.give(staging);
@@ -172,4 +192,19 @@ async function readOne(
   } finally {
     done();
   }
+}
+
+/** Pop the readback's validation scope: its error, or null (also when the device is gone: that rejects elsewhere). */
+function popScope(device: GPUDevice): Promise<GPUError | null> {
+  return device.popErrorScope().catch(() => null);
+}
+
+/** Throw when WebGPU refused the readback's copies: the staging bytes are then not the source's. */
+async function checkCopied(
+  refused: Promise<GPUError | null> | undefined,
+  device: GPUDevice,
+  source: GPUBuffer,
+): Promise<void> {
+  const error = await refused;
+  if (error !== null && error !== undefined) throw await bufferUseError("readback", device, source, error.message);
 }
