@@ -13,6 +13,7 @@ import { test } from "node:test";
 import { pathToFileURL } from "node:url";
 import { loadPyodide } from "pyodide";
 import { PYTHON_WHEEL_FILENAME } from "../../js/src/assets.js";
+import { pythonRuntimes } from "../../js/src/context/index.js";
 import { loadWebDLPack } from "../../js/src/bridge/pyodide.js";
 import { tagFits, wheelTags } from "../../js/src/bridge/wheel-fit.js";
 import { WebDLPackError } from "../../js/src/errors.js";
@@ -79,6 +80,9 @@ test("loadWebDLPack installs the shipped wheel in Pyodide 314 and says what runs
   assert.equal(bridge.info.exchange, "native");
   assert.equal(bridge.info.capsule_destructor, "native");
   assert.deepEqual(bridge.info.fallback, {});
+  // The page's context lists it too: which Pyodide, and the native exchange.
+  const runtime = pythonRuntimes().find((r) => r.pyodide === py.version);
+  assert.equal(runtime?.exchange, "native");
 });
 
 test("loadWebDLPack refuses a wheel tagged for another Pyodide ABI before unpacking it", async () => {

@@ -304,7 +304,7 @@ async function load(pyodide: PyodideWithModule, options: LoadWebDLPackOptions): 
     },
   };
   // `tensor.toPython()` finds this bridge through the page-wide list.
-  registerPythonHandoff({ pyodide, toPython: (t: Tensor, opts) => bridge.toPython(t, opts) });
+  registerPythonHandoff({ pyodide, toPython: (t: Tensor, opts) => bridge.toPython(t, opts), info });
   return bridge;
 }
 

@@ -48,6 +48,7 @@ export {
 } from "./transfers/index.js";
 export {
   findPythonHandoff,
+  pythonRuntimes,
   registerPythonHandoff,
   unregisterPythonHandoff,
   PYTHON_HANDOFFS_KEY,

@@ -14,6 +14,11 @@ export interface PythonHandoff {
   readonly pyodide: object;
   /** Give `tensor` to Python: returns a `webdlpack.Tensor` PyProxy (see `WebDLPackPython.toPython`). */
   toPython(tensor: never, options: { copy?: boolean }): unknown;
+  /**
+   * What runs in that Python (`webdlpack.info()`: host, Python and Pyodide versions, the native or pure-Python
+   * exchange and why), for {@link pythonRuntimes}.
+   */
+  readonly info?: Readonly<Record<string, unknown>>;
 }
 
 /** Global key of the shared list. */
@@ -35,6 +40,15 @@ export function registerPythonHandoff(handoff: PythonHandoff): void {
   const at = list.findIndex((h) => h.pyodide === handoff.pyodide);
   if (at >= 0) list[at] = handoff;
   else list.push(handoff);
+}
+
+/**
+ * What runs in each Python connected to the page's context (one entry per Pyodide that `loadWebDLPack` set up,
+ * in order): its `webdlpack.info()` — which Pyodide and Python, whether the native or the pure-Python exchange
+ * runs, and why a fallback happened.
+ */
+export function pythonRuntimes(): readonly Readonly<Record<string, unknown>>[] {
+  return handoffs().map((h) => h.info ?? {});
 }
 
 /** Forget the bridge of `pyodide` (for a Pyodide that is being dropped). Returns whether one was registered. */
