@@ -1,0 +1,63 @@
+#!/usr/bin/env node
+/**
+ * One table over several GPU transfer runs (bench/results-gpu-*.json, as node.mjs and chromium.mjs write them):
+ * per comparison (upload, readbacks) a table of sizes × runs, each cell webdlpack's ratio cold / warm against the
+ * best hand-written variant of the same run, size and phase (≥ 1: webdlpack as fast or faster). Written to bench/results-gpu-summary.md and printed
+ * (docs/gpu-transfers.md carries the same table).
+ *
+ *   node bench/gpu/summary.mjs bench/results-gpu-chromium-nvidia-h100-80gb-hbm3.json bench/results-gpu-nvidia-….json …
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { COMPARISONS, sizeLabel } from "./report.mjs";
+
+const files = process.argv.slice(2);
+if (files.length === 0) throw new Error("usage: node bench/gpu/summary.mjs results-gpu-….json …");
+const runs = files.map((f) => ({ file: f, out: JSON.parse(readFileSync(f, "utf8")) }));
+
+/** "Chromium 156, H100" / "Node, SwiftShader (device host)" from a run's record and file name. */
+function title({ file, out }) {
+  const where =
+    out.adapterLabel === "swiftshader"
+      ? "SwiftShader"
+      : out.adapterLabel
+          .replace(/^nvidia-/, "")
+          .split("-")[0]
+          .toUpperCase();
+  const host = /devicehost/.test(file) ? ", device host" : "";
+  return `${out.env === "chromium" ? out.runtime : "Node + dawn.node"}, ${where}${host}`;
+}
+
+const sizes = [...new Set(runs.flatMap((r) => r.out.sizes))].sort((a, b) => a - b);
+let below = 0;
+let cells = 0;
+/** "cold / warm" ratios of one run, size and comparison. */
+function cell(r, n, what) {
+  return ["cold", "warm"]
+    .map((phase) => {
+      const t = r.out.targets.find((x) => x.nbytes === n && x.phase === phase && x.what === what);
+      if (!t) return "—";
+      cells += 1;
+      if (t.met) return t.ratio.toFixed(2);
+      below += 1;
+      return `**${t.ratio.toFixed(2)}**`;
+    })
+    .join(" / ");
+}
+const head = ["size", ...runs.map(title)];
+const tables = COMPARISONS.map(
+  (c) =>
+    `## ${c.what}: ${c.ours} against ${c.anchors.length > 1 ? "the best of " : ""}${c.anchors.join(", ")}\n\n` +
+    `| ${head.join(" | ")} |\n|${head.map((_, i) => (i === 0 ? "---" : "---:")).join("|")}|\n` +
+    sizes.map((n) => `| ${sizeLabel(n)} | ${runs.map((r) => cell(r, n, c.what)).join(" | ")} |`).join("\n") +
+    "\n",
+);
+const md =
+  "# GPU transfers: webdlpack against the best hand-written code, every run\n\n" +
+  "Each cell: cold / warm, best hand-written ms ÷ webdlpack ms, from one run (≥ 1: webdlpack as fast or faster; " +
+  `below 1 in bold: ${below} of ${cells}). Cold: first call on a fresh device, median of the cold calls; warm: median ` +
+  "of interleaved rounds. Runs: " +
+  runs.map((r) => `\`${r.file.split("/").pop()}\` (${r.out.date.slice(0, 10)})`).join(", ") +
+  ".\n\n" +
+  tables.join("\n");
+writeFileSync("bench/results-gpu-summary.md", md);
+console.log(md);
