@@ -12,6 +12,9 @@ asarray(obj, *, device=None, copy=None)
     The same for buffers (``array.array``...) too.
 to_cpu_async(x)
     ``await`` a WebGPU tensor's readback (works from any Python code).
+to_js(x) / from_js(js_tensor) / is_js_tensor(value)
+    Hand tensors to JavaScript and back, zero-copy (Pyodide with the JS bridge;
+    elsewhere they raise ``WebDLPackBufferError`` (``UNSUPPORTED``) saying why).
 Tensor
     Exports itself with ``__dlpack__`` (``numpy.from_dlpack(t)`` works).
 empty / zeros / from_buffer
@@ -20,6 +23,8 @@ layout()
     Sizes and offsets of the DLPack structs on this host.
 info()
     What runs: CPython or Pyodide (which version), the native or pure-Python exchange, and why.
+
+Every public name exists on every host, whatever was loaded first.
 
 The package is layered (see ``README.md`` beside this file): ``core`` →
 ``bridge`` → ``exchange`` → ``tensor`` → ``api``; each module imports only
@@ -30,7 +35,7 @@ from .api.convert import asarray, to_cpu_async
 from .api.create import empty, from_buffer, zeros
 from .api.from_dlpack import from_capsule, from_dlpack
 from .api.info import info
-from .bridge.js import bridge_loaded as _bridge_loaded
+from .api.js_tensors import from_js, is_js_tensor, to_js
 from .core.abi import DLPACK_VERSION, DLDataTypeCode, DLDeviceType, layout
 from .core.device import Device, device
 from .core.dtype import DType, dtype
@@ -47,9 +52,6 @@ from .core.errors import (
 from .core.host import HOST_NAME, IS_PYODIDE
 from .tensor.scope import Scope, keep, scope
 from .tensor.tensor import Tensor, TensorFlags
-
-if _bridge_loaded():  # Pyodide with the JS side registered (loadWebDLPack)
-    from .api.js_tensors import from_js, is_js_tensor, to_js
 
 __version__ = "0.1.0"
 
@@ -79,13 +81,13 @@ __all__ = [
     "from_buffer",
     "from_capsule",
     "from_dlpack",
+    "from_js",
     "info",
+    "is_js_tensor",
     "keep",
     "layout",
     "scope",
     "to_cpu_async",
+    "to_js",
     "zeros",
 ]
-
-if "to_js" in globals():
-    __all__ += ["from_js", "is_js_tensor", "to_js"]

@@ -19,7 +19,7 @@ PKG = Path(__file__).resolve().parents[2] / "py/webdlpack"
 README = PKG / "README.md"
 ROOT_NAME = "webdlpack"
 #: The one module that may talk to JavaScript (README: "The rule").
-CROSSING = "webdlpack.bridge.js"
+CROSSING = "webdlpack.bridge.js.calls"
 #: Modules that exist only inside Pyodide: JavaScript itself.
 JS_MODULES = ("webdlpack_js", "pyodide", "js")
 

@@ -15,8 +15,9 @@ through :mod:`webdlpack.bridge.js`:
     a copy with IS_COPIED) and Python owns it.
 
 Errors thrown by JS arrive as typed webdlpack errors with the same code.
-``webdlpack`` exports these functions only where the bridge is loaded; on
-CPython they raise ``UNSUPPORTED`` (there is no JS).
+``webdlpack`` exports these functions everywhere; without the bridge (CPython,
+or a Pyodide before ``loadWebDLPack``) ``to_js`` / ``from_js`` raise
+``WebDLPackBufferError`` (``UNSUPPORTED``) saying so, and ``is_js_tensor`` is False.
 """
 
 from __future__ import annotations
