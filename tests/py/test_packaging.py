@@ -2,7 +2,8 @@
 
 - The Pyodide wheel (``scripts/build_pyodide_wheel.py``, what ``make build`` ships in js/dist/python/): tagged
   ``cp312-abi3`` for each Pyodide ABI listed in pyproject.toml, ``Root-Is-Purelib: false``, holding the package,
-  its emscripten side modules and nothing built for this host, with a RECORD that matches; reproducible.
+  its emscripten side modules and nothing built for this host, with a RECORD that matches; reproducible; pip on
+  CPython refuses it.
 - From a clean copy of the tree (the tracked files, as a fresh clone has them): ``python -m build`` makes an
   sdist carrying the C sources and a ``cp311-abi3-<platform>`` wheel built from it with this machine's compiler,
   and the installed wheel runs the native exchange; with no working compiler the wheel is ``py3-none-any``, the
@@ -75,6 +76,13 @@ def test_the_pyodide_wheel_is_tagged_for_each_pyodide_abi_and_holds_its_side_mod
         assert not [n for n in names if "build-info" in n or HOST_PLATFORM.replace("_", "-") in n]
         assert "License-Expression: Apache-2.0" in _wheel_metadata(wheel, "METADATA")
         _record_matches(wheel)
+    # pip on CPython refuses it (it used to install as py3-none-any, wasm and all, and run pure Python).
+    refused = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--dry-run", "--no-deps", "--no-index", str(wheel_path)],
+        capture_output=True,
+        text=True,
+    )
+    assert refused.returncode != 0 and "is not a supported wheel on this platform" in refused.stderr, refused.stderr
     again = build_pyodide_wheel.build(tmp_path / "again")
     # exact: a zip of the same files with fixed timestamps, no floats involved
     assert again.read_bytes() == wheel_path.read_bytes(), "the Pyodide wheel is not reproducible"
