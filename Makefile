@@ -5,6 +5,7 @@
 #   make test-deps  the Python extras the test suites run (pyproject: test, interop, lint) into the venv
 #   make build   JS (tsc + bundle), Python wheel, C library (emcc)
 #   make test    every test suite, then one summary line
+#   make test-matrix  the demo and Pyodide specs under every supported Pyodide, adapter specs at each framework's floor and newest
 #   make demo    the main job: a tensor round trip in headless Chromium
 #   make bench   benchmarks (never timed tests)
 #   make bench-gpu  GPU transfer benchmarks in Node on dawn.node (a GPU's Vulkan driver, else SwiftShader)
@@ -22,12 +23,13 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMPS := .stamps
 BUILD := build
-MICROPIP_VERSION := 0.11.1
-PYODIDE_PYTHON := 3.14
+# The micropip each pinned Pyodide's pyodide-lock.json names (0.27: 0.9.0, 0.28: 0.10.1, 0.29 and later: 0.11.1),
+# with the oldest Python that Pyodide series runs.
+MICROPIP_WHEELS := 0.9.0:3.12 0.10.1:3.13 0.11.1:3.13
 
 # Biome's own config (biome.json) lists, under files.includes, the files not yet formatted because
 # formatting would take them past 400 lines (tests/js/import-graph.test.ts): each leaves the list when it is split.
-.PHONY: lint format setup test-deps pack-files build js wheel test test-js test-py test-gpu test-browser demo bench bench-gpu serve clean typecheck screenshot fuzz soak
+.PHONY: lint format setup test-deps pack-files build js wheel test test-matrix test-js test-py test-gpu test-browser demo bench bench-gpu serve clean typecheck screenshot fuzz soak
 .DEFAULT_GOAL := build
 
 setup: $(STAMPS)/npm $(STAMPS)/venv $(STAMPS)/vendor
@@ -54,9 +56,11 @@ TEST_EXTRAS := $(STAMPS)/extras-test,interop,lint
 test-deps: $(TEST_EXTRAS)
 
 # micropip for Pyodide: a pure-Python wheel from PyPI (Pyodide's npm package does not carry it).
-$(STAMPS)/vendor: $(STAMPS)/venv
-	$(PY) -m pip download -q --no-deps --only-binary=:all: --python-version $(PYODIDE_PYTHON) \
-	  micropip==$(MICROPIP_VERSION) -d $(BUILD)/vendor
+$(STAMPS)/vendor: $(STAMPS)/venv Makefile
+	for w in $(MICROPIP_WHEELS); do \
+	  $(PY) -m pip download -q --no-deps --only-binary=:all: --python-version $${w#*:} \
+	    micropip==$${w%%:*} -d $(BUILD)/vendor || exit 1; \
+	done
 	@mkdir -p $(STAMPS) && touch $@
 
 # ---- JS ---------------------------------------------------------------
@@ -136,6 +140,10 @@ build: setup js wheel $(PY_NATIVE_HOST) $(WASM_TARGETS) js/dist/python/$(WHEEL_F
 # ---- Tests ---------------------------------------------------------------
 test: build $(TEST_EXTRAS)
 	bash scripts/run-tests.sh
+
+# Every version package.json declares (scripts/test-matrix.mjs): prints a table, writes docs/test-matrix.md.
+test-matrix: build $(TEST_EXTRAS)
+	node scripts/test-matrix.mjs
 
 test-js: build $(TEST_EXTRAS)
 	bash scripts/run-tests.sh js

@@ -2,7 +2,9 @@
 # Run the test suites (all, or the ones named), each writing JUnit XML into
 # build/test-results/, then print one summary line. Exit non-zero if any test
 # failed, any suite crashed, or a suite ran no test.
-#   suites: lint  c  js  py  gpu  browser   (gpu: dawn.node on a Vulkan driver, SwiftShader when no GPU; scripts/vk-env.sh)
+#   suites: lint  c  js  py  gpu  browser  pyodide-range
+#   (gpu: dawn.node on a Vulkan driver, SwiftShader when no GPU; scripts/vk-env.sh. pyodide-range: the demo and
+#   the Python bridge specs under the oldest and the newest supported Pyodide, scripts/test-matrix.mjs --quick)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # A Node.js that scripts/bootstrap.sh installed (the machine's was missing or older than 20) comes first.
@@ -10,7 +12,7 @@ if [ -x .tools/bin/node ]; then PATH="$PWD/.tools/bin:$PATH"; fi
 RESULTS=build/test-results
 mkdir -p "$RESULTS"
 suites=("$@")
-[ ${#suites[@]} -gt 0 ] || suites=(lint c js py gpu browser)
+[ ${#suites[@]} -gt 0 ] || suites=(lint c js py gpu browser pyodide-range)
 status=0
 for suite in "${suites[@]}"; do
   rm -f "$RESULTS/$suite.xml"
@@ -34,6 +36,8 @@ for suite in "${suites[@]}"; do
         $(find tests/gpu-node -name '*.test.mjs' | sort) || status=1 ;;
     browser)
       npx playwright test || status=1 ;;
+    pyodide-range)
+      node scripts/test-matrix.mjs --quick --junit "$RESULTS/pyodide-range.xml" || status=1 ;;
     *)
       echo "unknown suite: $suite"; status=1 ;;
   esac

@@ -12,6 +12,10 @@
  * Without it, the route `/__isolated/<path>` serves `<path>` with those headers: a page opened there (and
  * every module, worker and file it loads by a relative URL) is cross-origin isolated, the rest of the
  * server is not — so one test run has both kinds of page.
+ *
+ * $WEBDLPACK_PACKAGES ("name=alias,..."; `make test-matrix` sets it) serves `/node_modules/<alias>/` at
+ * `/node_modules/<name>/`: the pages, the demo and the tests then load another version of a package
+ * (package.json pins each as an npm alias, e.g. "pyodide-0-27": "npm:pyodide@0.27.8") without a change.
  */
 import { createServer } from "node:http";
 import { createReadStream, statSync } from "node:fs";
@@ -40,12 +44,30 @@ const MIME = {
 export const ISOLATED_PREFIX = "/__isolated";
 
 /**
+ * Parse "name=alias,..." ($WEBDLPACK_PACKAGES) into [prefix, replacement] pairs of URL paths.
+ * @param {string | undefined} text
+ * @returns {[string, string][]}
+ */
+export function packageAliases(text) {
+  const pairs = [];
+  for (const item of (text ?? "").split(",").filter((x) => x.trim() !== "")) {
+    const [name, alias] = item.split("=").map((x) => x.trim());
+    if (!name || !alias || alias.includes("..") || name.includes("..")) {
+      throw new Error(`webdlpack serve: bad WEBDLPACK_PACKAGES entry "${item}" (expected name=alias)`);
+    }
+    pairs.push([`/node_modules/${name}/`, `/node_modules/${alias}/`]);
+  }
+  return pairs;
+}
+
+/**
  * Start the server.
- * @param {{root?: string, port?: number, isolated?: boolean, quiet?: boolean}} [options]
+ * @param {{root?: string, port?: number, isolated?: boolean, quiet?: boolean, packages?: string}} [options]
  * @returns {Promise<{url: string, port: number, close: () => Promise<void>}>}
  */
 export async function startServer(options = {}) {
   const root = resolve(options.root ?? join(fileURLToPath(import.meta.url), "..", ".."));
+  const aliases = packageAliases(options.packages ?? process.env.WEBDLPACK_PACKAGES);
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     if (url.pathname === "/__health") {
@@ -54,7 +76,10 @@ export async function startServer(options = {}) {
       return;
     }
     const isolatedRoute = url.pathname.startsWith(`${ISOLATED_PREFIX}/`);
-    const pathname = isolatedRoute ? url.pathname.slice(ISOLATED_PREFIX.length) : url.pathname;
+    let pathname = isolatedRoute ? url.pathname.slice(ISOLATED_PREFIX.length) : url.pathname;
+    for (const [prefix, replacement] of aliases) {
+      if (pathname.startsWith(prefix)) pathname = replacement + pathname.slice(prefix.length);
+    }
     let path = normalize(join(root, decodeURIComponent(pathname)));
     if (path !== root && !path.startsWith(root + sep)) {
       res.writeHead(403);
@@ -87,7 +112,10 @@ export async function startServer(options = {}) {
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : 0;
   const url = `http://127.0.0.1:${port}`;
-  if (!options.quiet) console.log(`webdlpack: serving ${root} at ${url}/ (loopback only)`);
+  if (!options.quiet) {
+    const served = aliases.map(([p, r]) => `${p} from ${r}`).join(", ");
+    console.log(`webdlpack: serving ${root} at ${url}/ (loopback only)${served ? `; ${served}` : ""}`);
+  }
   return {
     url,
     port,

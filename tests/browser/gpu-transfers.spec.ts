@@ -151,16 +151,17 @@ test("the C library's memory ⇄ a GPU pointer C allocated: lib.upload / lib.rea
     type Lib = Webdlpack & { loadWebDLPackC: typeof import("../../js/src/index.js").loadWebDLPackC };
     const w = window as unknown as W & {
       webdlpack: Lib;
-      pyodide: { _module: { HEAPU8: Uint8Array; _malloc(n: number): number; _free(a: number): void } };
+      pyodide: { _module: { HEAPU8: Uint8Array } };
     };
     const ctx = w.webdlpack.getContext();
     await ctx.setup();
     const lib = await w.webdlpack.loadWebDLPackC(w.pyodide as never, { url: "/wasm/build/libwebdlpack.so" });
     const m = w.pyodide._module;
+    const heap = w.webdlpack.emscriptenHost(m as never); // Pyodide's malloc/free, whichever way it exposes them
     const n = 5 * 2 ** 20 + 3; // several pieces, an odd length
     const ptr = lib.check(lib.exports.wdl_webgpu_alloc(0, BigInt(n + 8), 0), "wdl_webgpu_alloc", true) >>> 0;
-    const src = m._malloc(n) >>> 0;
-    const dst = m._malloc(n) >>> 0;
+    const src = heap.malloc(n);
+    const dst = heap.malloc(n);
     try {
       for (let i = 0; i < n; i++) m.HEAPU8[src + i] = (i * 11 + 5) & 0xff;
       const before = ctx.transferStats(0);
@@ -185,8 +186,8 @@ test("the C library's memory ⇄ a GPU pointer C allocated: lib.upload / lib.rea
       };
     } finally {
       lib.exports.wdl_webgpu_free(ptr);
-      m._free(src);
-      m._free(dst);
+      heap.free(src);
+      heap.free(dst);
     }
   });
   expect(r.same).toBe(true);

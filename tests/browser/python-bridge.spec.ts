@@ -9,7 +9,7 @@ type W = {
     runPython(c: string): unknown;
     runPythonAsync(c: string): Promise<unknown>;
     globals: { get(n: string): unknown; set(n: string, v: unknown): void };
-    _module: { HEAPU8: Uint8Array; _malloc(n: number): number };
+    _module: { HEAPU8: Uint8Array };
   };
   webdlpack: typeof import("../../js/src/index.js");
 };
@@ -336,9 +336,11 @@ test("micropip installs the same wheel from a local URL", async ({ browser }) =>
   await page.evaluate(() => (window as unknown as { harnessReady: Promise<boolean> }).harnessReady);
   const version = await page.evaluate(async () => {
     const w = window as unknown as W;
+    // The micropip this Pyodide's lock names (the Makefile vendors each pinned Pyodide's).
+    const lock = await (await fetch("/node_modules/pyodide/pyodide-lock.json")).json();
     await w.webdlpack.loadWebDLPack(w.pyodide as never, {
       installer: "micropip",
-      micropipURL: "/build/vendor/micropip-0.11.1-py3-none-any.whl",
+      micropipURL: `/build/vendor/${lock.packages.micropip.file_name}`,
     });
     return String(
       w.pyodide.runPython(

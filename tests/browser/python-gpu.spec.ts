@@ -16,7 +16,7 @@ type W = {
     runPython(c: string): unknown;
     runPythonAsync(c: string): Promise<unknown>;
     globals: { get(n: string): unknown; set(n: string, v: unknown): void };
-    _module: { HEAPU8: Uint8Array; _malloc(n: number): number; _free(a: number): void };
+    _module: { HEAPU8: Uint8Array };
   };
   webdlpack: Webdlpack;
   testkit: PageTestkit;
@@ -358,10 +358,10 @@ test("byte_offset and strides (negative too) are honoured on upload and on readb
     const release = (tensors: { dispose(): void }[], gpuPtr: number, heapAddr: number): void => {
       for (const t of tensors) t.dispose();
       ctx.freeWebGPU(gpuPtr);
-      py._module._free(heapAddr);
+      bridge.host.free(heapAddr);
     };
     // Upload: a heap tensor with byte_offset 8, and a strided one (every other element).
-    const addr = py._module._malloc(64);
+    const addr = bridge.host.malloc(64); // Pyodide's malloc, whichever way it exposes it
     new Float32Array(py._module.HEAPU8.buffer, addr, 16).set(Array.from({ length: 16 }, (_, i) => 10 + i));
     const shifted = w.webdlpack.Tensor.wasmView(bridge.host, {
       data: addr,
@@ -439,7 +439,7 @@ out
     release([...views, shifted, strided], ptr, addr);
     // More layouts: negative-stride / offset CPU → webgpu uploads, copy=True readbacks of offset and
     // strided GPU tensors; a strided GPU copy is refused saying what to do.
-    const addr2 = py._module._malloc(96);
+    const addr2 = bridge.host.malloc(96);
     new Int32Array(py._module.HEAPU8.buffer, addr2, 24).set(Array.from({ length: 24 }, (_, i) => i));
     // CPU sources: reversed rows and columns from byte_offset 92 (the last element), and a transposed view at byte_offset 4.
     const reversed = w.webdlpack.Tensor.wasmView(bridge.host, {

@@ -8,6 +8,7 @@ import { Tensor } from "../../js/src/tensor/index.js";
 
 const fakePyodide = {
   _module: {},
+  version: "314.0.7",
   runPython: () => undefined,
   runPythonAsync: async () => undefined,
   registerJsModule: () => undefined,
@@ -37,7 +38,7 @@ test("loadWebDLPack(non-Pyodide) rejects INVALID_ARGUMENT naming `pyodide`", asy
   try {
     await rejectsWith(loadWebDLPack(null as never), "pyodide");
     await rejectsWith(loadWebDLPack(42 as never), "pyodide");
-    await rejectsWith(loadWebDLPack({} as never), "pyodide", /no _module, runPython/);
+    await rejectsWith(loadWebDLPack({} as never), "pyodide", /no _module, version, runPython/);
     await rejectsWith(
       loadWebDLPack({ ...fakePyodide, registerJsModule: undefined } as never),
       "pyodide",
@@ -67,7 +68,7 @@ test("loadWebDLPackC(non-Pyodide) rejects INVALID_ARGUMENT naming `pyodide`, bef
 });
 
 test("loadWebDLPackC options: not an object, unknown key, wrong kinds are typed errors", async () => {
-  const py = { _module: {} } as never; // the options are checked before the module is looked at
+  const py = { _module: {}, version: "0.27.8" } as never; // the options are checked before the module is looked at
   await rejectsWith(loadWebDLPackC(py, null as never), "options", /bad loadWebDLPackC options/);
   await rejectsWith(loadWebDLPackC(py, 5 as never), "options");
   await rejectsWith(loadWebDLPackC(py, { URL: "/x.so" } as never), "options.URL", /unknown loadWebDLPackC option/);
@@ -100,4 +101,22 @@ test("Tensor.fromTypedArray of a non-array names field, value and expected", () 
       err.field === "dtype" &&
       typeof err.expected === "string",
   );
+});
+
+test("a Pyodide outside the supported range is refused UNSUPPORTED naming its version and the range", async () => {
+  for (const version of ["0.26.4", "0.30.0", "313.0.0", "316.0.0", "315.0.0a1", "315.0.0", "0.27.0a1", "dev"]) {
+    for (const p of [
+      loadWebDLPack({ ...fakePyodide, version } as never),
+      loadWebDLPackC({ _module: {}, version } as never),
+    ]) {
+      await assert.rejects(p, (err: unknown) => {
+        assert.ok(err instanceof WebDLPackError, String(err));
+        assert.equal(err.code, "UNSUPPORTED");
+        assert.equal(err.field, "pyodide.version");
+        assert.equal(err.value, version);
+        assert.match(err.message, new RegExp(`Pyodide ${version} is not supported.*0\\.27.*315`));
+        return true;
+      });
+    }
+  }
 });

@@ -22,6 +22,7 @@ import {
   type WebDLPackCLib,
 } from "../../js/src/bridge/clib/index.js";
 import { PageContext } from "../../js/src/context/context.js";
+import { moduleAllocator } from "../../js/src/dlpack/index.js";
 import { CONTEXT_PROTOCOL } from "../../js/src/context/get-context.js";
 import { ErrorCode, WebDLPackError } from "../../js/src/errors.js";
 import { asGPU, FakeGPU } from "./context-fakes.js";
@@ -157,7 +158,7 @@ test("C library in Pyodide: bad inputs refuse before anything is loaded", async 
     isCode("INVALID_ARGUMENT", /not a wasm module/),
   );
   await assert.rejects(
-    loadWebDLPackC({ _module: {} } as unknown as ClibPyodide, { bytes: libBytes() }),
+    loadWebDLPackC({ _module: {}, version: "314.0.7" } as unknown as ClibPyodide, { bytes: libBytes() }),
     isCode("UNSUPPORTED", /dynamic loader/),
   );
   await assert.rejects(
@@ -270,13 +271,14 @@ lib.wdl_tensor_to_js(t)`);
 
 test("C library in Pyodide: host writes survive memory growth", () => {
   const before = py._module.HEAPU8.buffer;
-  const big = py._module._malloc(128 << 20) >>> 0; // grows linear memory: old views detach
+  const heap = moduleAllocator(py._module);
+  const big = heap.malloc(128 << 20); // grows linear memory: old views detach
   assert.ok(big !== 0);
   assert.notEqual(py._module.HEAPU8.buffer, before, "memory grew");
   const q = run<number[]>(
     "p = lib.wdl_webgpu_alloc(0, 48, 0); i = Info(); [lib.wdl_webgpu_query(p, ctypes.byref(i)), i.nbytes, lib.wdl_webgpu_free(p)]",
   );
-  py._module._free(big);
+  heap.free(big);
   assert.deepEqual(q, [0, 48, 0]);
 });
 

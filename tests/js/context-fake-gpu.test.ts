@@ -83,6 +83,7 @@ test("setup asks for the adapter's maxima of the ML limits unless cfg.limits is 
     maxComputeWorkgroupStorageSize: 32768,
     maxComputeInvocationsPerWorkgroup: 256,
     maxComputeWorkgroupSizeX: 128,
+    maxComputeWorkgroupsPerDimension: 65535, // the fake adapter has none of the other ML limits
   });
   await newContext().setup({ gpu: asGPU<GPU>(gpu), limits: "default" });
   assert.equal(gpu.adapter!.lastDescriptor?.requiredLimits, undefined);

@@ -8,7 +8,7 @@
  *   on buffers of another device.
  * - ORT ignores `ort.env.webgpu.device` alone: the device must be given in the
  *   session options, `executionProviders: [{name: "webgpu", device}]` —
- *   {@link ortSessionOptions} does that.
+ *   {@link ortSessionOptions} does that (ORT 1.23–1.29 get it another way: ort-device.ts).
  * - Outputs stay on the GPU with `preferredOutputLocation: "gpu-buffer"`; their
  *   buffers are padded, so shape and dtype come from the ORT tensor, never from
  *   `buffer.size`.
@@ -27,6 +27,7 @@ import { copyGPUTensor, locateCheckedGPUTensor } from "./gpu-buffer.js";
 import { recordHandoff } from "./handoff.js";
 import { inPlaceCopyReason } from "./in-place.js";
 import { ORT_OWNER } from "./producer.js";
+import { ortDeviceRoute, provideDeviceToOrt } from "./ort-device.js";
 import { tensorToTypedArray } from "./typed-array.js";
 
 /** Options shared by the ORT adapter functions. */
@@ -47,6 +48,7 @@ function deviceLabel(id: number): string {
  * makes its own device).
  */
 export function checkOrtDevice(ort: OrtLike, ctx: WebDLPackContext = getContext(), deviceId = 0): GPUDevice {
+  ortDeviceRoute(ort); // UNSUPPORTED for an ORT version webdlpack cannot share a device with
   // ORT gets the device guard: its destroy() (ORT destroys devices it releases) drops only ORT's reference.
   const device = ctx.getWebGPUDevice(deviceId, { owner: ORT_OWNER });
   checkOrtEnvDevice(ort, device, deviceId);
@@ -127,7 +129,7 @@ export function bindOrtToContext<T extends OrtTensorLike>(
     ctx,
     deviceId,
     device,
-    sessionOptions: (extra?: OrtSessionOptions) => ortSessionOptions(ctx, extra, { deviceId }),
+    sessionOptions: (extra?: OrtSessionOptions) => ortSessionOptions(ctx, extra, { deviceId, ort }),
     tensorFromOrt: (ortTensor: OrtTensorLike) => {
       // Per hand-off: the device is still live and ORT still bound to it (ORT's guard was taken above, once).
       checkOrtEnvDevice(ort, ctx.getWebGPUDevice(deviceId), deviceId);
@@ -142,15 +144,18 @@ export function bindOrtToContext<T extends OrtTensorLike>(
  * execution provider gets `device` (added first if `extra` has none; other
  * providers are kept after it as fallbacks), and `preferredOutputLocation`
  * defaults to `"gpu-buffer"` so outputs stay on the GPU. A `webgpu` entry that
- * names another device is a BAD_DEVICE error.
+ * names another device is a BAD_DEVICE error. Given `options.ort` (as bindings do), an ORT 1.23–1.29
+ * gets the shared device when it requests its own instead (ort-device.ts): the entry then names no device.
  */
 export function ortSessionOptions(
   ctx: WebDLPackContext = getContext(),
   extra: OrtSessionOptions = {},
-  options: { deviceId?: number } = {},
+  options: { deviceId?: number; ort?: OrtLike } = {},
 ): OrtSessionOptions {
   const deviceId = options.deviceId ?? 0;
   const device = ctx.getWebGPUDevice(deviceId, { owner: ORT_OWNER });
+  const inOptions = options.ort === undefined || ortDeviceRoute(options.ort) === "session-options";
+  if (!inOptions) provideDeviceToOrt(options.ort!, device);
   const given = extra.executionProviders ?? [];
   if (!Array.isArray(given)) {
     throw new WebDLPackError("INVALID_ARGUMENT", "executionProviders must be an array", {
@@ -175,9 +180,10 @@ export function ortSessionOptions(
         },
       );
     }
+    if (!inOptions) return typeof ep === "string" ? { name: "webgpu" } : { ...ep, device: undefined };
     return typeof ep === "string" ? { name: "webgpu", device } : { ...ep, device };
   });
-  if (!hasWebGPU) providers.unshift({ name: "webgpu", device });
+  if (!hasWebGPU) providers.unshift(inOptions ? { name: "webgpu", device } : { name: "webgpu" });
   return {
     ...extra,
     executionProviders: providers,

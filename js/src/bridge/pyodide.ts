@@ -20,6 +20,7 @@ import { registerPythonHandoff } from "../context/python-handoff.js";
 import { Tensor } from "../tensor/index.js";
 import { PYTHON_GPU_OWNER, pythonGPUModule } from "./pyodide-gpu.js";
 import { checkPyodideInstance } from "./pyodide-instance.js";
+import { checkPyodideVersion } from "./pyodide-version.js";
 import type { PyodideLike, PyodideModuleLike, PyodideWithModule, PyProxyLike } from "./pyodide-types.js";
 import { checkWheelFits } from "./wheel-fit.js";
 
@@ -310,6 +311,7 @@ async function load(pyodide: PyodideWithModule, options: LoadWebDLPackOptions): 
 
 const PYODIDE_MEMBERS = [
   "_module",
+  "version",
   "runPython",
   "runPythonAsync",
   "registerJsModule",
@@ -334,11 +336,13 @@ const LOAD_OPTION_RULES: Readonly<Record<keyof LoadWebDLPackOptions, OptionRule>
  * Install webdlpack into a running Pyodide and connect it to the page's
  * context. Idempotent per Pyodide instance (concurrent calls share one load).
  * Rejects with INVALID_ARGUMENT (naming the field) when `pyodide` is not a
- * Pyodide instance or an option is unknown or malformed, before starting anything.
+ * Pyodide instance or an option is unknown or malformed, and UNSUPPORTED when its
+ * version is outside the supported range (bridge/pyodide-version.ts), before starting anything.
  */
 export function loadWebDLPack(pyodide: PyodideLike, options: LoadWebDLPackOptions = {}): Promise<WebDLPackPython> {
   try {
     checkPyodideInstance<PyodideWithModule>(pyodide, PYODIDE_MEMBERS, "loadWebDLPack");
+    checkPyodideVersion(pyodide.version, "loadWebDLPack");
     checkOptions(options, "loadWebDLPack", LOAD_OPTION_RULES);
   } catch (err) {
     return Promise.reject(err);

@@ -16,5 +16,6 @@ export {
   type ValidateOptions,
 } from "./desc.js";
 export * from "./wasm-host.js";
+export { moduleAllocator, type AllocatorSource, type ModuleAllocator } from "./module-allocator.js";
 export * from "./codec.js";
 export * from "./strided.js";

@@ -6,6 +6,7 @@
  */
 import { describeValue } from "../describe-value.js";
 import { WebDLPackError } from "../errors.js";
+import { moduleAllocator, type AllocatorSource } from "./module-allocator.js";
 
 /** A wasm instance as the codec sees it. Addresses are unsigned 32-bit numbers. */
 export interface WasmHost {
@@ -85,14 +86,13 @@ export function checkWasmHost(
   if (WASM_HOST_MEMBERS.every((m) => hasMember(h, m))) completeHosts.add(host);
 }
 
-/** The members of an Emscripten module (or `pyodide._module`) that {@link emscriptenHost} uses. */
-export interface EmscriptenModuleLike {
+/**
+ * The members of an Emscripten module (or `pyodide._module`) that {@link emscriptenHost} uses.
+ * Its allocator is `_malloc`/`_free`, else the pair its dynamic linker resolves (module-allocator.ts).
+ */
+export interface EmscriptenModuleLike extends AllocatorSource {
   /** The heap as bytes; Emscripten replaces it after memory growth. */
   HEAPU8: Uint8Array;
-  /** The module's exported `malloc`. */
-  _malloc(nbytes: number): number;
-  /** The module's exported `free`. */
-  _free(address: number): void;
   /** `addFunction(fn, sig)`; needs `-sALLOW_TABLE_GROWTH`. */
   addFunction(fn: (...args: number[]) => unknown, signature: string): number;
   /** Release a table index made by `addFunction`. */
@@ -187,6 +187,7 @@ export function emscriptenHost(module: EmscriptenModuleLike): WasmHost {
 }
 
 function makeEmscriptenHost(module: EmscriptenModuleLike): WasmHost {
+  const { malloc, free } = moduleAllocator(module);
   const trampolines = new TrampolinePool(module);
   const entry = (index: number): ((...args: number[]) => unknown) => {
     const fn = module.getWasmTableEntry ? module.getWasmTableEntry(index >>> 0) : module.wasmTable?.get(index >>> 0);
@@ -203,8 +204,8 @@ function makeEmscriptenHost(module: EmscriptenModuleLike): WasmHost {
     get buffer() {
       return module.HEAPU8.buffer;
     },
-    malloc: (nbytes) => module._malloc(nbytes) >>> 0,
-    free: (address) => module._free(address >>> 0),
+    malloc,
+    free,
     addFunction: (fn) => trampolines.add(fn),
     removeFunction: (index) => trampolines.remove(index),
     callVoidPointer: (index, arg) => {

@@ -24,11 +24,13 @@ import {
   type HostEntryName,
   type WebDLPackCExports,
 } from "./abi.js";
+import { moduleAllocator, type AllocatorSource } from "../../dlpack/module-allocator.js";
 import { errorFromC } from "./errors.js";
 import { TensorHandleTable } from "./handles.js";
 import { makeHostFunctions } from "./host.js";
 import { heapView, readCString, type HeapSource } from "./memory.js";
 import { checkPyodideInstance } from "../pyodide-instance.js";
+import { checkPyodideVersion } from "../pyodide-version.js";
 import "../../dispose-symbol.js"; // Symbol.dispose in the published .d.ts without lib esnext.disposable
 
 /** Default place of the side module in Pyodide's file system. */
@@ -42,9 +44,7 @@ export interface ClibFS {
 }
 
 /** The Emscripten module internals the loader uses (`pyodide._module`). */
-export interface ClibModule extends HeapSource {
-  _malloc(nbytes: number): number;
-  _free(address: number): void;
+export interface ClibModule extends HeapSource, AllocatorSource {
   addFunction(fn: (...args: number[]) => number, signature: string): number;
   removeFunction(index: number): void;
   loadDynamicLibrary?(path: string, flags?: Record<string, unknown>): unknown;
@@ -57,7 +57,7 @@ export interface ClibModule extends HeapSource {
  * Pyodide's own types leave out as private) is checked at run time, so `loadPyodide()`'s result is accepted as typed.
  */
 export interface ClibPyodide {
-  /** Pyodide's version (not read: it lets every Pyodide API type match this one). */
+  /** `pyodide.version`, checked against the supported range (bridge/pyodide-version.ts). */
   version?: string;
   _module?: ClibModule;
   FS?: ClibFS;
@@ -159,7 +159,7 @@ function dirname(path: string): string {
 }
 
 /** The members of the Pyodide object the loader reads (the rest is checked as UNSUPPORTED). */
-const CLIB_PYODIDE_MEMBERS = ["_module"] as const;
+const CLIB_PYODIDE_MEMBERS = ["_module", "version"] as const;
 
 /** A rule accepting a non-empty string. */
 const nonEmptyString = (expected: string): OptionRule => ({
@@ -188,7 +188,8 @@ const LOAD_C_OPTION_RULES: Readonly<Record<keyof LoadWebDLPackCOptions, OptionRu
  *
  * Throws INVALID_ARGUMENT (`pyodide` is not a Pyodide instance, an option is
  * unknown or of the wrong kind, fetch failure, the shipped side module not found,
- * not a wasm module), UNSUPPORTED (the runtime lacks `loadDynamicLibrary` /
+ * not a wasm module), UNSUPPORTED (a Pyodide version outside the supported range,
+ * the runtime lacks `loadDynamicLibrary` /
  * `LDSO`, or an export is missing), VERSION_MISMATCH (library major differs),
  * or the error `wdl_init` reports.
  */
@@ -197,6 +198,7 @@ export async function loadWebDLPackC(
   options: LoadWebDLPackCOptions = {},
 ): Promise<WebDLPackCLib> {
   checkPyodideInstance<ClibPyodide & { _module: ClibModule }>(pyodide, CLIB_PYODIDE_MEMBERS, "loadWebDLPackC");
+  checkPyodideVersion(pyodide.version, "loadWebDLPackC");
   checkOptions(options, "loadWebDLPackC", LOAD_C_OPTION_RULES);
   const existing = instances.get(pyodide);
   if (existing !== undefined) return existing;
@@ -270,6 +272,7 @@ function connect(
   options: LoadWebDLPackCOptions,
 ): WebDLPackCLib & { dispose(): void } {
   const handles = new TensorHandleTable();
+  const { malloc, free } = moduleAllocator(m, "pyodide._module._malloc");
   const host = makeHostFunctions({
     ...(options.owner !== undefined ? { owner: options.owner } : {}),
     context: options.context ?? getContext,
@@ -278,7 +281,7 @@ function connect(
     onAsyncGpuError: options.onAsyncGpuError ?? ((error, ptr) => console.error(`webdlpack C pointer ${ptr}:`, error)),
   });
   const indices: number[] = [];
-  const table = m._malloc(HOST_TABLE_LAYOUT.size) >>> 0;
+  const table = malloc(HOST_TABLE_LAYOUT.size);
   try {
     if (table === 0)
       throw new WebDLPackError("OUT_OF_MEMORY", "malloc failed for the host table", {
@@ -306,7 +309,7 @@ function connect(
     for (const index of indices) m.removeFunction(index);
     throw err;
   } finally {
-    if (table !== 0) m._free(table);
+    if (table !== 0) free(table);
   }
 
   let disposed = false;
@@ -342,7 +345,7 @@ function connect(
       exports.wdl_managed_tensor_release(address >>> 0);
     },
     gpuStats(): ClibGpuStats {
-      const out = m._malloc(WEBGPU_STATS_LAYOUT.size) >>> 0;
+      const out = malloc(WEBGPU_STATS_LAYOUT.size);
       if (out === 0)
         throw new WebDLPackError("OUT_OF_MEMORY", "malloc failed for wdl_webgpu_stats", {
           field: "wdl_webgpu_stats",
@@ -357,7 +360,7 @@ function connect(
           liveBytes: Number(view.getBigUint64(out + WEBGPU_STATS_LAYOUT.live_bytes, true)),
         };
       } finally {
-        m._free(out);
+        free(out);
       }
     },
     dispose(): void {

@@ -1,0 +1,216 @@
+#!/usr/bin/env node
+/**
+ * `make test-matrix`: the tests that depend on another package's version, under every version webdlpack
+ * declares (package.json pins each as an npm alias; scripts/matrix-versions.mjs reads them):
+ * - each Pyodide: the demo, and every browser spec that loads Pyodide; plus, in Node, the JS/C shared
+ *   allocator test (tests/js/pyodide-allocator.test.ts) under every Pyodide;
+ * - each framework at its floor and newest: the framework adapter specs.
+ * The server serves the alias under the package's own name ($WEBDLPACK_PACKAGES, scripts/serve.mjs), so the
+ * pages are unchanged. Prints a table and writes it to docs/test-matrix.md.
+ *
+ *   node scripts/test-matrix.mjs [--quick] [--junit FILE]
+ *
+ * --quick (`./run test`'s suite "pyodide-range"): only the oldest and newest Pyodide, the demo and the
+ * Python bridge specs; no frameworks, no docs file. --junit: each test under each version as a JUnit case.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { startServer } from "./serve.mjs";
+import { FRAMEWORKS, frameworkVersions, pyodideVersions, servedPackages } from "./matrix-versions.mjs";
+
+const ROOT = join(fileURLToPath(import.meta.url), "..", "..");
+const quick = process.argv.includes("--quick");
+const OUT = join(ROOT, "build", "test-matrix");
+
+/** The adapter specs (17 tests), run under each framework version. */
+export const ADAPTER_SPECS = [
+  "adapters-e2e",
+  "adapters-plain",
+  "adapters-python",
+  "framework-adapters",
+  "frameworks-chain",
+].map((n) => `tests/browser/${n}.spec.ts`);
+
+/** The browser specs that load Pyodide (their source names it), run under each Pyodide. */
+function pythonSpecs() {
+  if (quick) return ["tests/browser/python-bridge.spec.ts", "tests/browser/python-gpu.spec.ts"];
+  return readdirSync(join(ROOT, "tests/browser"))
+    .filter((f) => f.endsWith(".spec.ts"))
+    .filter((f) => /pyodide/i.test(readFileSync(join(ROOT, "tests/browser", f), "utf8")))
+    .sort()
+    .map((f) => `tests/browser/${f}`);
+}
+
+/** Run a command with $WEBDLPACK_PACKAGES set; returns {status, stdout, seconds}. */
+function run(cmd, args, packages, extraEnv = {}) {
+  const t0 = performance.now();
+  const r = spawnSync(cmd, args, {
+    cwd: ROOT,
+    env: { ...process.env, WEBDLPACK_PACKAGES: packages, ...extraEnv },
+    encoding: "utf8",
+    maxBuffer: 64 << 20,
+  });
+  return { status: r.status, stdout: `${r.stdout}${r.stderr}`, seconds: (performance.now() - t0) / 1000 };
+}
+
+/** Playwright over `specs`: "passed/total" (failures named), and whether all passed. */
+function playwright(specs, packages, tag) {
+  mkdirSync(OUT, { recursive: true });
+  const report = join(OUT, `${tag}.json`);
+  rmSync(report, { force: true });
+  const r = run("npx", ["playwright", "test", "--reporter=json", ...specs], packages, {
+    PLAYWRIGHT_JSON_OUTPUT_NAME: report,
+  });
+  let stats;
+  const failed = [];
+  const cases = [];
+  try {
+    const json = JSON.parse(readFileSync(report, "utf8"));
+    stats = json.stats;
+    const walk = (suite) => {
+      for (const s of suite.suites ?? []) walk(s);
+      for (const spec of suite.specs ?? []) {
+        cases.push({ name: `${spec.file}: ${spec.title}`, ok: spec.ok });
+        if (!spec.ok) failed.push(`${spec.file}: ${spec.title}`);
+      }
+    };
+    for (const s of json.suites ?? []) walk(s);
+  } catch {
+    const failure = r.stdout.slice(-2000);
+    return { text: `no report (exit ${r.status})`, ok: false, failed: [failure], cases, seconds: r.seconds };
+  }
+  const total = stats.expected + stats.unexpected + stats.flaky + stats.skipped;
+  const ok = r.status === 0 && stats.unexpected === 0 && stats.skipped === 0 && total > 0;
+  return { text: `${stats.expected}/${total}`, ok, failed, cases, seconds: r.seconds };
+}
+
+/** The Pyodide version pages get when served with `packages` (proves the alias took effect). */
+async function servedPyodide(packages) {
+  const server = await startServer({ port: 0, quiet: true, packages });
+  try {
+    return (await (await fetch(`${server.url}/node_modules/pyodide/package.json`)).json()).version;
+  } finally {
+    await server.close();
+  }
+}
+
+/** The allocator test in Node under every Pyodide: {version: "ok" | "FAIL"}. */
+function allocatorInNode() {
+  const build = run("npx", ["tsc", "-p", "tests/js/tsconfig.json"], "");
+  if (build.status !== 0) return {};
+  const r = run(
+    "node",
+    ["--test", "--test-reporter=tap", "build/tests-js/tests/js/pyodide-allocator.test.js"],
+    "",
+    quick ? {} : { WEBDLPACK_EVERY_PYODIDE: "1" },
+  );
+  const result = {};
+  for (const m of r.stdout.matchAll(/^(ok|not ok) \d+ - Pyodide (\S+):/gm))
+    result[m[2]] = m[1] === "ok" ? "ok" : "FAIL";
+  return result;
+}
+
+/** The rows' cases as JUnit XML (scripts/test_summary.py counts them). */
+function junit(rows) {
+  const esc = (t) => t.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/"/g, "&quot;");
+  const cases = rows.flatMap((r) =>
+    r.cases.map(
+      (c) =>
+        `  <testcase classname="${esc(`${r.what} ${r.version}`)}" name="${esc(c.name)}">` +
+        `${c.ok ? "" : '<failure message="failed"/>'}</testcase>`,
+    ),
+  );
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuite name="test-matrix" tests="${cases.length}">\n${cases.join("\n")}\n</testsuite>\n`;
+}
+
+const t0 = performance.now();
+const rows = [];
+let allOk = true;
+const allocator = allocatorInNode();
+const pyodides = pyodideVersions();
+const chosen = quick ? [pyodides[0], pyodides[pyodides.length - 1]] : pyodides;
+const specs = pythonSpecs();
+for (const { install, version } of chosen) {
+  const packages = servedPackages({ pyodide: install });
+  const served = await servedPyodide(packages);
+  const demo = run("node", ["scripts/demo.mjs"], packages);
+  const tests = playwright(specs, packages, `pyodide-${version}`);
+  const alloc = allocator[version] ?? "not run";
+  const ok = demo.status === 0 && tests.ok && alloc === "ok" && served === version;
+  allOk &&= ok;
+  rows.push({
+    what: "Pyodide",
+    version: `${version} (${install})`,
+    served,
+    demo: demo.status === 0 ? "pass" : "FAIL",
+    tests: `${tests.text} (${specs.length} specs)`,
+    extra: `malloc/free shared: ${alloc}`,
+    ok,
+    failed: tests.failed.concat(demo.status === 0 ? [] : [`demo: ${demo.stdout.slice(-1500)}`]),
+    cases: [
+      { name: "served under the package's name", ok: served === version },
+      { name: "malloc/free shared by JS and C (Node)", ok: alloc === "ok" },
+      { name: "demo", ok: demo.status === 0 },
+      ...tests.cases,
+    ],
+    seconds: demo.seconds + tests.seconds,
+  });
+  console.log(`${ok ? "PASS" : "FAIL"} Pyodide ${version}: demo ${rows.at(-1).demo}, specs ${tests.text}`);
+}
+if (!quick) {
+  for (const framework of FRAMEWORKS) {
+    const versions = frameworkVersions(framework);
+    for (const { version, packages } of [versions[0], versions[versions.length - 1]].filter(
+      (v, i, a) => v && a.indexOf(v) === i,
+    )) {
+      const tests = playwright(ADAPTER_SPECS, servedPackages(packages), `${framework.name}-${version}`);
+      allOk &&= tests.ok;
+      rows.push({
+        what: framework.name,
+        version: `${version} (${Object.values(packages).join(" + ")})`,
+        served: "",
+        demo: "",
+        tests: `${tests.text} (adapter specs)`,
+        extra: version === versions[0].version ? "floor" : "newest",
+        ok: tests.ok,
+        failed: tests.failed,
+        cases: tests.cases,
+        seconds: tests.seconds,
+      });
+      console.log(`${tests.ok ? "PASS" : "FAIL"} ${framework.name} ${version}: adapter specs ${tests.text}`);
+    }
+  }
+}
+const minutes = ((performance.now() - t0) / 60_000).toFixed(1);
+const lines = [
+  "| package | version (installed as) | page loaded | demo | browser specs passed | also | result | time |",
+  "|---|---|---|---|---|---|---|---|",
+  ...rows.map(
+    (r) =>
+      `| ${r.what} | ${r.version} | ${r.served} | ${r.demo} | ${r.tests} | ${r.extra} | ${r.ok ? "pass" : "FAIL"} | ${r.seconds.toFixed(0)} s |`,
+  ),
+];
+console.log(
+  `\n${lines.join("\n")}\n\n${allOk ? "test-matrix: every version passed" : "test-matrix: FAILED"} (${minutes} min)`,
+);
+for (const r of rows) for (const f of r.failed) console.log(`  failed under ${r.what} ${r.version}: ${f}`);
+if (!quick) {
+  const doc = [
+    "# Version matrix",
+    "",
+    "Written by `make test-matrix` (scripts/test-matrix.mjs): the demo and every browser spec that loads Pyodide under",
+    "each Pyodide webdlpack supports, and the framework adapter specs at each framework's floor and newest version",
+    "(package.json pins each version; the floors are npm aliases). Headless Chromium, SwiftShader WebGPU.",
+    "",
+    `Run ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, ${minutes} min in all.`,
+    "",
+    ...lines,
+    "",
+  ];
+  writeFileSync(join(ROOT, "docs", "test-matrix.md"), doc.join("\n"));
+}
+const junitAt = process.argv.indexOf("--junit");
+if (junitAt > 0) writeFileSync(process.argv[junitAt + 1], junit(rows));
+process.exit(allOk ? 0 : 1);

@@ -1,0 +1,81 @@
+/**
+ * The version ranges package.json declares (peerDependencies) are the ones the code accepts at run time and
+ * the ones `make test-matrix` tests: every pinned version (scripts/matrix-versions.mjs) is inside both, and
+ * versions just outside are refused by both.
+ */
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { test } from "node:test";
+import { pathToFileURL } from "node:url";
+import { ortDeviceRoute } from "../../js/src/adapters/ort-device.js";
+import type { OrtLike } from "../../js/src/adapters/framework-types.js";
+import { isSupportedPyodide, parsePyodideVersion } from "../../js/src/bridge/pyodide-version.js";
+import { WebDLPackError } from "../../js/src/errors.js";
+import { repoRoot } from "./helpers.js";
+
+/** npm's own range semantics (the semver package npm uses; typed here for what the test calls). */
+const semver = createRequire(import.meta.url)("semver") as {
+  satisfies(version: string, range: string): boolean;
+  minVersion(range: string): { version: string } | null;
+};
+
+interface Installed {
+  install: string;
+  version: string;
+}
+const matrix = (await import(pathToFileURL(join(repoRoot(), "scripts/matrix-versions.mjs")).href)) as {
+  installedVersions(pkg: string): Installed[];
+};
+const peers = (
+  JSON.parse(readFileSync(join(repoRoot(), "package.json"), "utf8")) as {
+    peerDependencies: Record<string, string>;
+  }
+).peerDependencies;
+
+test("Pyodide: package.json's range, the runtime check and the pinned versions agree", () => {
+  const range = peers.pyodide!;
+  const pinned = matrix.installedVersions("pyodide").map((v) => v.version);
+  const outside = ["0.26.4", "0.30.0", "313.0.0", "315.0.0-alpha.1", "315.0.0", "316.0.0-alpha.1", "0.27.0-alpha.1"];
+  for (const v of pinned) {
+    assert.ok(semver.satisfies(v, range), `${v} in ${range}`);
+    assert.ok(isSupportedPyodide(parsePyodideVersion(v)!), `runtime accepts ${v}`);
+  }
+  for (const v of outside) {
+    assert.ok(!semver.satisfies(v, range), `${v} not in ${range}`);
+    assert.ok(!isSupportedPyodide(parsePyodideVersion(v)!), `runtime refuses ${v}`);
+  }
+  // Pyodide says its version the Python way.
+  assert.deepEqual(parsePyodideVersion("315.0.0a2"), parsePyodideVersion("315.0.0-alpha.2"));
+  assert.equal(parsePyodideVersion("0.27.8")?.prerelease, undefined);
+  assert.equal(parsePyodideVersion("latest"), undefined);
+});
+
+test("onnxruntime-web: package.json's range, the adapter's check and the pinned versions agree", () => {
+  const range = peers["onnxruntime-web"]!;
+  const fakeOrt = (web: string) => ({ env: { webgpu: {}, versions: { web, common: web } } }) as unknown as OrtLike;
+  const pinned = matrix.installedVersions("onnxruntime-web").map((v) => v.version);
+  assert.ok(pinned.length >= 2, "a floor and the newest");
+  for (const v of pinned) {
+    assert.ok(semver.satisfies(v, range), `${v} in ${range}`);
+    assert.doesNotThrow(() => ortDeviceRoute(fakeOrt(v)));
+  }
+  assert.equal(semver.minVersion(range)?.version, pinned[0], "the floor is pinned");
+  for (const v of ["1.20.0", "1.22.0"]) {
+    assert.ok(!semver.satisfies(v, range));
+    assert.throws(
+      () => ortDeviceRoute(fakeOrt(v)),
+      (err: unknown) =>
+        err instanceof WebDLPackError &&
+        err.code === "UNSUPPORTED" &&
+        err.field === "ort.env.versions.web" &&
+        err.value === v &&
+        /1\.23 and later/.test(err.message),
+    );
+  }
+  assert.equal(ortDeviceRoute(fakeOrt("1.23.0")), "own-request");
+  assert.equal(ortDeviceRoute(fakeOrt("1.29.0")), "own-request");
+  assert.equal(ortDeviceRoute(fakeOrt("1.30.0")), "session-options");
+  assert.equal(ortDeviceRoute(fakeOrt("1.31.0-dev.20260914")), "session-options");
+});
