@@ -314,7 +314,7 @@ test("bool crosses between DLPack (1 byte) and TF.js (4 bytes) through GPU conve
   expect(r.ortBool.info.isCopied).toBe(true); // byte_offset 3
   expect(r.errors["f16→tfjs"]).toMatchObject({ code: "UNSUPPORTED", field: "dtype" });
   expect((r.errors["f16→tfjs"] as { message: string }).message).toContain(
-    "TF.js has no float16 (webdlpack dtype float16 → tfjs ?)",
+    "TF.js has no float16 tensors: on the GPU a TF.js tensor is float32, int32 or bool. Before handing the tensor to TF.js, cast it to float32",
   );
   expect(r.errors["bf16→ort"]).toMatchObject({ code: "UNSUPPORTED" });
   expect((r.errors["bf16→ort"] as { message: string }).message).toContain("bfloat16");

@@ -53,7 +53,7 @@ test("two tables, two tags: the same slot and generation never resolve in the ot
       );
       assert.equal(err.field, "ptr");
       assert.equal(err.value, foreign);
-      assert.match(String(err.expected), /can not cross threads/);
+      assert.match(String(err.expected), /do not cross threads/);
     }
   }
   assert.equal(page.get(p), "page buffer");
@@ -62,6 +62,19 @@ test("two tables, two tags: the same slot and generation never resolve in the ot
   worker.remove(w);
   assert.equal(caught(() => worker.get(w)).code, "STALE_POINTER");
   assert.equal(caught(() => worker.get(p)).code, "INVALID_POINTER");
+});
+
+test("a pointer shown to a context that has issued none yet (setup() not run there): the error says call setup() first", () => {
+  const setUp = new PointerTable<string>({ tag: 1 });
+  const fresh = new PointerTable<string>({ tag: 2 });
+  const p = setUp.insert("made elsewhere");
+  const err = caught(() => fresh.get(p));
+  assert.equal(err.code, "INVALID_POINTER");
+  assert.match(err.message, /has issued no GPU pointer yet: call setup\(\) first/);
+  assert.doesNotMatch(err.message, /threads/);
+  assert.match(String(err.expected), /await getContext\(\)\.setup\(\)/);
+  fresh.insert("its own");
+  assert.doesNotMatch(caught(() => fresh.get(p)).message, /setup\(\)/, "once it has issued pointers, no setup hint");
 });
 
 test("layout: 4 tag, 10 generation, 18 slot bits; tag 0 is never issued; every pointer is at least 2^28", () => {

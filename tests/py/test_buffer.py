@@ -76,6 +76,35 @@ def test_from_buffer_shape_and_errors():
         w.from_buffer(bytearray(4), dtype="float33")
 
 
+def test_a_strided_buffer_is_refused_with_its_strides_labelled_and_the_fix_named():
+    view = memoryview(array.array("f", range(8)))[::2]
+    with pytest.raises(BufferError) as err:
+        w.from_buffer(view)
+    e = err.value
+    assert e.code == w.ErrorCode.BAD_STRIDES and e.field == "obj.strides" and e.value == (8,)
+    assert "strides (8,) (bytes) for shape (4,) of 4-byte items, where C order has (4,)" in str(e)
+    assert "webdlpack.asarray(obj)" in str(e) and "C-contiguous strides (4,)" in e.expected
+
+
+@pytest.mark.parametrize("copy", [None, True])
+def test_asarray_copies_a_strided_buffer_into_c_order(copy):
+    src = array.array("f", range(8))
+    t = w.asarray(memoryview(src)[::2], copy=copy)
+    assert t.tolist() == [0.0, 2.0, 4.0, 6.0] and t.flags.is_copied
+    src[0] = 99.0  # a copy: the source's later writes do not show
+    assert t.tolist()[0] == 0.0
+    grid = np.arange(12, dtype=np.int16).reshape(3, 4)[:, ::2]  # 2-D, through the buffer protocol
+    g = w.asarray(memoryview(grid), copy=copy)
+    assert g.shape == (3, 2) and g.dtype.name == "int16" and g.tolist() == grid.tolist()
+
+
+def test_asarray_copy_false_refuses_a_strided_buffer_saying_why():
+    with pytest.raises(BufferError) as err:
+        w.asarray(memoryview(array.array("f", range(8)))[::2], copy=False)
+    assert err.value.code == w.ErrorCode.BAD_STRIDES
+    assert "asarray(copy=False) would have to copy it" in str(err.value)
+
+
 def test_empty_and_zeros():
     t = w.empty((2, 3), "int16")
     assert t.shape == (2, 3) and t.dtype.name == "int16" and t.nbytes == 12 and t.strides is None

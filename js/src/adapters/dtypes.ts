@@ -104,11 +104,22 @@ const TFJS_FLOAT32: TfjsTypeMapping = Object.freeze({ tfjs: "float32", convert: 
 const TFJS_INT32: TfjsTypeMapping = Object.freeze({ tfjs: "int32", convert: false });
 const TFJS_BOOL: TfjsTypeMapping = Object.freeze({ tfjs: "bool", convert: true });
 
+/** The cast that makes a `name` tensor one TF.js can take (where it is made: TF.js itself has no `name`). */
+function tfjsCast(name: string): string {
+  if (name.startsWith("complex")) return "split it into two float32 tensors (real and imaginary parts)";
+  if (/^(int|uint)\d+$/.test(name)) {
+    const fits = name === "int8" || name === "uint8" || name === "int16" || name === "uint16";
+    return `cast it to int32${fits ? "" : " (every value must fit in 32 bits)"}`;
+  }
+  if (/^(float|bfloat)/.test(name)) return `cast it to float32${name === "float64" ? " (losing precision)" : ""}`;
+  return "cast it to float32 or int32";
+}
+
 /**
  * The TF.js dtype for a webdlpack dtype: float32 and int32 cross as they are,
  * bool (1 byte) becomes TF.js bool (one int32 per element) through a GPU
- * conversion. Everything else throws UNSUPPORTED naming both sides, e.g.
- * "TF.js has no float16 (webdlpack dtype float16 → tfjs ?)".
+ * conversion. Everything else throws UNSUPPORTED naming the dtypes TF.js takes
+ * and the cast to make first, e.g. "TF.js has no int64 tensors ... cast it to int32".
  */
 export function tfjsTypeOf(dtype: DType): TfjsTypeMapping {
   // The hand-off's own types by their fields, without formatting a name (every tensorToTfjs asks).
@@ -120,11 +131,12 @@ export function tfjsTypeOf(dtype: DType): TfjsTypeMapping {
   if (name === "float32") return TFJS_FLOAT32;
   if (name === "int32") return TFJS_INT32;
   if (name === "bool") return TFJS_BOOL;
-  throw new WebDLPackError("UNSUPPORTED", `TF.js has no ${name} (webdlpack dtype ${name} → tfjs ?)`, {
-    field: "dtype",
-    value: name,
-    expected: "float32, int32 or bool (TF.js tensors hold only these on the GPU; cast first)",
-  });
+  throw new WebDLPackError(
+    "UNSUPPORTED",
+    `TF.js has no ${name} tensors: on the GPU a TF.js tensor is float32, int32 or bool. Before handing the ` +
+      `tensor to TF.js, ${tfjsCast(name)} where it is made (e.g. NumPy's x.astype(...), a Cast node in an ONNX model)`,
+    { field: "dtype", value: name, expected: "float32, int32 or bool" },
+  );
 }
 
 /** The webdlpack dtype for a TF.js dtype (`bool` → webdlpack bool, 1 byte, after conversion). */
@@ -133,11 +145,12 @@ export function dtypeOfTfjs(tfjsType: string): { dtype: DType; convert: boolean 
   if (tfjsType === "bool") return { dtype: parseDType("bool"), convert: true };
   throw new WebDLPackError(
     "UNSUPPORTED",
-    `webdlpack cannot take a TF.js ${tfjsType} tensor (tfjs ${tfjsType} → webdlpack ?)`,
-    {
-      field: "tf.Tensor.dtype",
-      value: tfjsType,
-      expected: "float32, int32 or bool (complex64 is two tensors in TF.js, string has no fixed width)",
-    },
+    `webdlpack cannot take a TF.js ${tfjsType} tensor: it takes TF.js float32, int32 and bool. ` +
+      (tfjsType === "complex64"
+        ? "Hand over tf.real(x) and tf.imag(x) (two float32 tensors)"
+        : tfjsType === "string"
+          ? "A string tensor has no fixed-width elements: encode it as numbers first"
+          : "Cast it with tf.cast(x, 'float32') or tf.cast(x, 'int32') first"),
+    { field: "tf.Tensor.dtype", value: tfjsType, expected: "float32, int32 or bool" },
   );
 }

@@ -17,7 +17,8 @@ import { getContext } from "../context/index.js";
 import { dtypeOfTypedArray, emscriptenHost, itemsize, parseDType, type WasmHost } from "../dlpack/index.js";
 import { WebDLPackError } from "../errors.js";
 import { registerPythonHandoff } from "../context/python-handoff.js";
-import { Tensor } from "../tensor/index.js";
+import { isBrandedTensor, looksLikeTensor, Tensor, type BrandedTensor } from "../tensor/index.js";
+import { describeValue } from "../describe-value.js";
 import { PYTHON_GPU_OWNER, pythonGPUModule } from "./pyodide-gpu.js";
 import { checkPyodideInstance } from "./pyodide-instance.js";
 import { checkPyodideVersion } from "./pyodide-version.js";
@@ -92,10 +93,23 @@ const bridges = new WeakMap<object, Promise<WebDLPackPython>>();
 const VERSIONED = Object.freeze({ versioned: true, owner: PYTHON_GPU_OWNER });
 
 function exportForPython(host: WasmHost, value: unknown, versioned: boolean, copy: boolean | undefined): number {
-  let tensor: Tensor;
+  let tensor: Tensor | BrandedTensor;
   let temporary = false;
-  if (value instanceof Tensor) {
+  if (value instanceof Tensor || isBrandedTensor(value)) {
+    // A Tensor of another copy of webdlpack (its own class) exports the same DLPack struct; GPU pointers are
+    // the one shared context's, so nothing else differs.
     tensor = value;
+  } else if (looksLikeTensor(value)) {
+    throw new WebDLPackError(
+      "INVALID_ARGUMENT",
+      "this Tensor comes from another copy of webdlpack, too old to hand its tensors to this one (it has no " +
+        'Symbol.for("webdlpack.tensor") brand): load one copy of webdlpack (dedupe it in the bundler), or upgrade the other',
+      {
+        field: "js_tensor",
+        value: describeValue(value),
+        expected: "a Tensor of a webdlpack copy with the brand (this version or newer)",
+      },
+    );
   } else if (ArrayBuffer.isView(value) && !(value instanceof DataView)) {
     if (value.buffer === host.buffer) {
       // A TypedArray over the heap itself: lend those bytes, no copy.
@@ -110,10 +124,10 @@ function exportForPython(host: WasmHost, value: unknown, versioned: boolean, cop
     }
     temporary = true;
   } else {
-    throw new WebDLPackError("INVALID_ARGUMENT", "from_js() takes a webdlpack Tensor or a TypedArray", {
+    throw new WebDLPackError("INVALID_ARGUMENT", "from_js() / toPython() take a webdlpack Tensor or a TypedArray", {
       field: "js_tensor",
-      value: Object.prototype.toString.call(value),
-      expected: "Tensor | TypedArray",
+      value: describeValue(value),
+      expected: "Tensor (of any copy of webdlpack on the page) | TypedArray",
     });
   }
   try {

@@ -10,8 +10,10 @@
  *   dlpack-export.ts  toManaged: a managed DLPack struct in a wasm host's memory
  *   address-table.ts  values by wasm address with no allocation per add/remove (the live exports)
  *   ownership.ts      exactly-once release of a producer's bytes; the finalizer safety net
+ *   brand.ts          how a Tensor is known across copies of webdlpack (Symbol.for("webdlpack.tensor"))
  */
 export { Tensor } from "./tensor.js";
+export { TENSOR_BRAND, TENSOR_BRAND_VERSION, isBrandedTensor, looksLikeTensor, type BrandedTensor } from "./brand.js";
 export type {
   StorageKind,
   TensorFlags,

@@ -26,6 +26,7 @@ import { findPythonHandoff } from "../context/python-handoff.js";
 import type { LedgerEntry } from "../context/ledger/entry.js";
 import { trackGPUTensor } from "../context/ledger/track-tensor.js";
 import type { DLDeviceDesc, DLTensorDesc, DType, TensorExtent, TypedArray, WasmHost } from "../dlpack/index.js";
+import { TENSOR_BRAND, TENSOR_BRAND_VERSION } from "./brand.js";
 import { copyOf, storageBuffer, viewOf } from "./cpu-view.js";
 import { managedInit, typedArrayInit, wasmViewInit, webgpuInit } from "./create.js";
 import { DEFAULT_TO_MANAGED, exportManaged } from "./dlpack-export.js";
@@ -93,6 +94,11 @@ export class Tensor {
   }
 
   /** Where the bytes are: `"wasm"`, `"js"` or `"webgpu"`. */
+  /** The cross-copy brand (brand.ts): another copy of webdlpack on the page accepts this Tensor by it. */
+  get [TENSOR_BRAND](): number {
+    return TENSOR_BRAND_VERSION;
+  }
+
   get storage(): StorageKind {
     this.#alive();
     return this.#storage.kind;

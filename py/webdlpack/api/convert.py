@@ -12,7 +12,7 @@ from ..bridge.js import bridge_loaded, is_js_proxy
 from ..core.errors import ErrorCode, WebDLPackTypeError
 from ..tensor.moves import check_copy, move_view, refuse_copy, target_device
 from ..tensor.tensor import Tensor
-from .create import from_buffer
+from .create import from_buffer, strided_buffer_error
 from .from_dlpack import from_dlpack
 from .js_tensors import from_js
 
@@ -33,7 +33,8 @@ def asarray(obj: Any, /, *, device: Any = None, copy: bool | None = None) -> Any
         data where it is (a buffer's data is on the CPU).
     copy : bool, optional
         True: always copy. False: never copy (a move to another device raises
-        ``BufferError``). None: copy only when needed, e.g. to change device.
+        ``BufferError``). None: copy only when needed, e.g. to change device,
+        or for a strided buffer (``memoryview(a)[::2]``), copied into C order.
 
     Returns
     -------
@@ -51,7 +52,8 @@ def asarray(obj: Any, /, *, device: Any = None, copy: bool | None = None) -> Any
         ``device`` is not a device, or one webdlpack cannot move data to
         (``BAD_DEVICE``, e.g. ``"cuda"``).
     BufferError
-        ``copy=False`` but a copy is needed; no WebGPU on this host (``NO_WEBGPU``).
+        ``copy=False`` but a copy is needed (a strided buffer: ``BAD_STRIDES``,
+        field ``obj.strides``); no WebGPU on this host (``NO_WEBGPU``).
     """
     copy = check_copy(copy)
     if hasattr(obj, "__dlpack__"):
@@ -79,9 +81,14 @@ def asarray(obj: Any, /, *, device: Any = None, copy: bool | None = None) -> Any
             value=type(obj).__name__,
             expected="an object with __dlpack__, or a buffer such as array.array / bytearray",
         ) from None
+    strided = not memoryview(obj).c_contiguous
+    if strided:
+        if copy is False:
+            raise strided_buffer_error(memoryview(obj), "asarray(copy=False) would have to copy it")
+        obj = _c_order_copy(memoryview(obj))
     host = from_buffer(obj)
     if target is None or target == host.device:
-        if not copy:
+        if not copy and not strided:
             return host
         copied = host.copy()
         host.dispose()
@@ -94,6 +101,12 @@ def asarray(obj: Any, /, *, device: Any = None, copy: bool | None = None) -> Any
     finally:
         host.dispose()
     return Tensor._wrap(view, owner)
+
+
+def _c_order_copy(mv: memoryview) -> memoryview:
+    """The elements of the strided buffer ``mv`` in C order, in a new bytearray, with its format and shape."""
+    data = memoryview(bytearray(mv.tobytes()))  # tobytes() reads in C order, whatever the strides
+    return data.cast("B").cast(mv.format, mv.shape) if mv.shape else data
 
 
 def _from_js_if_any(obj: Any, copy: bool | None) -> Any:

@@ -182,6 +182,37 @@ def zeros(shape: int | Sequence[int], dtype: Any = "float32", *, device: Any = N
     return _new(shape, dtype, device, zero=True)
 
 
+def strided_buffer_error(mv: memoryview, why: str) -> WebDLPackBufferError:
+    """BAD_STRIDES for the non-C-contiguous buffer ``mv``: its strides, labelled, and how to get a copy.
+
+    Parameters
+    ----------
+    mv : memoryview
+        The buffer, not C-contiguous.
+    why : str
+        Why the caller needs contiguous bytes.
+
+    Returns
+    -------
+    WebDLPackBufferError
+        To raise.
+    """
+    c_strides: list[int] = []
+    step = mv.itemsize
+    for extent in reversed(mv.shape or ()):
+        c_strides.insert(0, step)
+        step *= extent
+    return WebDLPackBufferError(
+        ErrorCode.BAD_STRIDES,
+        f"the buffer is not C-contiguous: strides {tuple(mv.strides or ())} (bytes) for shape {tuple(mv.shape or ())} "
+        f"of {mv.itemsize}-byte items, where C order has {tuple(c_strides)}; {why}. Copy it into C order first: "
+        "webdlpack.asarray(obj) (or asarray(obj, copy=True)) does, as does numpy.ascontiguousarray(obj)",
+        field="obj.strides",
+        value=tuple(mv.strides or ()),
+        expected=f"C-contiguous strides {tuple(c_strides)}, or a copy: webdlpack.asarray(obj)",
+    )
+
+
 def from_buffer(obj: Any, *, dtype: Any = None, shape: Sequence[int] | int | None = None) -> Tensor:
     """Wrap any buffer-protocol object as a CPU tensor, without copying.
 
@@ -222,13 +253,7 @@ def from_buffer(obj: Any, *, dtype: Any = None, shape: Sequence[int] | int | Non
             expected="a buffer: bytes, bytearray, array.array, memoryview, a NumPy array",
         ) from None
     if not mv.c_contiguous:
-        raise WebDLPackBufferError(
-            ErrorCode.BAD_STRIDES,
-            "buffer is not C-contiguous",
-            field="obj",
-            value=mv.strides,
-            expected="a C-contiguous buffer",
-        )
+        raise strided_buffer_error(mv, "from_buffer() shares the buffer's bytes and so cannot take a strided view")
     native = None
     try:
         native = dtype_from_format(mv.format)

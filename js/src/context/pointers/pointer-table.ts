@@ -264,15 +264,21 @@ export class PointerTable<T> {
     const tag = high >>> this.#generationBits;
     const shown = formatPointer(ptr);
     if (tag !== this.tag && tag !== 0) {
+      // A context that has issued nothing yet is most often one whose setup() has not run in this realm.
+      const fresh = this.#used === 0;
       return new WebDLPackError(
         "INVALID_POINTER",
-        `GPU pointer ${shown} (tag ${tag}) was issued by another webdlpack context, not this one (tag ${this.tag}): ` +
-          "a GPU pointer names a buffer only in the context (page or Worker) that issued it",
+        `GPU pointer ${shown} (tag ${tag}) was issued by another webdlpack context, not this one (tag ${this.tag}), ` +
+          (fresh
+            ? "which has issued no GPU pointer yet: call setup() first, then make the GPU tensor (here, after it)"
+            : "and names a buffer only there"),
         {
           field,
           value: ptr,
-          expected:
-            "a pointer of this context; GPU objects can not cross threads — send CPU tensors (packTensorForThread) or keep GPU work in one realm",
+          expected: fresh
+            ? "a pointer this context issued: `await getContext().setup()` before making GPU tensors"
+            : "a pointer this context issued (a Worker's context is another one: GPU objects do not cross threads; " +
+              "send CPU tensors with packTensorForThread)",
         },
       );
     }
