@@ -31,7 +31,7 @@ const olderCopy = {
         throw new Error("get-context.ts changed: update tests/protocol/build-copies.mjs");
       src = src.replace(minor, "$11$2").replace(create, "withoutMinor2Members(new PageContext(CONTEXT_PROTOCOL))");
       src += `
-import { CONTEXT_MEMBERS_ADDED as ADDED_FOR_OLDER_COPY } from "./protocol.js";
+const ADDED_FOR_OLDER_COPY = CONTEXT_MEMBERS_ADDED;
 /** The context as a protocol-1.1 copy makes it: without the members minor 2 added. */
 function withoutMinor2Members(ctx: PageContext): PageContext {
   const hidden = new Set(ADDED_FOR_OLDER_COPY[2]);

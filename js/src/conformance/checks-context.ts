@@ -3,7 +3,7 @@
  * (checks-pointers.ts, §3) in between. They run against a set-up context;
  * what they allocate they free.
  */
-import { missingContextMembers } from "../context/protocol.js";
+import { missingContextMembers } from "../context/get-context.js";
 import { ErrorCode } from "../errors.js";
 import type { Check } from "./check.js";
 import { pointerChecks } from "./checks-pointers.js";

@@ -3,7 +3,7 @@
  * needs at the key and puts the original property back, exactly, afterwards.
  */
 import { CONTEXT_GLOBAL_KEY } from "../context/global.js";
-import { CONTEXT_MEMBERS_ADDED, contextMembers } from "../context/protocol.js";
+import { CONTEXT_MEMBERS_ADDED, contextMembers } from "../context/get-context.js";
 import type { WebDLPackContext } from "../context/types.js";
 import type { Check } from "./check.js";
 import { CheckSkipped, ensure, ensureCode, expectCode, show } from "./probe.js";

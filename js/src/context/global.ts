@@ -10,7 +10,7 @@
  *   {@link WebDLPackContext} interface only (its class is the first copy's; never
  *   use `instanceof` on it). If that context was made by a copy with an older
  *   minor, every member this copy's minor requires must be there (`missingMembers`:
- *   for the context, protocol.ts), else INCOMPATIBLE_CONTEXT naming them (docs/spec.md G4);
+ *   for the context, get-context.ts), else INCOMPATIBLE_CONTEXT naming them (docs/spec.md G4);
  * - other major: INCOMPATIBLE_CONTEXT naming both versions.
  */
 import { WebDLPackError } from "../errors.js";

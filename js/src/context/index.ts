@@ -5,8 +5,7 @@
  * room has its own index.
  *
  *   global.ts          the singleton at globalThis[Symbol.for("webdlpack.context")], version check
- *   get-context.ts     getContext(), the protocol version
- *   protocol.ts        the members each protocol minor requires (docs/spec.md C1, G4)
+ *   get-context.ts     getContext(), the protocol version and the members each minor requires (docs/spec.md C1, G4)
  *   context.ts         the class behind the context
  *   types.ts           the public interface and option types
  *   stats.ts           ctx.stats(): rows per device and per owner
@@ -17,9 +16,14 @@
  *   transfers/         GPU byte movement, one home: upload, readback, GPU copy, clear; staging rings; loss
  *   ledger/            the lifetime ledger: entries with one release each, scopes, leak reports
  */
-export { getContext, CONTEXT_PROTOCOL } from "./get-context.js";
+export {
+  getContext,
+  CONTEXT_PROTOCOL,
+  CONTEXT_MEMBERS_ADDED,
+  contextMembers,
+  missingContextMembers,
+} from "./get-context.js";
 export { CONTEXT_GLOBAL_KEY } from "./global.js";
-export { CONTEXT_MEMBERS_ADDED, contextMembers, missingContextMembers } from "./protocol.js";
 export type { SharedContextRecord } from "./global.js";
 export type {
   WebDLPackContext,
