@@ -8,6 +8,7 @@
 #   make test-matrix  the demo and Pyodide specs under every supported Pyodide, adapter specs at each framework's floor and newest
 #   make demo    the main job: a tensor round trip in headless Chromium
 #   make bench   benchmarks (never timed tests)
+#   make tvm     TVM's web runtime (tvmjs) and the TVM test models (scripts/tvm/build.sh; cached in build/tvm)
 #   make bench-gpu  GPU transfer benchmarks in Node on dawn.node (a GPU's Vulkan driver, else SwiftShader)
 #   make serve   serve the repo on http://127.0.0.1:8765/ (loopback only)
 #   make fuzz    long fuzz: C validator (ASan/UBSan), JS decoder, Python in Pyodide, GPU adoption in Chromium (FUZZ_MINUTES each, default 10)
@@ -137,8 +138,15 @@ pack-files: $(STAMPS)/npm js/dist/index.js js/dist/python/$(WHEEL_FILE) js/dist/
 
 build: setup js wheel $(PY_NATIVE_HOST) $(WASM_TARGETS) js/dist/python/$(WHEEL_FILE) js/dist/wasm/libwebdlpack.so $(BUILD)/web/tfjs-webgpu.js
 
+# ---- TVM (tvmjs) ----------------------------------------------------------
+# tvmjs's runtime built from PyPI's apache-tvm with Debian's emcc, and the test models compiled for WebGPU:
+# minutes once, then cached under build/tvm/apache-tvm-<version>/ (the script skips what is up to date).
+.PHONY: tvm
+tvm:
+	bash scripts/tvm/build.sh
+
 # ---- Tests ---------------------------------------------------------------
-test: build $(TEST_EXTRAS)
+test: build $(TEST_EXTRAS) tvm
 	bash scripts/run-tests.sh
 
 # Every version package.json declares (scripts/test-matrix.mjs): prints a table, writes docs/test-matrix.md.
@@ -154,7 +162,7 @@ test-py: build $(TEST_EXTRAS)
 test-gpu: build $(TEST_EXTRAS)
 	bash scripts/run-tests.sh gpu
 
-test-browser: build $(TEST_EXTRAS)
+test-browser: build $(TEST_EXTRAS) tvm
 	bash scripts/run-tests.sh browser
 
 # ---- Robustness: long fuzz and soak (make test runs the short fuzz of each) -----------
@@ -184,7 +192,7 @@ screenshot: build
 	npx playwright test tests/browser/demo-page.spec.ts
 	cp build/screenshots/demo.png docs/demo.png
 
-bench: build $(STAMPS)/extras-bench
+bench: build $(STAMPS)/extras-bench tvm
 	node bench/run.mjs
 
 # bench/results-gpu-<adapter>.json/.md/.png; VK_DRIVER_FILES picks a GPU's driver, else SwiftShader (scripts/vk-env.sh).

@@ -4,6 +4,7 @@
 // Every URL is relative to this file, so the worker also runs under the server's /__isolated/ route.
 import * as webdlpack from "../../js/dist/index.js";
 import * as adapters from "../../js/dist/adapters/index.js";
+import { createTvmVm, loadTvmModels } from "./tvm-models.js";
 
 const here = (path) => new URL(path, import.meta.url).href;
 const state = { ctx: webdlpack.getContext(), released: 0, gpuReadBytes: 0 };
@@ -135,6 +136,50 @@ webdlpack.to_js(x)`);
     checks.nbytes = values.length * 4;
     void bridge;
     return { steps, checks };
+  },
+
+  /** After "load": Python → tvmjs (mlp) → ORT → TF.js on this worker's device, same buffers, one readback. */
+  async tvmChain() {
+    const { ctx, pyodide, tf, binding, session, backend } = state;
+    await import(here("../../node_modules/@mlc-ai/web-runtime/lib/index.js")); // UMD: defines self.tvmjs
+    const tvm = await loadTvmModels(self.tvmjs, here("../../build/tvm/models/test_models.wasm"));
+    const tvmBinding = adapters.bindTvmToContext(tvm, ctx);
+    const gpu = tvm.lib.webGPUContext;
+    const vm = createTvmVm(tvm);
+    const ref = await (await fetch(here("../data/tvm_chain_reference.json"))).json();
+    const before = { pointers: ctx.stats().livePointers, read: state.gpuReadBytes };
+    const checks = { sharedDevice: webdlpack.unwrapDevice(gpu.device) === ctx.getWebGPUDevice(0) };
+    pyodide.globals.set("flat", ref.input.flat());
+    const x = pyodide.runPython(`import array, webdlpack
+tx_src = webdlpack.from_buffer(array.array("f", flat.to_py()), shape=(4, 8))
+tx_gpu = webdlpack.asarray(tx_src, device="webgpu:0")
+webdlpack.to_js(tx_gpu)`);
+    const tx = await tvmBinding.tensorToTvm(x);
+    checks.tvmInputSameBuffer = gpu.gpuBufferFromPtr(tx.getDataPtr()) === ctx.gpuPointerToBuffer(x.data);
+    tvm.beginScope();
+    const ty = vm.getFunction("mlp")(tx);
+    const y1 = tvmBinding.tensorFromTvm(ty);
+    tvm.endScope();
+    checks.tvmOutputSameBuffer = ctx.gpuPointerToBuffer(y1.data) === gpu.gpuBufferFromPtr(ty.getDataPtr());
+    const oy1 = await binding.tensorToOrt(y1);
+    checks.ortInputSameBuffer = oy1.gpuBuffer === ctx.gpuPointerToBuffer(y1.data);
+    const { Y } = await session.run({ X: oy1 });
+    const y2 = binding.tensorFromOrt(Y);
+    const t2 = await adapters.tensorToTfjs(tf, y2);
+    checks.tfjsInputSameBuffer = backend.tensorMap.get(t2.dataId).resource === Y.gpuBuffer;
+    const s = tf.sigmoid(t2);
+    const out = await adapters.tensorFromTfjs(tf, s);
+    checks.gpuReadBytesBeforeReadback = state.gpuReadBytes - before.read;
+    const values = Array.from(new Float32Array(await ctx.readback(out.data, { byteLength: out.nbytes })));
+    checks.gpuReadBytes = state.gpuReadBytes - before.read;
+    checks.maxError = Math.max(...values.map((v, i) => Math.abs(v - ref.chain_sigmoid.flat()[i])));
+    for (const t of [tx, x, y1, oy1, y2, t2, s, out]) t.dispose();
+    vm.dispose();
+    pyodide.runPython("tx_gpu.dispose(); tx_src.dispose(); del tx_gpu, tx_src, flat");
+    checks.lentBuffers = tvmBinding.lentBuffers();
+    checks.leftoverPointers = ctx.stats().livePointers - before.pointers;
+    checks.leaks = ctx.leaks().length;
+    return checks;
   },
 
   /** A GPU pointer of this worker's context (what the page must not be able to use), freed again by "free". */

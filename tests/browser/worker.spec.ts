@@ -378,3 +378,24 @@ test("on a cross-origin isolated page a tensor in shared memory crosses with no 
   expect(r.pageSees).toEqual([99, 2, 3, 4]); // the same memory: the worker's write is the page's
   expect(r.heap).toEqual({ path: "shared", bytesCopied: 0, seen: [5, 6, 7, 8], heapSees: [50, 6, 7, 8] });
 });
+
+test("tvmjs in the Worker too: Python → tvmjs → ORT-web → TF.js on the worker's one device, same buffers, one readback", async ({
+  page,
+}) => {
+  const loaded = await openWorkerPage(page);
+  expect(loaded.inWorker).toBe(true);
+  const checks = await page.evaluate(() => (window as unknown as WorkerPage).workerCall("tvmChain"));
+  expect(checks).toMatchObject({
+    sharedDevice: true,
+    tvmInputSameBuffer: true,
+    tvmOutputSameBuffer: true,
+    ortInputSameBuffer: true,
+    tfjsInputSameBuffer: true,
+    gpuReadBytesBeforeReadback: 0,
+    gpuReadBytes: 128,
+    lentBuffers: 0,
+    leftoverPointers: 0,
+    leaks: 0,
+  });
+  expect((checks as { maxError: number }).maxError).toBeLessThan(1e-5);
+});

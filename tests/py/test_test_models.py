@@ -1,7 +1,8 @@
 """The committed test models are what their scripts make, on every CPU.
 
 Covers ``scripts/make_test_model.py`` (ONNX), ``scripts/make_tflite_model.py`` (LiteRT.js models),
-``scripts/make_transformers_model.py`` and ``make_decoder_model.py`` (the Transformers.js model folders), and
+``scripts/make_transformers_model.py`` and ``make_decoder_model.py`` (the Transformers.js model folders),
+``scripts/make_tvm_reference.py`` (the TVM chain's reference), and
 checks each model against NumPy: the ``.tflite`` read back through the TFLite schema, the ONNX graphs run by
 ``onnx.reference``. Model files hold weights made by integer arithmetic (``scripts/exact_values.py``), so they
 regenerate to the same bytes on any CPU; the JSON references hold NumPy results (matrix products, ``exp``,
@@ -192,3 +193,15 @@ def test_decoder_model_folder_regenerates_and_matches_numpy(tmp_path: Path) -> N
     }
     _, key2, _ = ReferenceEvaluator(model).run(None, step)
     assert key2.shape == (1, 1, 4, 8)
+
+
+def test_tvm_chain_reference_is_what_its_script_computes() -> None:
+    ref = json.loads((DATA / "tvm_chain_reference.json").read_text())
+    fresh = _script("make_tvm_reference").tvm_reference()
+    assert ref.keys() == fresh.keys()
+    for key in ("input", "mlp", "chain_ort", "chain_sigmoid", "chain_litert"):
+        np.testing.assert_allclose(np.asarray(ref[key]), np.asarray(fresh[key]), rtol=1e-6, atol=1e-6, err_msg=key)
+    for got, want in zip(ref["two_outputs"], fresh["two_outputs"]):
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6, atol=1e-6)
+    mlp = json.loads((DATA / "mlp_reference.json").read_text())
+    np.testing.assert_allclose(np.asarray(ref["input"]), np.asarray(mlp["input"]), rtol=0, atol=0)

@@ -1,13 +1,16 @@
 /**
- * webdlpack adapters: ONNX Runtime Web, TensorFlow.js, LiteRT.js, Transformers.js,
+ * webdlpack adapters: ONNX Runtime Web, TensorFlow.js, LiteRT.js, Transformers.js, TVM (tvmjs),
  * TypedArray and GPUBuffer ↔ webdlpack Tensor, all on the context's shared WebGPU
  * device. Published as the subpath `webdlpack/adapters`; no framework is a
- * dependency (their objects are typed structurally, see framework-types.ts and
- * litert-types.ts).
+ * dependency (their objects are typed structurally, see framework-types.ts,
+ * litert-types.ts and tvm/types.ts).
  *
  *   ort.ts             ONNX Runtime Web: session options on the shared device, tensors both ways
  *   transformers.ts    Transformers.js: pipeline options on the shared device, its outputs (ORT tensors) out
  *   litert.ts          LiteRT.js: its environment on the shared device, tensors both ways
+ *   tvm/adapter.ts     TVM's web runtime (tvmjs): initWebGPU on the shared device, tensors both ways
+ *   tvm/table.ts       webdlpack buffers lent to tvmjs through its buffer table (released once)
+ *   tvm/types.ts       tvmjs's Instance and Tensor, typed structurally
  *   tfjs-backend.ts    TensorFlow.js: its WebGPU backend on the shared device, releases of adopted buffers
  *   tfjs-to.ts         TensorFlow.js: webdlpack tensors → TF.js tensors (zero-copy where TF.js can read the buffer)
  *   tfjs-from.ts       TensorFlow.js: TF.js tensors → webdlpack tensors (TF.js's buffer shared when safe)
@@ -44,6 +47,17 @@ export {
   type TensorFromLiteRtOptions,
 } from "./litert.js";
 export {
+  bindTvmToContext,
+  tensorToTvm,
+  tensorFromTvm,
+  tvmCopyStats,
+  TVM_OWNER,
+  TVM_WEBGPU_DTYPES,
+  type TvmBinding,
+  type TensorToTvmOptions,
+  type TensorFromTvmOptions,
+} from "./tvm/adapter.js";
+export {
   transformersOptions,
   tensorFromTransformers,
   type TransformersModelOptions,
@@ -76,3 +90,4 @@ export { liveProducedTensors, ORT_OWNER, TFJS_OWNER, ADAPTERS_OWNER } from "./pr
 export { handoffInfo, type HandoffInfo } from "./handoff.js";
 export type * from "./framework-types.js";
 export type * from "./litert-types.js";
+export type * from "./tvm/types.js";

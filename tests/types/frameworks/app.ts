@@ -1,11 +1,12 @@
 /**
  * A user's app against the frameworks' OWN type packages (pyodide, onnxruntime-web, @tensorflow/tfjs-core +
- * tfjs-backend-webgpu, @huggingface/transformers, @litertjs/core) and webdlpack's published declarations,
+ * tfjs-backend-webgpu, @huggingface/transformers, @litertjs/core, @mlc-ai/web-runtime) and webdlpack's published declarations,
  * compiled with `tsc --strict`: every documented adapter function is called, and there is not one cast
  * (tests/js/framework-types.test.ts compiles it and checks that no `as` appears). Never run.
  */
 import { env, pipeline, type Tensor as HFTensor } from "@huggingface/transformers";
 import * as litert from "@litertjs/core";
+import * as tvmjs from "@mlc-ai/web-runtime";
 import { WebGPUBackend } from "@tensorflow/tfjs-backend-webgpu";
 import * as tf from "@tensorflow/tfjs-core";
 import * as ort from "onnxruntime-web/webgpu";
@@ -14,6 +15,7 @@ import { getContext, loadWebDLPack, loadWebDLPackC, type Tensor } from "webdlpac
 import {
   bindLiteRtToContext,
   bindOrtToContext,
+  bindTvmToContext,
   checkLiteRtEnvironment,
   checkOrtDevice,
   copyGPUTensor,
@@ -32,14 +34,17 @@ import {
   tensorFromOrt,
   tensorFromTfjs,
   tensorFromTransformers,
+  tensorFromTvm,
   tensorToGPUBuffer,
   tensorToLiteRt,
   tensorToOrt,
   tensorToTfjs,
+  tensorToTvm,
   tensorToTypedArray,
   tfjsHeldBuffers,
   tfjsTypeOf,
   transformersOptions,
+  tvmCopyStats,
 } from "webdlpack/adapters";
 
 /** Python in Pyodide and C, on the context's device. */
@@ -135,5 +140,32 @@ export async function liteRt(model: Uint8Array): Promise<number> {
   const z = binding.tensorFromLiteRt(again);
   const n = z.shape[0];
   for (const done of [z, y, input]) done.dispose();
+  return n;
+}
+
+/** tvmjs (TVM's web runtime) on the shared device, both ways. */
+export async function tvm(modelLibrary: ArrayBuffer): Promise<number> {
+  const ctx = getContext();
+  await ctx.setup();
+  const instance: tvmjs.Instance = await tvmjs.instantiate(modelLibrary, tvmjs.createPolyfillWASI());
+  const binding = bindTvmToContext(instance, ctx);
+  const vm = instance.withNewScope(() =>
+    instance.detachFromCurrentScope(instance.createVirtualMachine(instance.webgpu())),
+  );
+  const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
+  const buffer = ctx.getWebGPUDevice(0).createBuffer({ size: 128, usage });
+  const input = tensorFromGPUBuffer(buffer, { dtype: "float32", shape: [4, 8], owned: true });
+  const tx: tvmjs.Tensor = await binding.tensorToTvm(input);
+  const again: tvmjs.Tensor = await tensorToTvm(instance, input, { ctx });
+  instance.beginScope();
+  const out: tvmjs.Tensor = vm.getFunction("mlp")(tx);
+  const y = binding.tensorFromTvm(out);
+  const z = tensorFromTvm(out, { ctx });
+  instance.endScope();
+  const n = y.shape[0] + tvmCopyStats().count;
+  for (const done of [z, y, input]) done.dispose();
+  tx.dispose();
+  again.dispose();
+  vm.dispose();
   return n;
 }

@@ -1,0 +1,124 @@
+/**
+ * Lending webdlpack's GPUBuffers to tvmjs through its buffer table.
+ *
+ * tvmjs names a WebGPU tensor's data by an index into one table of GPUBuffers
+ * (`webGPUContext.bufferTable`; a DLTensor's `data` is the index). Its device
+ * API allocates (`deviceAllocDataSpace(nbytes)` → a new buffer in a free slot)
+ * and frees (`deviceFreeDataSpace(index)` → slot cleared, buffer destroyed)
+ * when a tensor's last reference goes. To make a tvmjs tensor over a buffer
+ * tvmjs did not make, {@link TvmBufferTable.lend} answers the one allocation of
+ * a `tvm.empty(…)` with that buffer, and the table's free of that slot — when
+ * tvmjs drops the tensor, whoever held it last — clears the slot without
+ * destroying the buffer and runs the lender's release, once. tvmjs's
+ * `dispose()` (which destroys every buffer in its table) first takes the lent
+ * buffers out and releases them.
+ */
+import { WebDLPackError } from "../../errors.js";
+import type { TvmWebGPUContextLike } from "./types.js";
+
+/** tvmjs's table internals (TypeScript `private` in tvmjs, plain fields at run time). */
+interface TableInternals {
+  bufferTable: (GPUBuffer | undefined)[];
+  bufferTableFreeId: number[];
+}
+
+/** The lent slots of one tvmjs WebGPU context and the hooks that serve them. */
+export class TvmBufferTable {
+  readonly #gpu: TvmWebGPUContextLike & TableInternals;
+  /** slot → the lender's release. */
+  readonly #lent = new Map<number, () => void>();
+  #pending: { buffer: GPUBuffer; release: () => void } | null = null;
+
+  /** Install the hooks on `gpu` (see {@link TvmBufferTable.of}: once per context). */
+  private constructor(gpu: TvmWebGPUContextLike & TableInternals) {
+    this.#gpu = gpu;
+    const alloc = gpu.deviceAllocDataSpace.bind(gpu);
+    const free = gpu.deviceFreeDataSpace.bind(gpu);
+    const dispose = gpu.dispose.bind(gpu);
+    gpu.deviceAllocDataSpace = (nbytes: number) => this.#alloc(nbytes, alloc);
+    gpu.deviceFreeDataSpace = (ptr: number) => this.#free(ptr, free);
+    gpu.dispose = () => {
+      for (const slot of [...this.#lent.keys()]) this.#free(slot, free);
+      dispose();
+    };
+  }
+
+  /** The table of `gpu`, made (and its hooks installed) on first use. */
+  static of(gpu: TvmWebGPUContextLike): TvmBufferTable {
+    let table = tables.get(gpu);
+    if (table === undefined) {
+      const internals = gpu as unknown as Partial<TableInternals>;
+      if (!Array.isArray(internals.bufferTable) || !Array.isArray(internals.bufferTableFreeId)) {
+        throw new WebDLPackError("UNSUPPORTED", "this tvmjs has no buffer table webdlpack knows", {
+          field: "tvm.lib.webGPUContext.bufferTable",
+          value: typeof internals.bufferTable,
+          expected: "an array of GPUBuffers (@mlc-ai/web-runtime 0.27)",
+        });
+      }
+      table = new TvmBufferTable(gpu as TvmWebGPUContextLike & TableInternals);
+      tables.set(gpu, table);
+    }
+    return table;
+  }
+
+  /** Slots holding lent buffers now. */
+  get lentCount(): number {
+    return this.#lent.size;
+  }
+
+  /** True while `slot` holds a lent buffer. */
+  isLent(slot: number): boolean {
+    return this.#lent.has(slot);
+  }
+
+  /**
+   * Run `make` — which must allocate exactly once through tvmjs's device API,
+   * e.g. `tvm.empty(shape, dtype, tvm.webgpu())` — with that allocation
+   * answered by `buffer`. `release` runs once, when tvmjs frees the slot (or
+   * at once if `make` throws before allocating).
+   */
+  lend<T>(buffer: GPUBuffer, release: () => void, make: () => T): T {
+    this.#pending = { buffer, release };
+    try {
+      const made = make();
+      if (this.#pending !== null) {
+        throw new WebDLPackError("INVALID_ARGUMENT", "tvmjs made the tensor without allocating its data", {
+          field: "tvm.empty",
+          value: "no allocation",
+          expected: "one deviceAllocDataSpace call",
+        });
+      }
+      return made;
+    } catch (err) {
+      if (this.#pending !== null) release();
+      throw err;
+    } finally {
+      this.#pending = null;
+    }
+  }
+
+  #alloc(nbytes: number, alloc: (nbytes: number) => number): number {
+    const pending = this.#pending;
+    if (pending === null) return alloc(nbytes);
+    this.#pending = null;
+    const slot = this.#gpu.attachToBufferTable(pending.buffer);
+    this.#lent.set(slot, pending.release);
+    return slot;
+  }
+
+  #free(slot: number, free: (ptr: number) => void): void {
+    const release = this.#lent.get(slot);
+    if (release === undefined) {
+      free(slot);
+      return;
+    }
+    this.#lent.delete(slot);
+    // Dispatches tvmjs recorded that read or write the buffer go to the queue before it goes back.
+    this.#gpu.flushCommands();
+    this.#gpu.bufferTable[slot] = undefined;
+    this.#gpu.bufferTableFreeId.push(slot);
+    release();
+  }
+}
+
+const tables = new WeakMap<TvmWebGPUContextLike, TvmBufferTable>();

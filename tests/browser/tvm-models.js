@@ -1,0 +1,17 @@
+// The TVM test models (build/tvm/models/test_models.wasm, made by scripts/tvm/build.sh) in a new tvmjs
+// instance, for pages and workers. `tvmjs` is the global @mlc-ai/web-runtime's lib/index.js defines.
+
+/** Where build.sh leaves the models (a link to the cache folder of the apache-tvm version). */
+export const TVM_MODELS_URL = "/build/tvm/models/test_models.wasm";
+
+/** A new tvmjs Instance of the test models (WebGPU not set up yet: bind it to a device first). */
+export async function loadTvmModels(tvmjs, url = TVM_MODELS_URL) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url}: ${response.status} (run scripts/tvm/build.sh)`);
+  return tvmjs.instantiate(await response.arrayBuffer(), tvmjs.createPolyfillWASI(), () => {});
+}
+
+/** The models' Relax VM on tvmjs's WebGPU device, outside any scope (dispose it when done). */
+export function createTvmVm(tvm) {
+  return tvm.withNewScope(() => tvm.detachFromCurrentScope(tvm.createVirtualMachine(tvm.webgpu())));
+}
