@@ -132,8 +132,9 @@ js/dist/python/$(WHEEL_FILE): $(BUILD)/wheel/.built
 js/dist/wasm/libwebdlpack.so: wasm/build/libwebdlpack.so
 	@mkdir -p js/dist/wasm && cp $< $@
 
-# What the npm tarball holds (package.json "files"): `npm pack` runs this first ("prepack"), so packing a fresh
-# clone works. No Python venv is needed (the wheel is made by the system python3).
+# What the npm tarball holds (package.json "files"): `npm pack` runs this first ("prepack", its output sent to
+# stderr so `npm pack --json` stays JSON), so packing a fresh clone works. No Python venv is needed (the wheel is
+# made by the system python3).
 pack-files: $(STAMPS)/npm js/dist/index.js js/dist/python/$(WHEEL_FILE) js/dist/wasm/libwebdlpack.so $(WDL_OUT)/libwebdlpack.a
 
 build: setup js wheel $(PY_NATIVE_HOST) $(WASM_TARGETS) js/dist/python/$(WHEEL_FILE) js/dist/wasm/libwebdlpack.so $(BUILD)/web/tfjs-webgpu.js

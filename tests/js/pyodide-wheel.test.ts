@@ -60,6 +60,18 @@ test("the wheel's tags are read from its zip and matched as micropip does", asyn
   );
   assert.ok(tags.every((t) => t.startsWith("cp312-abi3-")));
   assert.deepEqual(await wheelTags(new TextEncoder().encode("not a zip")), []);
+  // A runtime whose DecompressionStream lacks "deflate-raw" (Node before 20.12) reads them through node:zlib.
+  const web = globalThis.DecompressionStream;
+  globalThis.DecompressionStream = class {
+    constructor() {
+      throw new TypeError("deflate-raw is not supported");
+    }
+  } as unknown as typeof DecompressionStream;
+  try {
+    assert.deepEqual(await wheelTags(new Uint8Array(readFileSync(shipped))), tags);
+  } finally {
+    globalThis.DecompressionStream = web;
+  }
   const plat = "pyemscripten_2026_0_wasm32";
   assert.ok(tagFits(`cp312-abi3-${plat}`, plat, 14)); // abi3: this Python or newer
   assert.ok(!tagFits(`cp315-abi3-${plat}`, plat, 14));

@@ -25,8 +25,19 @@ const EOCD = 0x06054b50; // end of central directory
 const CENTRAL = 0x02014b50; // central directory file header
 const LOCAL = 0x04034b50; // local file header
 
+/** Inflate a zip entry: the web's DecompressionStream, else (Node before 20.12 lacks "deflate-raw") node:zlib. */
 async function inflateRaw(data: Uint8Array): Promise<Uint8Array> {
-  const stream = new Blob([data as BlobPart]).stream().pipeThrough(new DecompressionStream("deflate-raw"));
+  let inflater: DecompressionStream;
+  try {
+    inflater = new DecompressionStream("deflate-raw");
+  } catch {
+    const zlibModule = "node:zlib"; // not a literal: bundlers for the web leave it alone
+    const zlib = (await import(/* @vite-ignore */ /* webpackIgnore: true */ zlibModule)) as {
+      inflateRawSync(data: Uint8Array): Uint8Array;
+    };
+    return new Uint8Array(zlib.inflateRawSync(data));
+  }
+  const stream = new Blob([data as BlobPart]).stream().pipeThrough(inflater);
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
