@@ -144,7 +144,7 @@ export function markdownReport(out) {
     `${a.description ? `, "${a.description}"` : ""}; maxBufferSize ${out.limits.maxBufferSize}. ` +
     `${out.machine.cpus} cores (${out.machine.cpu}), ${out.machine.platform}; ${out.date.slice(0, 10)}; ${out.totalSeconds.toFixed(0)} s.\n\n` +
     "Cold: a variant's first call on a fresh device (webdlpack's after `ctx.setup` on it), median of the cold calls. " +
-    "Warm: median of rounds that time every variant once, each round starting one variant later. " +
+    "Warm: median of rounds that time every variant once, each round in a new (seeded, shuffled) order. " +
     "`(raw)` rows are hand-written WebGPU with no webdlpack code; `ctx.*` rows are webdlpack's context.\n\n" +
     "## webdlpack against the best hand-written code, per size\n\n" +
     "ms of webdlpack / ms of the fastest hand-written variant of the same size and phase in this run = their ratio " +

@@ -2,8 +2,8 @@
 //   cold: each variant's FIRST call on a fresh device (webdlpack's after ctx.setup on it, which measures the device
 //         and makes staging ready; every device gets one empty submit first), `coldReps` times (at most 3 from
 //         64 MiB), the variants in rotating order;
-//   warm: on one fresh device, rounds of one call of every variant, each round starting one variant later and every
-//         other round in reverse (a round of warm-up first, not kept), until the size's budget is spent.
+//   warm: on one fresh device, rounds of one call of every variant, each round in a new order (seeded shuffle, so every
+//         variant follows every other one alike; a round of warm-up first, not kept), until the size's budget is spent.
 // Every ratio the report draws compares variants of the same size and phase from this run. Returns the rows with
 // their raw samples, and the setup times (the first setup measures the adapter, later ones reuse its figures).
 import { budgetFor, pattern, row } from "./measure.js";
@@ -13,6 +13,26 @@ const U = { COPY_SRC: 4, COPY_DST: 8, STORAGE: 128 };
 
 /** Rotate `list` left by `k`. */
 const rotate = (list, k) => list.map((_, i) => list[(i + k) % list.length]);
+
+/** A seeded xorshift generator of floats in [0, 1) (the same order every run). */
+function seeded(seed) {
+  let x = seed >>> 0 || 1;
+  return () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return (x >>> 0) / 2 ** 32;
+  };
+}
+
+/** `list` in an order drawn from `random` (Fisher–Yates). */
+function shuffled(list, random) {
+  for (let i = list.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [list[i], list[j]] = [list[j], list[i]];
+  }
+  return list;
+}
 
 /**
  * @param {{newDevice: () => Promise<{device: GPUDevice, info: GPUAdapterInfo}>, webdlpack: object, sizes: number[],
@@ -99,11 +119,10 @@ export async function runTransferBench({ newDevice, webdlpack, sizes, coldReps =
     const insts = variants.map((v) => v.make(env));
     const warm = insts.map(() => []);
     const b = budgetFor(n);
+    const random = seeded(n);
     let spent = 0;
     for (let round = 0; round <= b.maxRuns && (round <= b.minRuns || spent < b.budgetMs); round++) {
-      const order = rotate([...insts.keys()], round);
-      if (round % 2 === 1) order.reverse(); // so each variant follows different ones
-      for (const k of order) {
+      for (const k of shuffled([...insts.keys()], random)) {
         const t = performance.now();
         await insts[k].run();
         const dt = performance.now() - t;

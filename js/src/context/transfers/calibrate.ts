@@ -20,7 +20,7 @@
  * a new array touches its pages while the GPU works.
  */
 import { GPUUsage } from "../allocation/create.js";
-import type { ReadPlan } from "./read.js";
+import { type ReadPlan, readRange } from "./read.js";
 import { type ReadRing, touch, type WriteRing } from "./staging.js";
 import { pieceSize, type WritePlan, writeRange } from "./write.js";
 import type { Inflight } from "./inflight.js";
@@ -164,25 +164,22 @@ async function measure(t: CalibrationTarget): Promise<Calibrated> {
   };
 }
 
-/** Make the read staging ready (kept) and time one copy + map against touching fresh memory of its size. */
+/**
+ * Make the read staging ready (kept) and time one readback of its size through the readback path (which so runs
+ * once before the first user's call) against touching fresh memory of the same size.
+ */
 async function readStaging(t: CalibrationTarget): Promise<{ readMapMs: number; touchMs: number }> {
   const n = readBytes(t);
   await t.reads.prepare(n, READ_BUFFERS);
   const source = t.device.createBuffer({ size: n, usage: GPUUsage.COPY_SRC, label: "webdlpack calibration" });
-  const staging = t.reads.take(n);
   try {
     const t0 = now();
-    const encoder = t.device.createCommandEncoder();
-    encoder.copyBufferToBuffer(source, 0, staging, 0, n);
-    t.device.queue.submit([encoder.finish()]);
-    await staging.mapAsync(0x0001, 0, n);
+    await readRange(t.device, t.reads, t.inflight, t.read, source, 0, n, () => {});
     const readMapMs = now() - t0;
-    staging.unmap();
     const t1 = now();
     touch(new Uint8Array(n));
     return { readMapMs, touchMs: now() - t1 };
   } finally {
-    t.reads.give(staging);
     source.destroy();
   }
 }

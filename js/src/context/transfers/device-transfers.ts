@@ -31,8 +31,10 @@ export interface TransferPlan {
 export const DEFAULT_TRANSFER_PLAN: Readonly<TransferPlan> = Object.freeze({
   read: Object.freeze({ singleBytes: 4 * MiB, minPieceBytes: 4 * MiB, maxPieces: 8, submitPerPiece: true }),
   write: Object.freeze({ stagingMinBytes: MiB, coldStagingMinBytes: MiB, minPieceBytes: 4 * MiB, maxPieces: 8 }),
-  maxKeptReadBytes: 256 * MiB,
-  maxKeptWriteBytes: 256 * MiB,
+  // A 256 MiB transfer's pieces plus the 16 MiB made ready at setup (measured: with 256 MiB, 256 MiB transfers in
+  // Node evicted and re-made a piece every call, 0.71× a hand-written readback).
+  maxKeptReadBytes: 288 * MiB,
+  maxKeptWriteBytes: 288 * MiB,
   touchFreshMinBytes: MiB,
 });
 
