@@ -178,3 +178,22 @@ def test_without_a_compiler_the_wheel_is_pure_python_and_says_so(clean_tree: Pat
     assert isinstance(fallback, dict) and "no-such-cc" in fallback["exchange"], fallback
     assert fallback["exchange"].startswith("not built when webdlpack was installed")
     assert "RuntimeWarning" in stderr and "pure-Python exchange" in stderr
+
+
+def test_each_command_installs_only_the_extras_it_runs(clean_tree: Path) -> None:
+    """``make -n`` on a fresh tree: the demo's set-up is pip alone; the tests, lint and bench name their extras."""
+
+    def planned(target: str) -> list[str]:
+        out = subprocess.run(["make", "-n", target], cwd=clean_tree, capture_output=True, text=True, check=True)
+        return [line for line in out.stdout.splitlines() if "pip install" in line]
+
+    assert planned("demo") == [".venv/bin/python -m pip install -q --upgrade pip"]
+    assert any("-e '.[test,interop,lint]'" in line for line in planned("test"))
+    assert [line for line in planned("lint") if "-e '." in line] == [
+        ".venv/bin/python -m pip install -q --no-build-isolation -e '.[lint]'"
+    ]
+    assert any("-e '.[bench]'" in line for line in planned("bench"))
+    extras = PYPROJECT["project"]["optional-dependencies"]
+    heavy = ("jax", "matplotlib", "apache-tvm-ffi", "onnx", "tflite")
+    assert not [r for r in extras["test"] + extras["lint"] if r.startswith(("jax", "matplotlib"))]
+    assert all(any(r.startswith(h) for name in ("test", "interop", "bench") for r in extras[name]) for h in heavy)
