@@ -148,6 +148,7 @@ export function targets(out) {
       ratio: out.frameworkHandoff.sizes[16 * MiB].litertToOrt.speedup,
       goal: 50,
     },
+    ...(out.tvmHandoff === undefined ? [] : tvmTargets(out.tvmHandoff)),
     ...gpuSmallTargets(out),
     {
       id: "bucket",
@@ -169,6 +170,24 @@ export function targets(out) {
     delete t.explain;
   }
   return rows;
+}
+
+/** tvmjs ⇄ ORT-web at 16 MiB (bench/tvm-handoff.mjs; absent from results made before it existed). */
+function tvmTargets(tvm) {
+  return [
+    {
+      id: "gpu",
+      target: "GPU hand-off tvmjs → ORT-web ≥ 50× faster than readback + re-upload at 16 MiB",
+      ratio: tvm.sizes[16 * MiB].tvmToOrt.speedup,
+      goal: 50,
+    },
+    {
+      id: "gpu",
+      target: "GPU hand-off ORT-web → tvmjs ≥ 50× faster than readback + re-upload at 16 MiB",
+      ratio: tvm.sizes[16 * MiB].ortToTvm.speedup,
+      goal: 50,
+    },
+  ];
 }
 
 const num = (x) => (x >= 1000 ? x.toFixed(0) : x >= 100 ? x.toFixed(1) : x >= 1 ? x.toFixed(2) : x.toFixed(3));
@@ -198,8 +217,16 @@ function gpuSection(out) {
         ["litertToOrt", "LiteRT.js output → ORT-web"],
       ],
     ],
+    [
+      out.tvmHandoff,
+      [
+        ["tvmToOrt", "tvmjs output → ORT-web"],
+        ["ortToTvm", "ORT-web output → tvmjs"],
+      ],
+    ],
   ];
   for (const [result, cases] of groups) {
+    if (result === undefined) continue;
     for (const [n, row] of Object.entries(result.sizes)) {
       for (const [key, label] of cases) {
         const x = row[key];
@@ -216,9 +243,11 @@ function gpuSection(out) {
   return (
     "## GPU hand-off\n\nµs per hand-off, median (min). webdlpack: the consumer gets the same GPUBuffer " +
     "(ORT: `tensorFromOrt` + `tensorToTfjs`; Python: `webdlpack.to_js(g).gpuBuffer`; Transformers.js: `tensorFromTransformers` + " +
-    "`tensorToTfjs`; LiteRT.js: `tensorFromLiteRt` + `tensorToOrt`). Baseline: read back to the CPU " +
-    "(`Y.getData()` / `await to_cpu_async(g)` / `out.ort_tensor.getData()` / LiteRT's `await out.data()`) and upload into a new " +
-    "GPUBuffer (`createBuffer` + `writeBuffer`) that the consumer then wraps.\n\n" +
+    "`tensorToTfjs`; LiteRT.js: `tensorFromLiteRt` + `tensorToOrt`; tvmjs: `tensorFromTvm` + `tensorToOrt`, " +
+    "`tensorFromOrt` + `tensorToTvm`). Baseline: read back to the CPU " +
+    "(`Y.getData()` / `await to_cpu_async(g)` / `out.ort_tensor.getData()` / LiteRT's `await out.data()` / tvmjs's " +
+    "CPU `copyFrom` + `sync()`) and upload into a new GPUBuffer (`createBuffer` + `writeBuffer`; into tvmjs: " +
+    "`tvm.empty(…).copyFrom(data)`) that the consumer then wraps.\n\n" +
     table(["hand-off", "webdlpack", "readback + re-upload", "speed-up"], rows) +
     ortShareLine(out.gpuHandoff) +
     frameworkBytesLine(out.frameworkHandoff)

@@ -6,6 +6,7 @@
  *   100 000-exchange loop per direction (bench.html + cpu-exchange.js + pyodide_cases.py),
  *   GPU hand-off vs readback + re-upload, ORT → TF.js and Python → JS (gpu-handoff.mjs),
  *   the same out of Transformers.js → TF.js and LiteRT.js → ORT (framework-handoff.mjs),
+ *   tvmjs → ORT and ORT → tvmjs (tvm-handoff.mjs; the TVM models from `make tvm`),
  *   allocator cache modes vs raw createBuffer (alloc-modes.mjs),
  *   pointer translation per call (allocator.mjs),
  *   GPU transfers (upload, readback, GPU copy) against bare WebGPU anchors (gpu/chromium.mjs, its own results file).
@@ -18,6 +19,7 @@ import os from "node:os";
 import { allocModes } from "./alloc-modes.mjs";
 import { frameworkHandoff } from "./framework-handoff.mjs";
 import { gpuHandoff } from "./gpu-handoff.mjs";
+import { tvmHandoff } from "./tvm-handoff.mjs";
 import { withBenchPage, writeOut } from "./lib.mjs";
 import { markdownReport, readmeSection, replaceReadmeSection, targets } from "./report.mjs";
 
@@ -59,6 +61,10 @@ console.log(
 );
 out.frameworkHandoff = await frameworkHandoff();
 writeOut("framework-handoff", out.frameworkHandoff);
+
+console.log(`bench: tvmjs hand-off vs readback + re-upload, tvmjs → ORT and ORT → tvmjs (${elapsed()})`);
+out.tvmHandoff = await tvmHandoff();
+writeOut("tvm-handoff", out.tvmHandoff);
 
 console.log(`bench: allocator cache modes vs raw createBuffer (${elapsed()})`);
 out.allocModes = await allocModes();
