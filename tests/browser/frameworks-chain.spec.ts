@@ -49,7 +49,12 @@ test("LiteRT.js → ORT-web → TF.js → Python: the same GPUBuffer at every ha
     const ortBinding = adapters.bindOrtToContext(ort, ctx);
     await loadLiteRtLocal();
     const lrBinding = await adapters.bindLiteRtToContext(litert, ctx);
-    const baseline = { pointers: ctx.stats().livePointers, produced: adapters.liveProducedTensors() };
+    // setup() reads back while it measures transfers (once per adapter and page): count from here on.
+    const baseline = {
+      pointers: ctx.stats().livePointers,
+      produced: adapters.liveProducedTensors(),
+      read: w.gpuReadBytes,
+    };
     const session = await ort.InferenceSession.create(mlp, ortBinding.sessionOptions());
     const model = await litert.loadAndCompile("/tests/data/litert_fc.tflite", { accelerator: "webgpu" });
 
@@ -90,12 +95,12 @@ test("LiteRT.js → ORT-web → TF.js → Python: the same GPUBuffer at every ha
     const y3 = await adapters.tensorFromTfjs(tf, s);
     const y3Same = ctx.gpuPointerToBuffer(y3.data) === tfBackend.tensorMap.get(s.dataId).resource;
     // 4. webdlpack → Python (DLPack capsule, no copy) → read back in Python
-    const bytesBeforePython = w.gpuReadBytes;
+    const bytesBeforePython = w.gpuReadBytes - baseline.read;
     const y3Pointer = y3.data;
     pyodide.globals.set("handed", py.toPython(y3));
     pyodide.globals.set("expected", pyodide.toPy(ref.tfjs_sigmoid.flat()));
     const info = (await pyodide.runPythonAsync(pythonFinalStep)).toJs();
-    const bytesAfterPython = w.gpuReadBytes;
+    const bytesAfterPython = w.gpuReadBytes - baseline.read;
     pyodide.runPython("del expected");
 
     // Release in producer order; each framework tensor goes back once its last holder let go.
@@ -182,7 +187,12 @@ test("Transformers.js → TF.js → Python: a feature-extraction pipeline on web
     await ctx.setup();
     const device: GPUDevice = ctx.getWebGPUDevice(0);
     const tfBackend = await adapters.registerTfjsWebGPUBackend(tf, WebGPUBackend, ctx);
-    const baseline = { pointers: ctx.stats().livePointers, produced: adapters.liveProducedTensors() };
+    // setup() reads back while it measures transfers (once per adapter and page): count from here on.
+    const baseline = {
+      pointers: ctx.stats().livePointers,
+      produced: adapters.liveProducedTensors(),
+      read: w.gpuReadBytes,
+    };
     // Which ONNX Runtime each side got: the page's import is the top-level package, Transformers.js its own.
     const versions = {
       page: ort.env.versions.web,
@@ -222,12 +232,12 @@ test("Transformers.js → TF.js → Python: a feature-extraction pipeline on web
     const relu = tf.relu(tt);
     const y = await adapters.tensorFromTfjs(tf, relu);
     const ySame = ctx.gpuPointerToBuffer(y.data) === tfBackend.tensorMap.get(relu.dataId).resource;
-    const bytesBeforePython = w.gpuReadBytes;
+    const bytesBeforePython = w.gpuReadBytes - baseline.read;
     const yPointer = y.data;
     pyodide.globals.set("handed", py.toPython(y));
     pyodide.globals.set("expected", pyodide.toPy(ref.tfjs_relu.flat(2)));
     const info = (await pyodide.runPythonAsync(pythonFinalStep)).toJs();
-    const bytesAfterPython = w.gpuReadBytes;
+    const bytesAfterPython = w.gpuReadBytes - baseline.read;
     pyodide.runPython("del expected");
 
     t.dispose();
