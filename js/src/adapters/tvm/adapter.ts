@@ -8,10 +8,10 @@
  * - In: a tvmjs WebGPU tensor's data is an index into tvmjs's buffer table; the adapter puts the
  *   webdlpack tensor's very GPUBuffer in a slot (tvm/table.ts). The slot is cleared, and the source
  *   released, once, when tvmjs drops the tensor. CPU tensors are copied into tvmjs's own wasm memory
- *   (it is never the memory a webdlpack CPU tensor lives in): counted and stated ({@link handoffInfo}).
+ *   (not the memory webdlpack allocates CPU tensors in): counted and stated ({@link handoffInfo}).
  * - Out: tvmjs records dispatches in an encoder it submits later; another queue user reading an output
- *   before `webGPUContext.flushCommands()` reads stale data (zeros, seen). {@link tensorFromTvm} flushes.
- *   The VM's outputs come from a pool and are padded (4096 B for a 128 B tensor): shape and dtype come
+ *   before `webGPUContext.flushCommands()` reads stale data. {@link tensorFromTvm} flushes.
+ *   The VM's outputs come from a pool and may be larger than their tensor: shape and dtype come
  *   from the tvmjs tensor, and it is disposed (its buffer back to the pool) only when every webdlpack
  *   holder released it.
  */
