@@ -9,15 +9,15 @@
  * drops to zero.
  */
 import { WebDLPackError } from "../errors.js";
+import { Holders } from "../tensor/ownership.js";
 
 /** One holder's claim on a lease. Releasing twice is a no-op. */
 export type LeaseRelease = () => void;
 
 /** A counted claim on a GPU buffer; `finalize` runs once when the last holder releases. */
 export class BufferLease {
-  #holders = 0;
-  #finalized = false;
-  readonly #finalize: () => void;
+  /** The one holder count of webdlpack (tensor/ownership.ts), starting with none. */
+  readonly #holders: Holders;
   #label: string | (() => string);
 
   /**
@@ -26,7 +26,7 @@ export class BufferLease {
    */
   constructor(label: string | (() => string), finalize: () => void) {
     this.#label = label;
-    this.#finalize = finalize;
+    this.#holders = new Holders(finalize, 0);
   }
 
   /** What the lease is for, for messages (e.g. "ORT output Y"). */
@@ -37,33 +37,23 @@ export class BufferLease {
 
   /** Holders right now. */
   get holders(): number {
-    return this.#holders;
+    return this.#holders.count;
   }
 
   /** True once the last holder released and `finalize` ran. */
   get finalized(): boolean {
-    return this.#finalized;
+    return this.#holders.finalized;
   }
 
   /** Add a holder; returns its release function (idempotent). Throws DISPOSED after finalization. */
   retain(): LeaseRelease {
-    if (this.#finalized) {
+    if (this.#holders.finalized) {
       throw new WebDLPackError("DISPOSED", `the buffer of ${this.label} was already released by every holder`, {
         field: "lease",
         value: this.label,
         expected: "a lease that still has holders",
       });
     }
-    this.#holders++;
-    let done = false;
-    return () => {
-      if (done) return;
-      done = true;
-      this.#holders--;
-      if (this.#holders === 0) {
-        this.#finalized = true;
-        this.#finalize();
-      }
-    };
+    return this.#holders.hold();
   }
 }

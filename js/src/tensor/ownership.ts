@@ -7,27 +7,66 @@
 import type { WasmHost } from "../dlpack/index.js";
 
 /**
- * Someone's bytes this Tensor uses (a producer's managed struct, or a
- * GPU allocation with a release hook): `release` runs exactly once, when the
- * last reference — the Tensor itself or one of its exports — is released.
+ * The holders of one piece of memory (docs/ownership.md): a count, and the
+ * producer's release, run exactly once when the last holder releases. The one
+ * counting mechanism behind a Tensor's {@link Ownership} (the Tensor, its
+ * exports and `retain()`s) and the adapters' `BufferLease` (the Tensors over a
+ * framework's buffer).
  */
-export class Ownership {
-  private refs = 1;
-  private done = false;
-  constructor(private readonly onLastRelease: () => void) {}
-  /** One more user of the producer's bytes (an export). */
-  retain(): void {
-    this.refs++;
+export class Holders {
+  #count: number;
+  #done = false;
+  readonly #onLastRelease: () => void;
+
+  /** `initial` holders (a Tensor starts as its own first holder; a lease with none). */
+  constructor(onLastRelease: () => void, initial = 1) {
+    this.#onLastRelease = onLastRelease;
+    this.#count = initial;
   }
-  /** One user fewer; the last one runs the release (exactly once overall). */
+
+  /** Holders right now. */
+  get count(): number {
+    return this.#count;
+  }
+
+  /** True once the last holder released and the producer's release ran. */
+  get finalized(): boolean {
+    return this.#done;
+  }
+
+  /** One more holder, whose caller releases it with exactly one {@link release}. */
+  retain(): void {
+    this.#count++;
+  }
+
+  /** One holder fewer; the last one runs the producer's release (exactly once overall). */
   release(): void {
-    if (this.done) return;
-    this.refs--;
-    if (this.refs > 0) return;
-    this.done = true;
-    this.onLastRelease();
+    if (this.#done) return;
+    this.#count--;
+    if (this.#count > 0) return;
+    this.#done = true;
+    this.#onLastRelease();
+  }
+
+  /** One more holder, with its own release: idempotent, so a holder can not release twice. */
+  hold(): () => void {
+    this.retain();
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.release();
+    };
   }
 }
+
+/**
+ * Someone's bytes this Tensor uses (a producer's managed struct, or a GPU
+ * allocation with a release hook): its {@link Holders}, starting with the
+ * Tensor itself; the release runs when the last of the Tensor and its
+ * exports lets go.
+ */
+export class Ownership extends Holders {}
 
 /** The Ownership of a managed struct: its deleter (if not NULL) is the release. */
 export function managedOwnership(host: WasmHost, address: number, deleter: number): Ownership {
