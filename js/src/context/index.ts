@@ -8,6 +8,7 @@
  *   get-context.ts     getContext(), the protocol version and the members each minor requires (docs/spec.md C1, G4)
  *   context.ts         the class behind the context
  *   types.ts           the public interface and option types
+ *   options.ts         the rules of each method's options bag (for arguments.ts checkOptions), pointer type check
  *   stats.ts           ctx.stats(): rows per device and per owner
  *   python-handoff.ts  the page-wide list of Python bridges (tensor.toPython())
  *   devices/           device ids, registration, device 0 setup, device loss, per-owner guards
