@@ -27,6 +27,15 @@ function panelLines(p) {
     `allocations  cache mode ${p.cacheMode}: ${d.livePointers} live pointers, ${d.cachedBuffers} cached buffers ` +
       `(${d.cachedBytes} B), ${d.hits} hits, ${d.misses} misses; device guards held by ${d.guardOwners.join(", ") || "nobody"}`,
   ];
+  if (p.memory) {
+    const rows = p.memory.owners.map(
+      (o) => `${o.owner} ${o.bytes} B${o.cachedBytes === null ? "" : ` (${o.cachedBytes} B cached)`}`,
+    );
+    lines.push(
+      `  GPU memory on webgpu:0: ${p.memory.totalBytes} B in ${p.memory.totalBuffers} buffers — ${rows.join(", ") || "none"}; ` +
+        `budget ${p.memory.budget ?? "none"}`,
+    );
+  }
   for (const o of p.owners)
     lines.push(
       `  owner ${o.owner.padEnd(28)} webgpu:${o.deviceId}  live ${o.livePointers}  hits ${o.hits}  misses ${o.misses}`,

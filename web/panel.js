@@ -1,6 +1,7 @@
 // The live allocation panel: what the page-wide context holds right now, read
 // from its lifetime ledger (`ctx.ledger.entries()`), its allocator statistics
-// (`ctx.stats()`, `ctx.getCacheMode()`) and the safety net's leak reports
+// (`ctx.stats()`, `ctx.getCacheMode()`), the GPU memory of device 0 by owner
+// (`ctx.memory()`: webdlpack, each framework, the page) and the safety net's leak reports
 // (`ctx.leaks()`). Refreshed on a timer and after every exchange step. Drawing
 // needs the page's DOM; the snapshot does not (the demo's worker takes it too).
 
@@ -41,6 +42,7 @@ export function panelSnapshot(ctx) {
       guardOwners: d0.guardOwners,
     },
     owners: stats.owners,
+    memory: memorySnapshot(ctx),
     entries: ctx.ledger.entries().map(({ id, kind, owner, deviceId, bytes, pointer, ageMs }) => ({
       id,
       kind,
@@ -63,6 +65,27 @@ export function panelSnapshot(ctx) {
   };
 }
 
+/** `ctx.memory()` of device 0 as plain data (null on a context without it: protocol < 1.3). */
+function memorySnapshot(ctx) {
+  if (typeof ctx.memory !== "function") return null;
+  const m = ctx.memory(0);
+  return {
+    budget: m.budget,
+    totalBytes: m.totalBytes,
+    totalBuffers: m.totalBuffers,
+    peakBytes: m.peakBytes,
+    pressureEvents: m.pressureEvents,
+    owners: m.owners.map(({ owner, bytes, buffers, cachedBytes, liveBytes, peakBytes }) => ({
+      owner,
+      bytes,
+      buffers,
+      cachedBytes,
+      liveBytes,
+      peakBytes,
+    })),
+  };
+}
+
 /** Draw `snap` into the panel's elements. */
 function render(snap) {
   const d = snap.device ?? {};
@@ -80,6 +103,20 @@ function render(snap) {
   ]
     .map(([k, v]) => `<div data-stat="${k}"><span>${k}</span> <b>${escapeHtml(v ?? "—")}</b></div>`)
     .join("");
+  const m = snap.memory;
+  document.querySelector("#memory-total").textContent = m
+    ? `${m.totalBytes} B in ${m.totalBuffers} buffers (peak ${m.peakBytes} B); budget ${m.budget ?? "none"}; ` +
+      `room made ${m.pressureEvents} times`
+    : "not counted by this context";
+  const unknown = (v) => (v === null ? "?" : v);
+  document.querySelector("#memory tbody").innerHTML = rows(m?.owners ?? [], 6, "no GPU buffers", (o) => [
+    o.owner,
+    o.bytes,
+    o.buffers,
+    unknown(o.cachedBytes),
+    unknown(o.liveBytes),
+    o.peakBytes,
+  ]);
   document.querySelector("#owners tbody").innerHTML = rows(snap.owners, 6, "no allocations yet", (o) => [
     o.owner,
     dev(o.deviceId),

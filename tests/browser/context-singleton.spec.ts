@@ -45,8 +45,8 @@ test("two real copies of the library share one context and one pointer table", a
   expect(result.sameDevice).toBe(true);
   expect(result.sameBuffer).toBe(true);
   expect(result.staleViaCopy2).toBe("STALE_POINTER");
-  expect(result.protocol).toEqual({ major: 1, minor: 2 });
-  expect(result.copyProtocol).toEqual({ major: 1, minor: 2 });
+  expect(result.protocol).toEqual({ major: 1, minor: 3 });
+  expect(result.copyProtocol).toEqual({ major: 1, minor: 3 });
 });
 
 test("a copy with another protocol major refuses with INCOMPATIBLE_CONTEXT naming both versions", async ({
@@ -58,7 +58,7 @@ test("a copy with another protocol major refuses with INCOMPATIBLE_CONTEXT namin
     const ctx = harness.getContext();
     // A real second copy whose protocol major is 2: the bundle's text with the constant changed.
     const source = await (await fetch("/js/dist/webdlpack.bundle.js")).text();
-    const pattern = /CONTEXT_PROTOCOL = Object\.freeze\(\{ major: 1, minor: 2 \}\)/g;
+    const pattern = /CONTEXT_PROTOCOL = Object\.freeze\(\{ major: 1, minor: 3 \}\)/g;
     const matches = source.match(pattern)?.length ?? 0;
     const patched = source.replace(pattern, "CONTEXT_PROTOCOL = Object.freeze({ major: 2, minor: 0 })");
     const url = URL.createObjectURL(new Blob([patched], { type: "text/javascript" }));
@@ -99,11 +99,11 @@ test("a copy with another protocol major refuses with INCOMPATIBLE_CONTEXT namin
   expect(result.v2Protocol).toEqual({ major: 2, minor: 0 });
   expect(result.code).toBe("INCOMPATIBLE_CONTEXT");
   expect(result.message).toContain("protocol 2.0");
-  expect(result.message).toContain("protocol 1.2");
+  expect(result.message).toContain("protocol 1.3");
   expect(result.value).toBe(1);
   expect(result.expected).toBe("2");
   expect(result.fakedCode).toBe("INCOMPATIBLE_CONTEXT");
   expect(result.fakedMessage).toContain("protocol 99.4");
-  expect(result.fakedMessage).toContain("protocol 1.2");
+  expect(result.fakedMessage).toContain("protocol 1.3");
   expect(result.stillSame).toBe(true);
 });

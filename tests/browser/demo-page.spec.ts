@@ -31,6 +31,11 @@ interface Panel {
   owners: { owner: string; hits: number; misses: number; livePointers: number }[];
   entries: PanelEntry[];
   leaks: PanelEntry[];
+  memory: {
+    totalBytes: number;
+    budget: number | null;
+    owners: { owner: string; bytes: number; cachedBytes: number | null }[];
+  } | null;
 }
 interface DemoResult {
   ok: boolean;
@@ -149,6 +154,14 @@ test("the demo page walks Python → JS → WebGPU → ORT-web → TF.js → Pyt
   await expect(page.locator("#owners tbody")).toContainText("demo");
   await expect(page.locator("#ledger tbody")).toHaveText("nothing alive");
   await expect(page.locator("#leaks tbody")).toHaveText("no leaks reported");
+  // GPU memory by owner (ctx.memory()): webdlpack's and each framework's buffers on the one device, adding up.
+  const mem = r.panel.memory!;
+  expect(mem.owners.map((o) => o.owner)).toEqual(expect.arrayContaining(["webdlpack", "onnxruntime-web", "tfjs"]));
+  expect(mem.owners.reduce((n, o) => n + o.bytes, 0)).toBe(mem.totalBytes);
+  expect(mem.owners.find((o) => o.owner === "webdlpack")!.cachedBytes).toBeGreaterThan(0);
+  expect(mem.budget).toBeNull();
+  await expect(page.locator("#memory tbody")).toContainText("onnxruntime-web");
+  await expect(page.locator("#memory-total")).toContainText("budget none");
 
   // A GPU tensor dropped without dispose: live in the ledger, then caught by the safety net after GC.
   await page.locator("#leak").click();

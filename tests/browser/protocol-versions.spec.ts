@@ -1,6 +1,6 @@
 /**
  * Two differently built copies of webdlpack on one page (tests/protocol/build-copies.mjs):
- * the current source (context protocol 1.2) and the same source built as a protocol-1.1 copy,
+ * the current source (context protocol 1.3) and the same source built as a protocol-1.1 copy,
  * whose contexts lack what 1.2 added. docs/spec.md G4: a newer-minor copy finding an older
  * context refuses it with INCOMPATIBLE_CONTEXT naming every missing member; an older copy
  * finding a newer context uses it, and its calls (allocWebGPUSync, await allocWebGPU) still work.
@@ -72,7 +72,7 @@ test("a 1.1 copy uses a context a 1.2 copy made; its allocation calls keep worki
     return { same: seen === ctx, protocol: seen.protocol, ok, types: [typeof a, typeof b] };
   });
   expect(out.same).toBe(true);
-  expect(out.protocol).toEqual({ major: 1, minor: 2 });
+  expect(out.protocol).toEqual({ major: 1, minor: 3 });
   expect(out.types).toEqual(["number", "number"]);
   expect(out.ok).toBe(true);
 });

@@ -8,7 +8,7 @@
  * GPU side and never writes a wrong answer; the work is submitted on the
  * device's queue at once, so anything the caller queues afterwards sees it.
  */
-import { transfersFor } from "../context/index.js";
+import { createBufferAs, transfersFor, WEBDLPACK_OWNER } from "../context/index.js";
 import { WebDLPackError } from "../errors.js";
 
 /** Largest ndim the shader's parameter block holds (same cap as the DLPack codec). */
@@ -239,12 +239,16 @@ export function runGpuCopy(device: GPUDevice, kind: GpuCopyKind, src: GpuSource,
     contiguous *= src.shape[k]!;
   }
 
-  const paramBuffer = device.createBuffer({
-    size: params.byteLength,
-    usage: GPUBufferUsage.STORAGE,
-    mappedAtCreation: true,
-    label: "webdlpack.adapters.gpu-copy.params",
-  });
+  const paramBuffer = createBufferAs(
+    device,
+    {
+      size: params.byteLength,
+      usage: GPUBufferUsage.STORAGE,
+      mappedAtCreation: true,
+      label: "webdlpack.adapters.gpu-copy.params",
+    },
+    WEBDLPACK_OWNER,
+  );
   new Uint32Array(paramBuffer.getMappedRange()).set(params);
   paramBuffer.unmap();
   const pipeline = pipelineFor(device);

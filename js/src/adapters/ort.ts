@@ -146,14 +146,16 @@ export function bindOrtToContext<T extends OrtTensorLike>(
  * defaults to `"gpu-buffer"` so outputs stay on the GPU. A `webgpu` entry that
  * names another device is a BAD_DEVICE error. Given `options.ort` (as bindings do), an ORT 1.23–1.29
  * gets the shared device when it requests its own instead (ort-device.ts): the entry then names no device.
+ * `options.owner` names whose buffers the session's are in `ctx.memory()` (default "onnxruntime-web";
+ * Transformers.js's copy of ORT: "transformers.js").
  */
 export function ortSessionOptions(
   ctx: WebDLPackContext = getContext(),
   extra: OrtSessionOptions = {},
-  options: { deviceId?: number; ort?: OrtLike } = {},
+  options: { deviceId?: number; ort?: OrtLike; owner?: string } = {},
 ): OrtSessionOptions {
   const deviceId = options.deviceId ?? 0;
-  const device = ctx.getWebGPUDevice(deviceId, { owner: ORT_OWNER });
+  const device = ctx.getWebGPUDevice(deviceId, { owner: options.owner ?? ORT_OWNER });
   const inOptions = options.ort === undefined || ortDeviceRoute(options.ort) === "session-options";
   if (!inOptions) provideDeviceToOrt(options.ort!, device);
   const given = extra.executionProviders ?? [];

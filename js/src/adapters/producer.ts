@@ -18,6 +18,8 @@ import { Tensor, type WebGPUTensorInput } from "../tensor/index.js";
 export const ORT_OWNER = "onnxruntime-web";
 /** Owner name of TensorFlow.js: its device guard, its adopted buffers and tensors in the ledger. */
 export const TFJS_OWNER = "tfjs";
+/** The owner of Transformers.js's device guard (its own copy of ORT), as `ctx.memory()` lists it. */
+export const TRANSFORMERS_OWNER = "transformers.js";
 /** Owner name of buffers and tensors the adapters make themselves (GPU copies, uploads). */
 export const ADAPTERS_OWNER = "webdlpack.adapters";
 

@@ -15,6 +15,7 @@ import type {
   TfjsWebGPUBackendInternals,
   TfjsWebGPUBackendLike,
 } from "./framework-types.js";
+import { watchTfjsMemory } from "./memory.js";
 import { TFJS_OWNER } from "./producer.js";
 
 /** Options of {@link registerTfjsWebGPUBackend}. */
@@ -115,6 +116,7 @@ export async function registerTfjsWebGPUBackend<B extends TfjsWebGPUBackendLike>
   // TF.js reads the adapter's vendor/architecture; an older GPUDevice without adapterInfo gets an empty record.
   const adapterInfo = (device as GPUDevice & { adapterInfo?: GPUAdapterInfo }).adapterInfo ?? ({} as GPUAdapterInfo);
   const backend = new WebGPUBackend(device, adapterInfo);
+  watchTfjsMemory(ctx, backend); // its cached bytes in ctx.memory(); its free buffers given back under pressure
   if (name !== "webgpu") {
     const kernels = (tf as { getKernelsForBackend?: (n: string) => unknown[] }).getKernelsForBackend;
     if (typeof tf.copyRegisteredKernels !== "function") {

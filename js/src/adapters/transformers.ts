@@ -27,6 +27,7 @@ import { getContext, type WebDLPackContext } from "../context/index.js";
 import type { Tensor } from "../tensor/index.js";
 import type { OrtSessionOptions, OrtTensorLike } from "./framework-types.js";
 import { ortSessionOptions, tensorFromOrt, type OrtAdapterOptions } from "./ort.js";
+import { TRANSFORMERS_OWNER } from "./producer.js";
 
 /** A Transformers.js `Tensor` (the members the adapter reads). */
 export interface TransformersTensorLike {
@@ -78,7 +79,11 @@ export function transformersOptions<X extends TransformersModelOptions = Record<
   }
   const session = extra.session_options ?? {};
   const located = { ...session, preferredOutputLocation: session.preferredOutputLocation ?? "cpu" };
-  return { ...extra, device: "webgpu", session_options: ortSessionOptions(ctx, located, options) };
+  return {
+    ...extra,
+    device: "webgpu",
+    session_options: ortSessionOptions(ctx, located, { ...options, owner: TRANSFORMERS_OWNER }),
+  };
 }
 
 /**

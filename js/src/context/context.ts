@@ -35,7 +35,15 @@ import {
   type ReadbackTarget,
   type TransferStats,
 } from "./transfers/index.js";
-import type { DeviceInfo, SetupConfig } from "./devices/setup.js";
+import { checkMemoryBudget, type DeviceInfo, type SetupConfig } from "./devices/setup.js";
+import {
+  checkPressureArguments,
+  ContextMemory,
+  ownCachesOf,
+  type MemoryPressureHandler,
+  type MemoryPressureOptions,
+  type MemoryReport,
+} from "./memory/index.js";
 import { CACHE_MODE_OPTION_RULES, checkPointerType, DEVICE_OPTION_RULES, REGISTER_OPTION_RULES } from "./options.js";
 import { collectStats } from "./stats.js";
 import type {
@@ -64,10 +72,14 @@ export class PageContext implements WebDLPackContext {
   readonly #allocators = new Allocators();
   readonly #guards = new Map<DeviceRecord, DeviceGuards>();
   readonly #alloc: PointerAllocations;
+  readonly #memory = new ContextMemory();
   readonly #setup = new DefaultDeviceSetup(
     (device, adapterInfo, config) => {
       const record = this.#devices.setDefault(device, adapterInfo);
       if (config.cacheMode !== undefined) this.#allocators.setDeviceMode(0, config.cacheMode);
+      if (config.memoryBudget !== undefined) this.#memory.setBudget(0, config.memoryBudget);
+      if (config.memoryAccounting !== false) this.#memory.attach(0, device, ownCachesOf(this.#allocators, record));
+      else this.#memory.detach(device);
       return record;
     },
     // setup() resolves once the transfers are measured on the device and their staging is ready (calibrate.ts).
@@ -78,7 +90,7 @@ export class PageContext implements WebDLPackContext {
   constructor(protocol: ContextProtocol, options: ContextOptions = {}) {
     this.protocol = Object.freeze({ major: protocol.major, minor: protocol.minor });
     this.#table = new BufferTable(this.ledger, this.#allocators, options.table);
-    this.#alloc = new PointerAllocations(this.#devices, this.#allocators, this.#table);
+    this.#alloc = new PointerAllocations(this.#devices, this.#allocators, this.#table, this.#memory);
   }
 
   /** Debug switches: `ctx.debug.captureStacks = true` records where each ledger entry was made. */
@@ -109,7 +121,10 @@ export class PageContext implements WebDLPackContext {
     const info =
       summarizeAdapterInfo((real as { adapterInfo?: unknown } | null)?.adapterInfo) ??
       summarizeAdapterInfo(adapterInfo);
-    return this.#devices.register(real, info);
+    const id = this.#devices.register(real, info);
+    const record = this.#devices.record(id);
+    this.#memory.attach(id, record.device, ownCachesOf(this.#allocators, record)); // no-op when attached
+    return id;
   }
 
   unregisterWebGPUDevice(id: number): void {
@@ -124,6 +139,7 @@ export class PageContext implements WebDLPackContext {
     }
     this.#devices.unregister(id);
     this.#allocators.forget(record)?.drain();
+    this.#memory.detach(record.device);
     releaseTransfers(record.device);
     this.#guards.delete(record);
   }
@@ -301,8 +317,26 @@ export class PageContext implements WebDLPackContext {
     if (record.current) this.ledger.releaseDevice(record.id, (e) => this.#table.isOwnEntry(e));
     this.#table.loseDevice(record);
     this.#allocators.forget(record)?.lose();
+    this.#memory.lose(record.device);
     transfersFor(record.device, record.adapterInfo).lose(record.lostReason);
     this.#guards.delete(record);
+  }
+
+  memory(deviceId = 0): MemoryReport {
+    return this.#memory.report(deviceId, this.#devices.record(deviceId).device);
+  }
+
+  setMemoryBudget(bytes: number | null, deviceId = 0): void {
+    const checked = checkMemoryBudget(bytes, "bytes");
+    this.#memory.setBudget(deviceId, checked, this.#devices.record(deviceId).device); // UNKNOWN_DEVICE for a bad id
+  }
+
+  trimMemory(deviceId = 0): Promise<number> {
+    return this.#memory.trim(this.#devices.record(deviceId).device);
+  }
+
+  onMemoryPressure(handler: MemoryPressureHandler | null, options?: MemoryPressureOptions): () => void {
+    return this.#memory.handlers.add(handler, checkPressureArguments(handler, options));
   }
 
   stats(): ContextStats {

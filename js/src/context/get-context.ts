@@ -17,8 +17,9 @@ import type { ContextProtocol, WebDLPackContext } from "./types.js";
  * one is removed or changes so that callers of the old one break.
  * 1.2: allocWebGPU returns the pointer synchronously, allocWebGPUChecked added
  * (allocWebGPUSync stays, the same function, for 1.1 copies).
+ * 1.3: memory(), setMemoryBudget(), onMemoryPressure(), trimMemory() (docs/memory.md).
  */
-export const CONTEXT_PROTOCOL: ContextProtocol = Object.freeze({ major: 1, minor: 2 });
+export const CONTEXT_PROTOCOL: ContextProtocol = Object.freeze({ major: 1, minor: 3 });
 
 /**
  * The page-wide context, created on first call and shared by every copy of
@@ -80,6 +81,7 @@ export const CONTEXT_MEMBERS_ADDED: Readonly<Record<number, readonly string[]>> 
     "stats",
   ]),
   2: Object.freeze(["allocWebGPUChecked", "upload", "copyBuffer", "clearBuffer", "transferStats"]),
+  3: Object.freeze(["memory", "setMemoryBudget", "onMemoryPressure", "trimMemory"]),
 });
 
 /** Members that are data, not methods. */

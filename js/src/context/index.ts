@@ -16,6 +16,8 @@
  *   allocation/        buffer creation, cache modes and size classes, the destroy throttle
  *   transfers/         GPU byte movement, one home: upload, readback, GPU copy, clear; staging rings; loss
  *   ledger/            the lifetime ledger: entries with one release each, scopes, leak reports
+ *   call-checks.ts     the argument checks context methods share (options keys, pointer type)
+ *   memory/            GPU memory by owner on each device, the budget, memory pressure (docs/memory.md)
  */
 export {
   getContext,
@@ -42,6 +44,17 @@ export * from "./devices/index.js";
 export * from "./pointers/index.js";
 export * from "./allocation/index.js";
 export * from "./ledger/index.js";
+export {
+  createBufferAs,
+  PAGE_OWNER,
+  WEBDLPACK_OWNER,
+  type MemoryOwnerReport,
+  type MemoryPressure,
+  type MemoryPressureHandler,
+  type MemoryPressureOptions,
+  type MemoryReport,
+  type PressureReason,
+} from "./memory/index.js";
 export {
   transfersFor,
   type CopyRange,

@@ -10,6 +10,7 @@ import type { DeviceLostListener } from "./devices/registry.js";
 import type { LedgerDebug, LeakReport } from "./ledger/entry.js";
 import type { Ledger } from "./ledger/ledger.js";
 import type { GPUPointer } from "./pointers/pointer-format.js";
+import type { MemoryPressureHandler, MemoryPressureOptions, MemoryReport } from "./memory/index.js";
 import type { CopyRange, ReadbackRange, ReadbackTarget, TransferStats } from "./transfers/index.js";
 import type { DeviceInfo, SetupConfig } from "./devices/setup.js";
 
@@ -346,4 +347,32 @@ export interface WebDLPackContext {
    * least recent row beyond that (owners with live pointers are always listed).
    */
   stats(): ContextStats;
+
+  /**
+   * GPU memory of device `deviceId` (default 0) by owner: every buffer created on it — by webdlpack,
+   * by each framework through its device guard, by the page — with its bytes, and of those the bytes the
+   * owner keeps cached where it can tell; the budget and how often room was made (docs/memory.md).
+   * Throws UNKNOWN_DEVICE.
+   */
+  memory(deviceId?: number): MemoryReport;
+
+  /**
+   * Set (bytes) or remove (null) the GPU memory budget of device `deviceId` (default 0), as
+   * `setup({memoryBudget})` does. Throws INVALID_ARGUMENT, UNKNOWN_DEVICE.
+   */
+  setMemoryBudget(bytes: number | null, deviceId?: number): void;
+
+  /**
+   * Call `handler` when GPU memory must be given back: an allocation would cross the budget, or the
+   * device ran out of memory. It should destroy what `options.owner` keeps cached; a returned promise is
+   * awaited on asynchronous paths. `options.cachedBytes` reports the owner's cached bytes for
+   * `memory()` (`handler` may then be null). Returns the function that unregisters. Throws INVALID_ARGUMENT.
+   */
+  onMemoryPressure(handler: MemoryPressureHandler | null, options?: MemoryPressureOptions): () => void;
+
+  /**
+   * Give back now what every owner caches on device `deviceId` (default 0): webdlpack's caches, then
+   * every pressure handler (reason "request"). Resolves to the bytes given back. Throws UNKNOWN_DEVICE.
+   */
+  trimMemory(deviceId?: number): Promise<number>;
 }

@@ -5,6 +5,7 @@
  * file only creates.
  */
 import { WebDLPackError } from "../../errors.js";
+import { createBufferAs, WEBDLPACK_OWNER } from "../memory/meter.js";
 
 /**
  * GPUBufferUsage bit values (WebGPU spec), defined here so this module also
@@ -136,7 +137,7 @@ function createUnderErrorScopes(device: GPUDevice, request: BufferRequest): Scop
   let buffer: GPUBuffer | undefined;
   let thrown: unknown;
   try {
-    buffer = device.createBuffer(descriptor);
+    buffer = createBufferAs(device, descriptor, WEBDLPACK_OWNER);
   } catch (err) {
     thrown = err;
   }
@@ -181,6 +182,7 @@ function thrownMessage(thrown: unknown): string {
 export async function createCheckedBuffer(device: GPUDevice, request: BufferRequest): Promise<GPUBuffer> {
   const { buffer, thrown, scopes } = createUnderErrorScopes(device, request);
   const [validation, oom] = await scopes;
+  if (thrown instanceof WebDLPackError) throw thrown; // the memory budget's OUT_OF_MEMORY, as it is
   if (oom !== null) {
     buffer?.destroy();
     throw outOfMemoryError(request, describeRequest(request), oom);
@@ -215,6 +217,7 @@ export function createBufferUnchecked(device: GPUDevice, request: BufferRequest)
   const what = describeRequest(request);
   if (thrown !== undefined || buffer === undefined) {
     void scopes.catch(() => undefined);
+    if (thrown instanceof WebDLPackError) throw thrown; // the memory budget's OUT_OF_MEMORY, as it is
     throw refusedError(request, what, thrownMessage(thrown), thrown);
   }
   const verdict = scopes.then(

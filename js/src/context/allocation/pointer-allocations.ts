@@ -16,6 +16,7 @@ import type { AllocOptions } from "../types.js";
 import type { Allocators } from "./allocators.js";
 import { checkByteCount, checkUsage, createBufferUnchecked, createCheckedBuffer, DEFAULT_GPU_USAGE } from "./create.js";
 import type { DeviceAllocator } from "./device-allocator.js";
+import { createWithRoom, WEBDLPACK_OWNER, type ContextMemory } from "../memory/index.js";
 
 /** Validated allocation arguments. */
 interface AllocRequest {
@@ -38,11 +39,14 @@ export class PointerAllocations {
   readonly #devices: DeviceRegistry;
   readonly #allocators: Allocators;
   readonly #table: BufferTable;
+  /** The memory room: budget checks, room made before crossing it or after a device out-of-memory error. */
+  readonly #memory: ContextMemory;
 
-  constructor(devices: DeviceRegistry, allocators: Allocators, table: BufferTable) {
+  constructor(devices: DeviceRegistry, allocators: Allocators, table: BufferTable, memory: ContextMemory) {
     this.#devices = devices;
     this.#allocators = allocators;
     this.#table = table;
+    this.#memory = memory;
   }
 
   /** allocWebGPUChecked: a buffer WebGPU confirmed, or the typed error. */
@@ -52,12 +56,16 @@ export class PointerAllocations {
     const cached = allocator.take(req.size, req.usage, req.ownerLabel);
     if (cached !== undefined) return this.#insert(req, cached);
     if (allocator.throttle.overBudget) await allocator.throttle.relieve();
-    const buffer = await createCheckedBuffer(record.device, {
+    const request = {
       size: req.size,
       usage: req.usage,
       deviceId: record.id,
       ...(req.label !== undefined ? { label: req.label } : {}),
-    });
+    };
+    // Room is made first when the budget would be crossed; one device out-of-memory error is retried.
+    const buffer = await createWithRoom(this.#memory, record.device, req.size, () =>
+      createCheckedBuffer(record.device, request),
+    );
     if (record.lost) {
       buffer.destroy();
       throw lostError(record, "allocWebGPUChecked");
@@ -96,6 +104,8 @@ export class PointerAllocations {
     const notify = options.onAsyncError;
     void verdict.then((error) => {
       if (error === null) return;
+      if (error.code === "OUT_OF_MEMORY")
+        void this.#memory.makeRoom(record.device, req.size, WEBDLPACK_OWNER, "out-of-memory"); // for the next one
       const late = this.#poison(buffer, allocator, error, ptr);
       try {
         notify?.(late, ptr);

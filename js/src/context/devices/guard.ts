@@ -21,6 +21,7 @@
  * (`canvasContext.configure({device})`) need the real device:
  * `unwrapDevice(guard)` or `ctx.getWebGPUDevice(id)` without an owner.
  */
+import { createBufferAs } from "../memory/meter.js";
 
 /** Key under which a guard answers with its real device (shared by every copy of webdlpack). */
 export const DEVICE_GUARD_TARGET: symbol = Symbol.for("webdlpack.deviceGuard.target");
@@ -91,9 +92,12 @@ export class DeviceGuards {
     const destroy = (): void => {
       if (this.#holds.get(owner) === hold) this.release(owner);
     };
+    // Buffers the framework creates count as its own in the context's memory room.
+    const createBuffer = (descriptor: GPUBufferDescriptor): GPUBuffer => createBufferAs(device, descriptor, owner);
     return new Proxy(device, {
       get(target, prop) {
         if (prop === "destroy") return destroy;
+        if (prop === "createBuffer") return createBuffer;
         if (prop === DEVICE_GUARD_TARGET) return target;
         const value: unknown = Reflect.get(target, prop, target);
         if (typeof value !== "function") return value;

@@ -39,6 +39,17 @@ export interface SetupConfig {
   features?: "adapter-ml" | "required";
   /** Cache mode of device 0 (default "bucket"; see `setCacheMode`). */
   cacheMode?: CacheMode;
+  /**
+   * GPU memory budget of device 0 in bytes, for every buffer on it — webdlpack's, the frameworks', the
+   * page's (default: none). An allocation that would cross it makes room first (docs/memory.md), else
+   * fails with OUT_OF_MEMORY. `ctx.setMemoryBudget` changes it later.
+   */
+  memoryBudget?: number | null;
+  /**
+   * Count device 0's buffers by owner (default true: its `createBuffer` is instrumented, see
+   * docs/memory.md). false leaves the device untouched; `ctx.memory()` then counts nothing and no budget can be set.
+   */
+  memoryAccounting?: boolean;
 }
 
 /** Limits `setup()` raises to the adapter's maxima unless `cfg.limits` is "default". */
@@ -136,7 +147,29 @@ export function checkSetupConfig(cfg: unknown): SetupConfig {
     throw bad("features", describeValue(c.features), '"adapter-ml" or "required"');
   }
   if (c.cacheMode !== undefined) checkCacheMode(c.cacheMode, "cfg.cacheMode");
+  if (c.memoryBudget !== undefined) checkMemoryBudget(c.memoryBudget, "cfg.memoryBudget");
+  if (c.memoryAccounting !== undefined && typeof c.memoryAccounting !== "boolean")
+    throw bad("memoryAccounting", describeValue(c.memoryAccounting), "true or false");
+  if (c.memoryAccounting === false && c.memoryBudget !== undefined && c.memoryBudget !== null)
+    throw bad(
+      "memoryBudget",
+      c.memoryBudget,
+      "no budget when memoryAccounting is false (a budget needs the accounting)",
+    );
   return c;
+}
+
+/** Check a memory budget: null (none) or a positive safe integer of bytes. Throws INVALID_ARGUMENT naming `field`. */
+export function checkMemoryBudget(bytes: unknown, field: string): number | null {
+  if (bytes === null) return null;
+  if (typeof bytes !== "number" || !Number.isSafeInteger(bytes) || bytes <= 0) {
+    throw new WebDLPackError("INVALID_ARGUMENT", "bad GPU memory budget", {
+      field,
+      value: describeValue(bytes),
+      expected: "a positive safe integer of bytes, or null (no budget)",
+    });
+  }
+  return bytes;
 }
 
 /** The `missing` features: throws UNSUPPORTED naming the first one. */

@@ -21,6 +21,7 @@
  */
 import { GPUUsage } from "../allocation/create.js";
 import { type ReadPlan, readRange } from "./read.js";
+import { createBufferAs, WEBDLPACK_OWNER } from "../memory/meter.js";
 import { type ReadRing, touch, type WriteRing } from "./staging.js";
 import { pieceSize, type WritePlan, writeRange } from "./write.js";
 import type { Inflight } from "./inflight.js";
@@ -109,11 +110,11 @@ async function measure(t: CalibrationTarget): Promise<Calibrated> {
   const { device } = t;
   const t0 = now();
   const largest = Math.min(UPLOAD_SIZES[0]!, Math.floor(device.limits.maxBufferSize / 4) * 4);
-  const target = device.createBuffer({
-    size: largest,
-    usage: GPUUsage.COPY_DST | GPUUsage.COPY_SRC,
-    label: "webdlpack calibration",
-  });
+  const target = createBufferAs(
+    device,
+    { size: largest, usage: GPUUsage.COPY_DST | GPUUsage.COPY_SRC, label: "webdlpack calibration" },
+    WEBDLPACK_OWNER,
+  );
   const host = new Uint8Array(largest).fill(1);
   const upload: Calibration["upload"] = [];
   try {
@@ -171,7 +172,11 @@ async function measure(t: CalibrationTarget): Promise<Calibrated> {
 async function readStaging(t: CalibrationTarget): Promise<{ readMapMs: number; touchMs: number }> {
   const n = readBytes(t);
   await t.reads.prepare(n, READ_BUFFERS);
-  const source = t.device.createBuffer({ size: n, usage: GPUUsage.COPY_SRC, label: "webdlpack calibration" });
+  const source = createBufferAs(
+    t.device,
+    { size: n, usage: GPUUsage.COPY_SRC, label: "webdlpack calibration" },
+    WEBDLPACK_OWNER,
+  );
   try {
     const t0 = now();
     await readRange(t.device, t.reads, t.inflight, t.read, source, 0, n, () => {});

@@ -215,6 +215,17 @@ export class DeviceTransfers {
     return this.#reads.stats().kept + this.#writes.stats().kept;
   }
 
+  /** Bytes of the staging buffers kept (both rings). */
+  get keptBytes(): number {
+    return this.#reads.stats().keptBytes + this.#writes.stats().keptBytes;
+  }
+
+  /** Memory pressure: destroy the kept staging buffers (the rings stay open). */
+  trim(): void {
+    this.#reads.clear();
+    this.#writes.clear();
+  }
+
   /** The device is being unregistered: release kept staging (transfers in flight finish and release theirs). */
   drain(): void {
     this.#reads.drain();

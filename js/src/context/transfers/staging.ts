@@ -15,6 +15,7 @@
  * device can destroy (and so unmap) all of them.
  */
 import { GPUUsage } from "../allocation/create.js";
+import { createBufferAs, WEBDLPACK_OWNER } from "../memory/meter.js";
 
 /** GPUMapMode.READ / WRITE (literals so this module loads where the global is missing). */
 const MAP_MODE_READ = 0x0001;
@@ -204,11 +205,15 @@ export class ReadRing extends Ring {
   protected readonly ready = "unmapped";
 
   protected create(size: number): GPUBuffer {
-    return this.device.createBuffer({
-      size,
-      usage: GPUUsage.MAP_READ | GPUUsage.COPY_DST,
-      label: "webdlpack readback staging",
-    });
+    return createBufferAs(
+      this.device,
+      {
+        size,
+        usage: GPUUsage.MAP_READ | GPUUsage.COPY_DST,
+        label: "webdlpack readback staging",
+      },
+      WEBDLPACK_OWNER,
+    );
   }
 
   /** Make `count` buffers of `bytes`' class and map each once (its pages are then in place), unmapped and kept. */
@@ -250,12 +255,16 @@ export class WriteRing extends Ring {
   readonly #rearming = new Set<Promise<void>>();
 
   protected create(size: number): GPUBuffer {
-    return this.device.createBuffer({
-      size,
-      usage: GPUUsage.MAP_WRITE | GPUUsage.COPY_SRC,
-      mappedAtCreation: true,
-      label: "webdlpack upload staging",
-    });
+    return createBufferAs(
+      this.device,
+      {
+        size,
+        usage: GPUUsage.MAP_WRITE | GPUUsage.COPY_SRC,
+        mappedAtCreation: true,
+        label: "webdlpack upload staging",
+      },
+      WEBDLPACK_OWNER,
+    );
   }
 
   /**

@@ -1,0 +1,95 @@
+/**
+ * What each framework can give back when the page's GPU memory is short: the
+ * adapters register one memory-pressure handler per framework with the
+ * context (`ctx.onMemoryPressure`), using the framework's public surface only.
+ * docs/memory.md has the table; in short:
+ *
+ * - TF.js (tfjs-backend-webgpu 4.x): its buffer manager keeps released buffers
+ *   in `backend.bufferManager.freeBuffers` for reuse. The handler submits TF.js's
+ *   pending work (`submitQueue()`), then destroys those free buffers and corrects
+ *   the manager's counts (`numFreeBuffers`, `numBytesAllocated`), so
+ *   `tf.memory().numBytesAllocatedInGPU` stays right. Cached bytes:
+ *   `numBytesAllocated - numBytesUsed`. Live tensors are never touched.
+ * - ONNX Runtime Web 1.30 (native WebGPU EP) and Transformers.js (its ORT):
+ *   no public call trims the buffer cache of a live session; the session option
+ *   `storageBufferCacheMode: "disabled"` (or "lazyRelease") keeps ORT from
+ *   caching, and `session.release()` gives a session's buffers back. Their
+ *   buffers are counted (through their device guards) and they are asked nothing.
+ * - LiteRT.js 2.5: no public API for its buffer pool; `tensor.delete()` and
+ *   `model.delete()` free what the page holds. Counted, asked nothing.
+ */
+import type { MemoryPressure, WebDLPackContext } from "../context/index.js";
+import type { TfjsWebGPUBackendInternals } from "./framework-types.js";
+import { TFJS_OWNER } from "./producer.js";
+
+/** The free-buffer pool of TF.js's WebGPU buffer manager (tfjs-backend-webgpu 4.x). */
+interface TfjsBufferManagerLike {
+  freeBuffers: Map<string, GPUBuffer[]>;
+  numFreeBuffers: number;
+  numBytesAllocated: number;
+  numBytesUsed: number;
+}
+
+/** Per context: the unregister function of each framework owner's current registration. */
+const registered = new WeakMap<object, Map<string, () => void>>();
+
+/** Register `owner`'s pressure handler and cached-bytes report with `ctx`, replacing an earlier one (a re-bound framework). */
+function registerFramework(
+  ctx: WebDLPackContext,
+  owner: string,
+  handler: ((pressure: MemoryPressure) => void) | null,
+  cachedBytes: () => number | null,
+): void {
+  if (typeof ctx.onMemoryPressure !== "function") return; // a context of protocol < 1.3: no memory room
+  let byOwner = registered.get(ctx);
+  if (byOwner === undefined) {
+    byOwner = new Map();
+    registered.set(ctx, byOwner);
+  }
+  byOwner.get(owner)?.();
+  byOwner.set(owner, ctx.onMemoryPressure(handler, { owner, cachedBytes }));
+}
+
+/** The buffer manager of `backend` if it has the 4.x shape, else undefined. */
+function bufferManagerOf(backend: TfjsWebGPUBackendInternals): TfjsBufferManagerLike | undefined {
+  const m = (backend as { bufferManager?: Partial<TfjsBufferManagerLike> }).bufferManager;
+  if (m === undefined || !(m.freeBuffers instanceof Map)) return undefined;
+  if (typeof m.numBytesAllocated !== "number" || typeof m.numBytesUsed !== "number") return undefined;
+  return m as TfjsBufferManagerLike;
+}
+
+/**
+ * Destroy free buffers TF.js keeps for reuse (after submitting its pending work), largest first, until
+ * `bytesToFree` are given back (default: all of them); returns the bytes given back.
+ */
+export function trimTfjsBuffers(backend: TfjsWebGPUBackendInternals, bytesToFree = Infinity): number {
+  const manager = bufferManagerOf(backend);
+  if (manager === undefined) return 0;
+  if (backend.commandEncoder != null) backend.submitQueue?.(); // TF.js's recorded work first (it throws with none)
+  let freed = 0;
+  // Keys stay: TF.js's releaseBuffer pushes onto the list of the key its acquireBuffer made.
+  const lists = [...manager.freeBuffers.values()].filter((l) => l.length > 0);
+  lists.sort((a, b) => b[0]!.size - a[0]!.size);
+  for (const list of lists) {
+    while (list.length > 0 && freed < bytesToFree) {
+      const buffer = list.pop()!;
+      freed += buffer.size;
+      manager.numBytesAllocated -= buffer.size;
+      manager.numFreeBuffers -= 1;
+      buffer.destroy();
+    }
+  }
+  return freed;
+}
+
+/** Bytes TF.js keeps free for reuse (null when the backend's buffer manager has another shape). */
+export function tfjsCachedBytes(backend: TfjsWebGPUBackendInternals): number | null {
+  const manager = bufferManagerOf(backend);
+  return manager === undefined ? null : Math.max(0, manager.numBytesAllocated - manager.numBytesUsed);
+}
+
+/** Let `ctx` count TF.js's cached bytes and trim them under memory pressure (registerTfjsWebGPUBackend calls this). */
+export function watchTfjsMemory(ctx: WebDLPackContext, backend: TfjsWebGPUBackendInternals): void {
+  const handler = (pressure: MemoryPressure): void => void trimTfjsBuffers(backend, pressure.bytesToFree);
+  registerFramework(ctx, TFJS_OWNER, handler, () => tfjsCachedBytes(backend));
+}

@@ -1,0 +1,196 @@
+/**
+ * Counting every GPUBuffer of one device by owner.
+ *
+ * A {@link DeviceMeter} instruments the device the context owns once: its
+ * `createBuffer` becomes an own property that counts the new buffer (size,
+ * owner) and checks the budget first; `GPUBuffer.prototype.destroy` is wrapped
+ * once per page so a destroyed buffer stops counting; a buffer collected
+ * without `destroy()` stops counting when a FinalizationRegistry says so.
+ * Owners: a framework's device guard creates as that framework
+ * (`ctx.getWebGPUDevice(id, {owner})`), webdlpack's own code as
+ * {@link WEBDLPACK_OWNER} ({@link createBufferAs}), anything else calling the
+ * raw device as {@link PAGE_OWNER}. Cache hits create nothing, so they cost nothing here.
+ */
+
+/** The owner of buffers webdlpack itself creates (pointer table, staging, copy parameters). */
+export const WEBDLPACK_OWNER = "webdlpack";
+/** The owner of buffers created on the raw device by anything else (the page's own code). */
+export const PAGE_OWNER = "page";
+
+/** Bytes and buffers one owner holds on one device. */
+export interface OwnerBytes {
+  readonly owner: string;
+  /** Bytes of the owner's buffers that are neither destroyed nor collected (sum of `buffer.size`). */
+  bytes: number;
+  /** How many. */
+  buffers: number;
+  /** Largest `bytes` seen. */
+  peakBytes: number;
+}
+
+/** What the meter knows of one buffer it counted. */
+interface Counted {
+  readonly meter: DeviceMeter;
+  readonly row: OwnerBytes;
+  readonly size: number;
+  /** The meter's epoch when counted: a loss starts a new epoch and forgets older buffers. */
+  readonly epoch: number;
+  released: boolean;
+}
+
+/** Called before a creation would cross the budget: makes room, or throws OUT_OF_MEMORY. */
+export type OverBudget = (meter: DeviceMeter, requested: number, owner: string) => void;
+
+type CreateBuffer = (descriptor: GPUBufferDescriptor) => GPUBuffer;
+
+/** Every counted buffer, page-wide (WeakMap: counting never keeps a buffer alive). */
+const counted = new WeakMap<object, Counted>();
+/** Buffers collected without destroy() stop counting. */
+const collected = new FinalizationRegistry<Counted>((c) => c.meter.release(c));
+/** The meters by device (raw device, as the context registered it). */
+const meters = new WeakMap<object, DeviceMeter>();
+/** Marks a wrapped `destroy` (shared by every copy of webdlpack, so none wraps another's wrapper twice). */
+const WRAPPED = Symbol.for("webdlpack.memory.destroyWrapped");
+/** The buffer prototype last seen wrapped (one check per creation instead of a property read). */
+let wrappedProto: object | null = null;
+
+/** The meter of `device`, if the context instruments it. */
+export function meterOf(device: GPUDevice): DeviceMeter | undefined {
+  return meters.get(device);
+}
+
+/** `device.createBuffer(descriptor)` counted as `owner`'s (the device's meter decides; unmetered: a plain call). */
+export function createBufferAs(device: GPUDevice, descriptor: GPUBufferDescriptor, owner: string): GPUBuffer {
+  const meter = meters.get(device);
+  return meter === undefined ? device.createBuffer(descriptor) : meter.create(descriptor, owner);
+}
+
+/** Wrap `destroy` on the prototype of `buffer` once, so every destroy of a counted buffer is seen. */
+function wrapDestroy(buffer: GPUBuffer): void {
+  const proto = Object.getPrototypeOf(buffer) as { destroy?: (this: GPUBuffer) => void } | null;
+  const original = proto?.destroy;
+  if (proto === null || typeof original !== "function" || (original as { [WRAPPED]?: true })[WRAPPED]) return;
+  const destroy = function destroy(this: GPUBuffer): void {
+    const c = counted.get(this);
+    if (c !== undefined && !c.released) c.meter.release(c);
+    original.call(this);
+  };
+  Object.defineProperty(destroy, WRAPPED, { value: true });
+  Object.defineProperty(proto, "destroy", { value: destroy, writable: true, configurable: true });
+}
+
+/** The byte count of one device, by owner. */
+export class DeviceMeter {
+  readonly device: GPUDevice;
+  /** Rows by owner, in the order owners first created. */
+  readonly rows = new Map<string, OwnerBytes>();
+  /** Bytes of all counted buffers. */
+  totalBytes = 0;
+  /** Counted buffers. */
+  totalBuffers = 0;
+  /** Largest `totalBytes` seen. */
+  peakBytes = 0;
+  /** The budget in bytes (null: none). Checked before each creation. */
+  budget: number | null = null;
+  /** What a creation that would cross the budget calls. */
+  overBudget: OverBudget | undefined;
+  readonly #create: CreateBuffer;
+  #installed: CreateBuffer | undefined;
+  #epoch = 0;
+
+  /** A meter for `device` (not yet instrumenting it: {@link install}). */
+  constructor(device: GPUDevice) {
+    this.device = device;
+    const own = device.createBuffer as CreateBuffer;
+    this.#create = own.bind(device);
+  }
+
+  /**
+   * Instrument the device: its `createBuffer` counts as {@link PAGE_OWNER}.
+   * Returns false when the device refuses a new property (then only webdlpack's
+   * and the guards' creations are counted).
+   */
+  install(): boolean {
+    meters.set(this.device, this);
+    const counting: CreateBuffer = (descriptor) => this.create(descriptor, PAGE_OWNER);
+    try {
+      Object.defineProperty(this.device, "createBuffer", { value: counting, writable: true, configurable: true });
+    } catch {
+      return false;
+    }
+    this.#installed = counting;
+    return true;
+  }
+
+  /** Stop instrumenting (the device was unregistered): its `createBuffer` is the device's own again. */
+  uninstall(): void {
+    if (meters.get(this.device) === this) meters.delete(this.device);
+    const own = Object.getOwnPropertyDescriptor(this.device, "createBuffer");
+    if (this.#installed !== undefined && own?.value === this.#installed) {
+      delete (this.device as { createBuffer?: unknown }).createBuffer;
+    }
+    this.#installed = undefined;
+  }
+
+  /** Create a buffer as `owner`'s: the budget is checked first (may throw OUT_OF_MEMORY), then it is counted. */
+  create(descriptor: GPUBufferDescriptor, owner: string): GPUBuffer {
+    if (this.budget !== null && this.overBudget !== undefined) {
+      const size = Number(descriptor?.size);
+      if (this.totalBytes + size > this.budget) this.overBudget(this, size, owner);
+    }
+    const buffer = this.#create(descriptor);
+    this.#count(buffer, owner);
+    return buffer;
+  }
+
+  /** The row of `owner` (made on first use). */
+  row(owner: string): OwnerBytes {
+    let row = this.rows.get(owner);
+    if (row === undefined) {
+      row = { owner, bytes: 0, buffers: 0, peakBytes: 0 };
+      this.rows.set(owner, row);
+    }
+    return row;
+  }
+
+  #count(buffer: GPUBuffer, owner: string): void {
+    const size = buffer.size;
+    const row = this.row(owner);
+    row.bytes += size;
+    row.buffers += 1;
+    if (row.bytes > row.peakBytes) row.peakBytes = row.bytes;
+    this.totalBytes += size;
+    this.totalBuffers += 1;
+    if (this.totalBytes > this.peakBytes) this.peakBytes = this.totalBytes;
+    const c: Counted = { meter: this, row, size, epoch: this.#epoch, released: false };
+    const proto = Object.getPrototypeOf(buffer) as object | null;
+    if (proto !== wrappedProto) {
+      wrapDestroy(buffer);
+      wrappedProto = proto;
+    }
+    counted.set(buffer, c);
+    collected.register(buffer, c);
+  }
+
+  /** A counted buffer was destroyed or collected: it stops counting (once). */
+  release(c: Counted): void {
+    if (c.released) return;
+    c.released = true;
+    if (c.epoch !== this.#epoch) return;
+    c.row.bytes -= c.size;
+    c.row.buffers -= 1;
+    this.totalBytes -= c.size;
+    this.totalBuffers -= 1;
+  }
+
+  /** The device was lost or destroyed: everything on it is gone. Rows stay (at zero) with their peaks. */
+  lose(): void {
+    this.#epoch += 1;
+    for (const row of this.rows.values()) {
+      row.bytes = 0;
+      row.buffers = 0;
+    }
+    this.totalBytes = 0;
+    this.totalBuffers = 0;
+  }
+}
