@@ -114,9 +114,15 @@ $(PY_NATIVE)/%.$(PY_HOST).so: py/native/%.c py/native/python_abi.h wasm/include/
 	@mkdir -p $(@D)
 	$(CC_NATIVE) $(PY_NATIVE_FLAGS) -shared $(filter %.c,$^) -o $@
 
+# The JS half the wheel carries (js/src/from-python/entry.ts as one self-contained ES module, no assets embedded:
+# those embed the wheel): `import webdlpack` loads it in a Pyodide that no page set up (py/webdlpack/bridge/boot.py).
+PY_JS_HALF := py/webdlpack/_js/webdlpack.mjs
+$(PY_JS_HALF): $(filter-out $(JS_EMBEDDED),$(JS_SRC)) $(STAMPS)/npm
+	npx esbuild js/src/from-python/entry.ts --bundle --format=esm --target=es2022 --minify --log-level=warning --outfile=$@
+
 wheel: $(BUILD)/wheel/.built
 
-$(BUILD)/wheel/.built: $(PY_SRC) $(PY_NATIVE_WASM) $(wildcard py/webdlpack/_js/*) pyproject.toml README.md LICENSE \
+$(BUILD)/wheel/.built: $(PY_SRC) $(PY_NATIVE_WASM) $(PY_JS_HALF) pyproject.toml README.md LICENSE \
   scripts/build_pyodide_wheel.py
 	rm -rf $(BUILD)/wheel && mkdir -p $(BUILD)/wheel
 	python3 scripts/build_pyodide_wheel.py $(BUILD)/wheel
@@ -147,6 +153,15 @@ tvm:
 	bash scripts/tvm/build.sh
 
 # ---- Tests ---------------------------------------------------------------
+# The Python-only hosts of the browser tests (tests/browser/python-only-*.spec.ts): a local Pyodide with the wheels
+# its lock names for micropip and ipython (hashes patched), and a JupyterLite site built offline on it (the test
+# extra has jupyterlite). The suites that run the browser tests need it.
+PY_HOSTS := $(BUILD)/python-hosts/.built
+$(PY_HOSTS): scripts/python_hosts.py examples/python_only/jupyter-lite.json package-lock.json $(TEST_EXTRAS) $(STAMPS)/npm
+	$(PY) scripts/python_hosts.py --out $(BUILD)/python-hosts
+	@touch $@
+test test-browser: $(PY_HOSTS)
+
 test: build $(TEST_EXTRAS) tvm
 	bash scripts/run-tests.sh
 

@@ -12,6 +12,7 @@
  *   tensor/       the JS-side tensor: class, CPU view, GPU side, DLPack export
  *   bridge/       hand-offs to Python (Pyodide), to C libraries in wasm, and of CPU tensors to other threads
  *   adapters/     ONNX Runtime Web, Transformers.js, TensorFlow.js, LiteRT.js, TypedArray, GPUBuffer (`webdlpack/adapters`)
+ *   from-python/  the JS half the Python package ships and loads itself when no page loaded it (its own entry)
  *   testing/      test support: an in-JS WasmHost (`webdlpack/testing`)
  *   conformance/  the Web DLPack v1 conformance kit (`webdlpack/conformance`, docs/spec.md)
  *   index.ts      this entry

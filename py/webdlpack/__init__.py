@@ -15,6 +15,11 @@ to_cpu_async(x)
 to_js(x) / from_js(js_tensor) / is_js_tensor(value)
     Hand tensors to JavaScript and back, zero-copy (Pyodide with the JS bridge;
     elsewhere they raise ``WebDLPackBufferError`` (``UNSUPPORTED``) saying why).
+init()
+    ``await webdlpack.init()``: bring up webdlpack's JS half and the page's WebGPU
+    device where no page did (``import webdlpack`` does it itself where it can wait).
+frameworks.ort / frameworks.tfjs
+    ONNX Runtime Web and TensorFlow.js on webdlpack tensors, from Python.
 Tensor
     Exports itself with ``__dlpack__`` (``numpy.from_dlpack(t)`` works).
 empty / zeros / from_buffer
@@ -27,15 +32,19 @@ info()
 Every public name exists on every host, whatever was loaded first.
 
 The package is layered (see ``README.md`` beside this file): ``core`` →
-``bridge`` → ``exchange`` → ``tensor`` → ``api``; each module imports only
+``bridge`` → ``exchange`` → ``tensor`` → ``api`` → ``frameworks``; each module imports only
 its own floor or those below.
 """
 
+from . import frameworks
 from .api.convert import asarray, to_cpu_async
 from .api.create import empty, from_buffer, zeros
 from .api.from_dlpack import from_capsule, from_dlpack
 from .api.info import info
 from .api.js_tensors import from_js, is_js_tensor, to_js
+from .bridge.boot import bring_up as _bring_up
+from .bridge.boot import init
+from .bridge.boot import status as js_half_status
 from .core.abi import DLPACK_VERSION, DLDataTypeCode, DLDeviceType, layout
 from .core.device import Device, device
 from .core.dtype import DType, dtype
@@ -52,6 +61,10 @@ from .core.errors import (
 from .core.host import HOST_NAME, IS_PYODIDE
 from .tensor.scope import Scope, keep, scope
 from .tensor.tensor import Tensor, TensorFlags
+
+# In a Pyodide no page set up with loadWebDLPack: load the JS half shipped in this package, register it, set up
+# the WebGPU device (bridge/boot.py), where this import may wait; else `await webdlpack.init()` does it.
+_bring_up()
 
 __version__ = "0.1.0"
 
@@ -82,8 +95,11 @@ __all__ = [
     "from_capsule",
     "from_dlpack",
     "from_js",
+    "frameworks",
     "info",
+    "init",
     "is_js_tensor",
+    "js_half_status",
     "keep",
     "layout",
     "scope",

@@ -32,6 +32,7 @@ export const LAYERS: readonly Layer[] = [
   { name: "tensor/" },
   { name: "bridge/" },
   { name: "adapters/" },
+  { name: "from-python/" },
   { name: "testing/" },
   { name: "conformance/" },
   { name: "index.ts" },

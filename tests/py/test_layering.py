@@ -21,7 +21,7 @@ ROOT_NAME = "webdlpack"
 #: The one module that may talk to JavaScript (README: "The rule").
 CROSSING = "webdlpack.bridge.js.calls"
 #: Modules that exist only inside Pyodide: JavaScript itself.
-JS_MODULES = ("webdlpack_js", "pyodide", "js")
+JS_MODULES = ("webdlpack_js", "pyodide", "pyodide_js", "js")
 
 
 @dataclass(frozen=True)

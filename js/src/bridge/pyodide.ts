@@ -13,20 +13,17 @@
  */
 import { checkOptions, URL_OPTION, type OptionRule } from "../arguments.js";
 import { loadAssetBytes, PYTHON_WHEEL_FILENAME, type AssetOptions } from "../assets.js";
-import { getContext } from "../context/index.js";
-import { dtypeOfTypedArray, emscriptenHost, itemsize, parseDType, type WasmHost } from "../dlpack/index.js";
+import type { WasmHost } from "../dlpack/index.js";
 import { WebDLPackError } from "../errors.js";
 import { registerPythonHandoff } from "../context/python-handoff.js";
-import { isBrandedTensor, looksLikeTensor, Tensor, type BrandedTensor } from "../tensor/index.js";
-import { describeValue } from "../describe-value.js";
-import { PYTHON_GPU_OWNER, pythonGPUModule } from "./pyodide-gpu.js";
+import { Tensor } from "../tensor/index.js";
+import { exportForPython, registerPythonModule, VERSIONED } from "./pyodide-module.js";
 import { checkPyodideInstance } from "./pyodide-instance.js";
 import { checkPyodideVersion } from "./pyodide-version.js";
-import type { PyodideLike, PyodideModuleLike, PyodideWithModule, PyProxyLike } from "./pyodide-types.js";
+import type { PyodideLike, PyodideWithModule, PyProxyLike } from "./pyodide-types.js";
 import { checkWheelFits } from "./wheel-fit.js";
 
-/** Name of the JS module the Python package imports (`import webdlpack_js`). */
-export const PYTHON_JS_MODULE = "webdlpack_js";
+export { PYTHON_JS_MODULE } from "./pyodide-module.js";
 
 /** Options of {@link loadWebDLPack}. */
 export interface LoadWebDLPackOptions extends AssetOptions {
@@ -90,144 +87,6 @@ export interface PythonInfo {
 }
 
 const bridges = new WeakMap<object, Promise<WebDLPackPython>>();
-const VERSIONED = Object.freeze({ versioned: true, owner: PYTHON_GPU_OWNER });
-
-function exportForPython(host: WasmHost, value: unknown, versioned: boolean, copy: boolean | undefined): number {
-  let tensor: Tensor | BrandedTensor;
-  let temporary = false;
-  if (value instanceof Tensor || isBrandedTensor(value)) {
-    // A Tensor of another copy of webdlpack (its own class) exports the same DLPack struct; GPU pointers are
-    // the one shared context's, so nothing else differs.
-    tensor = value;
-  } else if (looksLikeTensor(value)) {
-    throw new WebDLPackError(
-      "INVALID_ARGUMENT",
-      "this Tensor comes from another copy of webdlpack, too old to hand its tensors to this one (it has no " +
-        'Symbol.for("webdlpack.tensor") brand): load one copy of webdlpack (dedupe it in the bundler), or upgrade the other',
-      {
-        field: "js_tensor",
-        value: describeValue(value),
-        expected: "a Tensor of a webdlpack copy with the brand (this version or newer)",
-      },
-    );
-  } else if (ArrayBuffer.isView(value) && !(value instanceof DataView)) {
-    if (value.buffer === host.buffer) {
-      // A TypedArray over the heap itself: lend those bytes, no copy.
-      const dtype = dtypeOfTypedArray(value);
-      tensor = Tensor.wasmView(host, {
-        data: value.byteOffset,
-        dtype,
-        shape: [value.byteLength / itemsize(dtype)],
-      });
-    } else {
-      tensor = Tensor.fromTypedArray(value);
-    }
-    temporary = true;
-  } else {
-    throw new WebDLPackError("INVALID_ARGUMENT", "from_js() / toPython() take a webdlpack Tensor or a TypedArray", {
-      field: "js_tensor",
-      value: describeValue(value),
-      expected: "Tensor (of any copy of webdlpack on the page) | TypedArray",
-    });
-  }
-  try {
-    return tensor.toManaged(
-      host,
-      copy === undefined ? { versioned, holder: PYTHON_GPU_OWNER } : { versioned, copy, holder: PYTHON_GPU_OWNER },
-    );
-  } finally {
-    // The export holds its own reference; a wrapper made here is not needed after it.
-    if (temporary) tensor.dispose();
-  }
-}
-
-/**
- * The deleter caller Python's native module calls deleters through (`int f(fn, address)` in the wasm table,
- * made once per module): it calls table entry `fn` with `address` inside try/catch and returns 0, or 1 after
- * keeping the error for {@link DeleterCaller.take} — a JS exception must not unwind through CPython's frames.
- */
-interface DeleterCaller {
-  readonly index: number;
-  /** Throw the error the last failed call kept (Python's side turns it into its typed error). */
-  take(): never;
-}
-
-const deleterCallers = new WeakMap<object, DeleterCaller>();
-
-function deleterCaller(module: PyodideModuleLike, host: WasmHost): DeleterCaller {
-  let caller = deleterCallers.get(module);
-  if (caller === undefined) {
-    let failure: unknown;
-    let failed = false;
-    const index =
-      module.addFunction((fn: number, address: number) => {
-        try {
-          host.callVoidPointer(fn >>> 0, address >>> 0);
-          return 0;
-        } catch (err) {
-          failure = err;
-          failed = true;
-          return 1;
-        }
-      }, "iii") >>> 0;
-    caller = {
-      index,
-      take(): never {
-        const err = failed
-          ? failure
-          : new WebDLPackError("INVALID_ARGUMENT", "no deleter call failed", {
-              field: "deleter",
-              value: null,
-              expected: "a failed deleter call just before",
-            });
-        failure = undefined;
-        failed = false;
-        throw err;
-      },
-    };
-    deleterCallers.set(module, caller);
-  }
-  return caller;
-}
-
-/** The functions Python calls through `import webdlpack_js`. All addresses are unsigned. */
-function pythonFacingModule(host: WasmHost, module: PyodideModuleLike): Record<string, unknown> {
-  return {
-    /** Python → JS: adopt a managed struct Python exported; the JS Tensor owns it. */
-    importManaged: (address: number, versioned: boolean) =>
-      Tensor.fromManaged(host, address >>> 0, { versioned: versioned !== false, owner: PYTHON_GPU_OWNER }),
-    /** `importManaged(address, true)` with one argument fewer to convert (the `to_js` path). */
-    importVersioned: (address: number) => Tensor.fromManaged(host, address >>> 0, VERSIONED),
-    /** JS → Python: export a JS tensor (or TypedArray) as a managed struct in the heap. */
-    exportManaged: (value: unknown, versioned: boolean, copy: boolean | null | undefined) =>
-      exportForPython(host, value, versioned !== false, copy === null ? undefined : copy),
-    /** `exportManaged(value, true, undefined)` with two arguments fewer to convert (the `from_js` path). */
-    exportVersioned: (value: unknown) => exportForPython(host, value, true, undefined),
-    /**
-     * Call a managed struct's deleter (function-table entry `index`) with its address: Python's
-     * ManagedOwner uses this instead of a ctypes call, which costs about twice as much in Pyodide.
-     */
-    callDeleter: (index: number, address: number) => host.callVoidPointer(index >>> 0, address >>> 0),
-    /** The table index of the deleter caller for Python's native module (see {@link deleterCaller}). */
-    deleterCallerIndex: () => deleterCaller(module, host).index,
-    /** Throw the error of the deleter call that just failed through that caller. */
-    takeDeleterError: () => deleterCaller(module, host).take(),
-    /** True when `value` is a JS webdlpack Tensor. */
-    isTensor: (value: unknown) => value instanceof Tensor,
-    /** The page-wide context (for GPU tensors). */
-    context: () => getContext(),
-    /** Parse a dtype name the JS way (lets Python check both sides agree). */
-    parseDType: (name: string) => {
-      const d = parseDType(name);
-      return [d.code, d.bits, d.lanes];
-    },
-    /** Is `value` a JS webdlpack Tensor whose bytes are on the GPU? */
-    isGPUTensor: (value: unknown) => value instanceof Tensor && !value.disposed && value.storage === "webgpu",
-    // GPU allocation, upload, readback and copies (pyodide-gpu.ts).
-    ...pythonGPUModule(host),
-  };
-}
-
 /** Where the installed wheel came from (a URL, or "embedded"), per Pyodide: see {@link WebDLPackPython.wheelSource}. */
 async function install(pyodide: PyodideWithModule, options: LoadWebDLPackOptions): Promise<string> {
   const wheel = await loadAssetBytes("wheel", {
@@ -280,8 +139,7 @@ async function micropipInstall(
 }
 
 async function load(pyodide: PyodideWithModule, options: LoadWebDLPackOptions): Promise<WebDLPackPython> {
-  const host = emscriptenHost(pyodide._module);
-  pyodide.registerJsModule(PYTHON_JS_MODULE, pythonFacingModule(host, pyodide._module));
+  const host = registerPythonModule(pyodide);
   let wheelSource: string;
   try {
     wheelSource = await install(pyodide, options);

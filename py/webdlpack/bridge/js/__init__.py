@@ -11,7 +11,7 @@ raises a typed error: :class:`~webdlpack.WebDLPackDeviceError` (code
 :class:`~webdlpack.WebDLPackBufferError` (``UNSUPPORTED``) for tensor hand-over.
 """
 
-from .calls import bridge_loaded, call, is_js_proxy, js_module
+from .calls import bridge_loaded, call, import_js_module, is_js_proxy, js_module, note_unavailable, pyodide_api
 from .errors import translate
 from .handover import deleter_caller, export_managed, import_versioned, is_js_tensor
 from .waits import can_wait, require_wait, wait, wait_async
@@ -30,4 +30,7 @@ __all__ = [
     "import_versioned",
     "export_managed",
     "deleter_caller",
+    "import_js_module",
+    "note_unavailable",
+    "pyodide_api",
 ]

@@ -15,11 +15,24 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ...core.errors import ErrorCode, WebDLPackDeviceError
+from ...core.errors import ErrorCode, WebDLPackDeviceError, WebDLPackError
 from ...core.host import HOST_NAME, IS_PYODIDE
 from .errors import translate
 
-__all__ = ["JsException", "bridge_loaded", "call", "ffi", "is_js_proxy", "js_module", "load"]
+__all__ = [
+    "FIX_BRIDGE",
+    "JsException",
+    "bridge_loaded",
+    "call",
+    "ffi",
+    "import_js_module",
+    "is_js_proxy",
+    "js_module",
+    "load",
+    "note_unavailable",
+    "pyodide_api",
+    "why",
+]
 
 
 class _NoJsException(Exception):
@@ -41,6 +54,52 @@ if IS_PYODIDE:  # pragma: no cover - Pyodide only
     ffi = pyodide.ffi
     JsException = ffi.JsException
     _JsProxy = ffi.JsProxy
+
+
+#: Why the JS half ("bridge") or the context's device 0 ("device") is missing, as bridge/boot.py found it
+#: when it brought the JS half up itself: the errors below then say why, not only what is missing.
+_WHY: dict[str, WebDLPackError] = {}
+
+#: What to do about a missing bridge / device, for the errors' ``expected``.
+FIX_BRIDGE = "await webdlpack.init(), or a page that called webdlpack's loadWebDLPack(pyodide)"
+_FIX_DEVICE = "a browser with WebGPU (navigator.gpu) in this thread, then await webdlpack.init()"
+
+
+def note_unavailable(what: str, error: WebDLPackError | None) -> None:
+    """Record why ``what`` (``"bridge"`` or ``"device"``) cannot be used, or clear it with None.
+
+    Parameters
+    ----------
+    what : str
+        ``"bridge"``: ``webdlpack_js`` could not be registered; ``"device"``: the device could not be set up.
+    error : WebDLPackError or None
+        The reason, raised (chained) by every call that needs ``what``; None once it works.
+    """
+    if error is None:
+        _WHY.pop(what, None)
+    else:
+        _WHY[what] = error
+
+
+def why(what: str) -> tuple[str, WebDLPackError | None]:
+    """`` (why: ...)`` for a message and the recorded reason (to chain), or ``("", None)`` when none was recorded."""
+    reason = _WHY.get(what)
+    # The reason's own message only: its field / value / expected belong to it, not to the error that cites it.
+    return (f" (why: {str(reason).split('; field ')[0]})", reason) if reason is not None else ("", None)
+
+
+def import_js_module(url: str) -> Any:
+    """A Promise of the ES module at ``url`` (JS ``import(url)`` in this realm; bridge/boot.py loads the JS half)."""
+    from pyodide.code import run_js
+
+    return run_js("(url) => import(url)")(url)
+
+
+def pyodide_api() -> Any:
+    """Pyodide's JS API object (what ``loadPyodide()`` returned), as the JS half's ``attachPython`` takes it."""
+    import pyodide_js
+
+    return pyodide_js
 
 
 def load() -> Any:
@@ -78,14 +137,19 @@ def js_module(device: Any) -> Any:
         )
     module = load()
     if module is None:
-        raise WebDLPackDeviceError(
-            ErrorCode.NO_WEBGPU,
-            f"{device} is not reachable: the webdlpack JS bridge is not loaded in this Pyodide",
-            field="device",
-            value=str(device),
-            expected="a Pyodide set up with webdlpack's loadWebDLPack(pyodide)",
-        )
-    return module
+        what, missing, expected = "bridge", "the webdlpack JS bridge is not loaded in this Pyodide", FIX_BRIDGE
+    elif "device" in _WHY:
+        what, missing, expected = "device", "webdlpack could not set up the page's WebGPU device", _FIX_DEVICE
+    else:
+        return module
+    text, reason = why(what)
+    raise WebDLPackDeviceError(
+        ErrorCode.NO_WEBGPU,
+        f"{device} is not reachable: {missing}{text}",
+        field="device",
+        value=str(device),
+        expected=expected,
+    ) from reason
 
 
 def call(device: Any, fn: Callable[[Any], Callable[..., Any]], *args: Any) -> Any:

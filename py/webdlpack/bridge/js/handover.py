@@ -13,7 +13,7 @@ from typing import Any
 from ...core.errors import ErrorCode, WebDLPackBufferError
 from ...core.host import HOST_NAME, IS_PYODIDE
 from ...core.native import NATIVE
-from .calls import JsException, load
+from .calls import FIX_BRIDGE, JsException, load, why
 from .errors import translate
 
 __all__ = ["deleter_caller", "export_managed", "import_versioned", "is_js_tensor"]
@@ -29,13 +29,14 @@ def _handover(name: str) -> Any:
         module = load()
         if module is None:
             where = "a Pyodide without it" if IS_PYODIDE else HOST_NAME
+            text, reason = why("bridge")
             raise WebDLPackBufferError(
                 ErrorCode.UNSUPPORTED,
-                f"handing tensors to JavaScript needs Pyodide with the webdlpack JS bridge; this is {where}",
+                f"handing tensors to JavaScript needs Pyodide with the webdlpack JS bridge; this is {where}{text}",
                 field="webdlpack_js",
                 value=None,
-                expected="a Pyodide set up with webdlpack's loadWebDLPack(pyodide)",
-            )
+                expected=FIX_BRIDGE,
+            ) from reason
         fn = _HANDOVER[name] = getattr(module, name)
     return fn
 
