@@ -26,7 +26,7 @@ const outFile = process.argv[2] ?? join(root, "bench/out/node-exchange.json");
 const { loadPyodide } = await import(pathToFileURL(join(root, "node_modules/pyodide/pyodide.mjs")).href);
 const webdlpack = await import(pathToFileURL(join(root, "js/dist/webdlpack.bundle.js")).href);
 const pyodide = await loadPyodide({ indexURL: join(root, "node_modules/pyodide/") });
-const bridge = await webdlpack.loadWebDLPack(pyodide); // the wheel copy embedded in the bundle
+const bridge = await webdlpack.loadWebDLPack(pyodide); // the wheel next to the bundle (js/dist/python/)
 const env = await benchEnv(pyodide, bridge, webdlpack, {
   clibBytes: readFileSync(join(root, "js/dist/wasm/libwebdlpack.so")),
   casesSource: readFileSync(join(root, "bench/pyodide_cases.py"), "utf8"),

@@ -5,18 +5,20 @@
  * 1. an explicit URL (`wheelURL` / `url` options), or `assetBase`: a folder
  *    (URL) holding `python/<wheel>` and `wasm/libwebdlpack.so`, the layout of
  *    the package's `js/dist/` — for apps that copy the files themselves;
- * 2. next to this module: `new URL("./python/…", import.meta.url)`, written as
+ * 2. the copies embedded in the package, once the app opted in with
+ *    `useEmbeddedAssets()` from `webdlpack/embedded` (embedded.ts): no request;
+ * 3. next to this module: `new URL("./python/…", import.meta.url)`, written as
  *    literals so bundlers that understand the pattern (Vite, Rollup with its
  *    URL plugin, webpack 5, Parcel) copy the files into the build and rewrite
- *    the URL; unbundled (`js/dist/` served as is) it is the shipped file;
- * 3. when (2) does not answer with the file (esbuild keeps the URL as written,
- *    so it points next to the bundle, where nothing is): the copy embedded in
- *    `assets-embedded.js` (made by `make` from the same files), loaded only then
- *    through a dynamic import, which every bundler includes.
+ *    the URL; unbundled (`js/dist/` served as is) it is the shipped file.
+ *    esbuild keeps the URL as written, next to the bundle: copy the package's
+ *    `js/dist/python` and `js/dist/wasm` there, or use (1) or (2).
  *
+ * The embedded copies are never reached otherwise, so a bundler ships each file
+ * once: as a file (3), or inside the app's JS (2) — never both (docs/bundlers.md).
  * A file is accepted only if its first bytes are right (a zip for the wheel,
- * `\0asm` for the side module), so a dev server answering 200 with an HTML
- * page for a missing path falls through to (3) instead of installing HTML.
+ * `\0asm` for the side module), so a dev server answering 200 with an HTML page
+ * for a missing path is an error naming the fixes, not HTML installed as a wheel.
  * An explicit URL or `assetBase` that fails is an error, never a fallback.
  */
 import { WebDLPackError } from "./errors.js";
@@ -146,14 +148,20 @@ async function fetchBytes(kind: AssetKind, url: URL | string): Promise<Fetched> 
   return { bytes };
 }
 
-async function embeddedBytes(kind: AssetKind): Promise<Uint8Array | undefined> {
-  let data: { readonly [K in AssetKind]: string };
-  try {
-    data = (await import("./assets-embedded.js")).EMBEDDED_ASSETS;
-  } catch {
-    return undefined;
-  }
-  const text = atob(data[kind]);
+/** The embedded copies as base64, once `useEmbeddedAssets()` (webdlpack/embedded) handed them over. */
+let embedded: { readonly [K in AssetKind]: string } | undefined;
+
+/**
+ * Make {@link loadAssetBytes} use `data` (base64 of each file) when no explicit location is given; undefined
+ * turns that off. Apps call `useEmbeddedAssets()` from `webdlpack/embedded`, which passes the package's copies.
+ */
+export function provideEmbeddedAssets(data: { readonly [K in AssetKind]: string } | undefined): void {
+  embedded = data;
+}
+
+function embeddedBytes(kind: AssetKind): Uint8Array | undefined {
+  if (embedded === undefined) return undefined;
+  const text = atob(embedded[kind]);
   const bytes = new Uint8Array(text.length);
   for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
   return hasMagic(kind, bytes) ? bytes : undefined;
@@ -161,9 +169,9 @@ async function embeddedBytes(kind: AssetKind): Promise<Uint8Array | undefined> {
 
 /**
  * The bytes of a shipped file: from `url` if given, else from `assetBase`,
- * else next to this module, else the embedded copy (see the file comment).
- * Throws INVALID_ARGUMENT naming the option (`field`) and URL when an explicit
- * location fails, or when no default location has the file.
+ * else the embedded copy if the app opted in, else next to this module (see
+ * the file comment). Throws INVALID_ARGUMENT naming the option (`field`) and
+ * URL when an explicit location fails, or when the file is not next to the module.
  */
 export async function loadAssetBytes(
   kind: AssetKind,
@@ -184,19 +192,21 @@ export async function loadAssetBytes(
       expected: `a URL answering 200 with ${ASSET_PATHS[kind]}`,
     });
   }
+  const inline = embeddedBytes(kind);
+  if (inline) return { bytes: inline, source: "embedded" };
   const url = defaultURL(kind);
   const got = await fetchBytes(kind, url);
   if ("bytes" in got) return { bytes: got.bytes, source: url.href };
-  const embedded = await embeddedBytes(kind);
-  if (embedded) return { bytes: embedded, source: "embedded" };
   throw new WebDLPackError(
     "INVALID_ARGUMENT",
-    `webdlpack's ${ASSET_PATHS[kind]} is neither next to its module (${got.why}) nor embedded`,
+    `webdlpack's ${ASSET_PATHS[kind]} is not next to its module (${got.why}): the bundler left it behind ` +
+      "(esbuild does). Copy the package's js/dist/python and js/dist/wasm next to the bundle, or pass assetBase " +
+      "naming where they are, or call useEmbeddedAssets() from 'webdlpack/embedded' once (docs/bundlers.md)",
     {
       field: "assetBase",
       value: url.href,
       expected:
-        "assetBase naming a folder with python/ and wasm/ (copies of the package's js/dist/python and js/dist/wasm)",
+        "python/ and wasm/ next to the bundle, assetBase naming a folder with them, or useEmbeddedAssets() first",
     },
   );
 }

@@ -1,14 +1,16 @@
 /**
  * assets.ts finds the shipped wheel and side module: an explicit URL or assetBase (file: URLs
- * read from disk under Node), next to the module, else the embedded copy; bytes are accepted
- * only with the right magic, and an explicit location that fails is a typed error naming it.
+ * read from disk under Node), the embedded copies once the app opted in (webdlpack/embedded), else
+ * next to the module; bytes are accepted only with the right magic, and a location that fails is a
+ * typed error naming the fixes.
  */
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { pathToFileURL } from "node:url";
-import { ASSET_PATHS, assetURL, defaultWheelURL, loadAssetBytes } from "../../js/src/assets.js";
+import { ASSET_PATHS, assetURL, defaultWheelURL, loadAssetBytes, provideEmbeddedAssets } from "../../js/src/assets.js";
+import { useEmbeddedAssets } from "../../js/src/embedded.js";
 import { isCode, repoRoot } from "./helpers.js";
 
 const dist = pathToFileURL(join(repoRoot(), "js", "dist") + "/");
@@ -23,12 +25,31 @@ test("explicit url and assetBase load the files of js/dist (file: URLs read from
   assert.equal(assetURL("clib", "https://cdn.example/wdl").href, "https://cdn.example/wdl/wasm/libwebdlpack.so");
 });
 
-test("no option: next to the module if there, else the embedded copy, byte for byte the built files", async () => {
-  const found = await loadAssetBytes("wheel");
-  const expected = await loadAssetBytes("wheel", { url: new URL(ASSET_PATHS.wheel, dist) });
-  const nextToModule = existsSync(defaultWheelURL());
-  assert.equal(found.source, nextToModule ? defaultWheelURL().href : "embedded");
-  assert.deepEqual(found.bytes, expected.bytes);
+test("no option, no file next to the module (a bundle esbuild made): a typed error naming the three fixes", async () => {
+  assert.equal(existsSync(defaultWheelURL()), false, "the compiled tests have no python/ next to assets.js");
+  await assert.rejects(
+    loadAssetBytes("wheel"),
+    isCode(
+      "INVALID_ARGUMENT",
+      /not next to its module.*Copy the package's js\/dist\/python and js\/dist\/wasm next to the bundle, or pass assetBase.*useEmbeddedAssets\(\) from 'webdlpack\/embedded'/,
+    ),
+  );
+});
+
+test("useEmbeddedAssets(): the embedded copies, byte for byte the built files, before any request", async () => {
+  useEmbeddedAssets();
+  try {
+    for (const kind of ["wheel", "clib"] as const) {
+      const found = await loadAssetBytes(kind);
+      const expected = await loadAssetBytes(kind, { url: new URL(ASSET_PATHS[kind], dist) });
+      assert.equal(found.source, "embedded");
+      assert.deepEqual(found.bytes, expected.bytes);
+    }
+    // An explicit location still wins.
+    assert.equal((await loadAssetBytes("clib", { assetBase: dist.href })).source, new URL(ASSET_PATHS.clib, dist).href);
+  } finally {
+    provideEmbeddedAssets(undefined);
+  }
 });
 
 test("a wrong file or a missing one at an explicit location is a typed error naming the option", async () => {

@@ -1,10 +1,12 @@
-// A tiny app that uses webdlpack the way an installed user would: `import ... from "webdlpack"`,
-// bundled by esbuild or Vite (tests/bundling/build-apps.mjs). It calls loadWebDLPack(pyodide) and
+// A tiny app that uses webdlpack the way an installed user would: `import ... from "webdlpack"` and
+// `import { loadPyodide } from "pyodide"`, bundled by esbuild, Vite and webpack with the recipes of
+// docs/bundlers.md (tests/bundling/build-apps.mjs). It calls loadWebDLPack(pyodide) and
 // loadWebDLPackC(pyodide) with NO options: both must find the wheel and the side module on their own.
+import { loadPyodide } from "pyodide";
 import { getContext, loadAssetBytes, loadWebDLPack, loadWebDLPackC } from "webdlpack";
 
-/** Run in the page: Pyodide (its loader passed in), webdlpack's Python package and C library. */
-export async function run(loadPyodide, indexURL) {
+/** Run in the page: Pyodide (its files at indexURL), webdlpack's Python package and C library. */
+export async function run(indexURL) {
   const info = await getContext().setup();
   const pyodide = await loadPyodide({ indexURL });
   const bridge = await loadWebDLPack(pyodide);
