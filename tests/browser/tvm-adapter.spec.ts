@@ -267,3 +267,35 @@ test("typed errors: tvmjs on another device (BAD_DEVICE both ways), a dtype WGSL
   expect(r.produced).toBe(0);
   expect(r.lent).toBe(0);
 });
+
+test("tvmjs's buffers count as 'tvmjs' in ctx.memory(); under pressure tvmjs frees its VM's pooled buffers", async ({
+  page,
+}) => {
+  const r = await page.evaluate(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const { webdlpack, adapters, loadTvmModels, createTvmVm } = window as any;
+    const ctx = webdlpack.getContext();
+    await ctx.setup();
+    const tvm = await loadTvmModels();
+    adapters.bindTvmToContext(tvm, ctx);
+    const vm = createTvmVm(tvm);
+    const tvmBytes = () => ctx.memory(0).owners.find((o: { owner: string }) => o.owner === "tvmjs")?.bytes ?? 0;
+    const n = 262144; // 1 MiB of float32
+    tvm.beginScope();
+    const x = tvm.empty([n], "float32", tvm.webgpu());
+    x.copyFrom(new Float32Array(n).fill(-1));
+    const y = vm.getFunction("relu")(x);
+    const running = tvmBytes();
+    tvm.endScope();
+    void y;
+    vm.dispose(); // the VM's registers let go of y: its buffer goes back to the pool (x's is freed)
+    tvm.lib.webGPUContext.flushCommands();
+    const pooled = tvmBytes();
+    await ctx.trimMemory(0); // webdlpack's caches, then every pressure handler: tvmjs's clears its pool
+    const after = tvmBytes();
+    return { running, pooled, after };
+  });
+  expect(r.running).toBeGreaterThanOrEqual(2 * 1048576); // input + output
+  expect(r.pooled).toBeGreaterThanOrEqual(1048576); // the output's buffer kept in the pool for reuse
+  expect(r.pooled - r.after).toBeGreaterThanOrEqual(1048576); // ...freed under pressure
+});

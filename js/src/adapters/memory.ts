@@ -17,6 +17,11 @@
  *   buffers are counted (through their device guards) and they are asked nothing.
  * - LiteRT.js 2.5: no public API for its buffer pool; `tensor.delete()` and
  *   `model.delete()` free what the page holds. Counted, asked nothing.
+ * - tvmjs (@mlc-ai/web-runtime 0.27): its VM's pooled allocator keeps freed
+ *   buffers for reuse; TVM's global function `vm.builtin.memory_manager.clear`
+ *   frees every pooled buffer no tensor uses (through tvmjs's device API, which
+ *   submits its recorded work first). The handler calls it; tvmjs does not say
+ *   how many bytes its pool holds (cached bytes: null).
  */
 import type { MemoryPressure, WebDLPackContext } from "../context/index.js";
 import type { TfjsWebGPUBackendInternals } from "./framework-types.js";
@@ -92,4 +97,16 @@ export function tfjsCachedBytes(backend: TfjsWebGPUBackendInternals): number | n
 export function watchTfjsMemory(ctx: WebDLPackContext, backend: TfjsWebGPUBackendInternals): void {
   const handler = (pressure: MemoryPressure): void => void trimTfjsBuffers(backend, pressure.bytesToFree);
   registerFramework(ctx, TFJS_OWNER, handler, () => tfjsCachedBytes(backend));
+}
+
+/** The part of a tvmjs Instance the memory handler uses (its public API). */
+export interface TvmMemoryLike {
+  withNewScope<T>(action: () => T): T;
+  getGlobalFunc(name: string): (...args: unknown[]) => unknown;
+}
+
+/** Let `ctx` ask tvmjs to free its VM's pooled buffers under memory pressure (bindTvmToContext calls this). */
+export function watchTvmMemory(ctx: WebDLPackContext, tvm: TvmMemoryLike, owner: string): void {
+  const handler = (): void => tvm.withNewScope(() => void tvm.getGlobalFunc("vm.builtin.memory_manager.clear")());
+  registerFramework(ctx, owner, handler, () => null);
 }

@@ -22,6 +22,7 @@ import { parseDType } from "../../dlpack/dtype.js";
 import { getContext, unwrapDevice, type WebDLPackContext } from "../../context/index.js";
 import type { Tensor } from "../../tensor/index.js";
 import { GPUOutputAdoptions } from "../adopt.js";
+import { watchTvmMemory } from "../memory.js";
 import { dtypeName } from "../dtypes.js";
 import { copyGPUTensor, locateGPUTensor } from "../gpu-buffer.js";
 import { recordHandoff } from "../handoff.js";
@@ -104,7 +105,8 @@ function webGPUContextOn(
 
 /**
  * Run tvmjs on the context's device `deviceId` (call `ctx.setup()` first): `tvm.initWebGPU` with
- * tvmjs's guard of the shared device. Throws BAD_DEVICE when the instance already runs WebGPU on
+ * tvmjs's guard of the shared device (its buffers count as "tvmjs" in `ctx.memory()`), and a memory-pressure
+ * handler that frees the VM's pooled buffers (`vm.builtin.memory_manager.clear`). Throws BAD_DEVICE when the instance already runs WebGPU on
  * another device (tvmjs makes its WebGPU state once per instance: bind before creating the VM).
  */
 export function bindTvmToContext<T extends TvmTensorLike>(
@@ -118,6 +120,7 @@ export function bindTvmToContext<T extends TvmTensorLike>(
   const lib = (tvm as TvmInternals).lib ?? {};
   if (lib.webGPUContext === undefined) tvm.initWebGPU(device);
   const table = TvmBufferTable.of(webGPUContextOn(lib.webGPUContext, ctx, deviceId, "tvm.lib.webGPUContext"));
+  watchTvmMemory(ctx, tvm, TVM_OWNER); // under pressure: tvmjs frees its VM's pooled buffers
   return {
     tvm,
     ctx,

@@ -37,6 +37,8 @@ export interface TvmInstanceLike<T extends TvmTensorLike = TvmTensorLike> {
   /** A new tensor (inside a scope: `withNewScope` / `beginScope`). */
   empty(shape: number[] | number, dtype?: string, dev?: TvmDeviceLike): T;
   withNewScope<T>(action: () => T): T;
+  /** A global function of the runtime (inside a scope), e.g. "vm.builtin.memory_manager.clear". */
+  getGlobalFunc(name: string): (...args: unknown[]) => unknown;
   /** Take `obj` out of the current scope (throws when it is not there). */
   detachFromCurrentScope<T extends { dispose(): void }>(obj: T): T;
 }
