@@ -17,6 +17,7 @@ import {
   type HostBytes,
 } from "./index.js";
 import type { DeviceTransfers } from "./index.js";
+import { bufferFacts } from "./buffer-facts.js";
 
 /** The transfers of an entry's device. */
 export function transfersOf(entry: BufferEntry): DeviceTransfers {
@@ -32,20 +33,21 @@ function defaultLength(requestedSize: number, range: ByteRange | undefined): num
 
 /** ctx.readback: bytes of the entry's buffer in a new ArrayBuffer, after all submitted work. */
 export async function readbackEntry(entry: BufferEntry, range: ByteRange | undefined): Promise<ArrayBuffer> {
-  const { offset, length } = resolveRange(range, entry.buffer.size, defaultLength(entry.requestedSize, range));
+  const { offset, length } = resolveRange(
+    range,
+    bufferFacts(entry.buffer).size,
+    defaultLength(entry.requestedSize, range),
+  );
   return transfersOf(entry).readNew(entry.buffer, offset, length);
 }
 
 /** ctx.readbackInto: straight into the caller's memory, piece by piece, no intermediate array. */
-export async function readbackEntryInto(
-  entry: BufferEntry,
-  target: HostBytes,
-  range: ByteRange | undefined,
-): Promise<void> {
+export function readbackEntryInto(entry: BufferEntry, target: HostBytes, range: ByteRange | undefined): Promise<void> {
+  // Not async: the caller (ctx.readbackInto, async) turns a throw here into its rejection; one async frame less.
   const length = range?.byteLength ?? hostLength(target, "readbackInto");
-  const { offset } = resolveRange({ ...(range ?? {}), byteLength: length }, entry.buffer.size, length);
+  const { offset } = resolveRange({ ...(range ?? {}), byteLength: length }, bufferFacts(entry.buffer).size, length);
   hostView(target, length); // refuse a bad target before queueing work
-  await transfersOf(entry).read(entry.buffer, offset, length, (bytes, at) =>
+  return transfersOf(entry).read(entry.buffer, offset, length, (bytes, at) =>
     hostView(target, bytes.byteLength, at).set(bytes),
   );
 }
@@ -57,7 +59,11 @@ export function uploadEntry(
   range: Pick<ByteRange, "byteOffset"> | undefined,
 ): void {
   const length = hostLength(source, "upload");
-  const { offset } = resolveRange({ byteOffset: range?.byteOffset ?? 0, byteLength: 0 }, entry.buffer.size, 0);
+  const { offset } = resolveRange(
+    { byteOffset: range?.byteOffset ?? 0, byteLength: 0 },
+    bufferFacts(entry.buffer).size,
+    0,
+  );
   transfersOf(entry).write(entry.buffer, offset, hostView(source, length));
 }
 
@@ -85,7 +91,7 @@ export function copyEntries(src: BufferEntry, dst: BufferEntry, range: CopyRange
 
 /** ctx.clearBuffer: zero a byte range (default: the whole buffer), submitted now. */
 export function clearEntry(entry: BufferEntry, range: ByteRange | undefined): void {
-  const { offset, length } = resolveRange(range, entry.buffer.size, undefined);
+  const { offset, length } = resolveRange(range, bufferFacts(entry.buffer).size, undefined);
   transfersOf(entry).clear(entry.buffer, offset, length);
 }
 

@@ -8,6 +8,8 @@
  *   staging.ts           the read ring (handed out unmapped) and the write ring (handed out mapped)
  *   inflight.ts          pending transfers; a lost device rejects them all with DEVICE_LOST
  *   targets.ts           host memory of a transfer (view or wasm memory + address) and GPU byte ranges
+ *   buffer-facts.ts      a GPUBuffer's size and usage, read once (the binding's getters cost µs per transfer)
+ *   calibrate.ts         measured at setup: upload thresholds, staging made ready
  *   context-calls.ts     ctx.readback / readbackInto / upload / copyBuffer / clearBuffer on a pointer's entry
  */
 export {

@@ -22,6 +22,7 @@
 import { WebDLPackError } from "../../errors.js";
 import { GPUUsage } from "../allocation/create.js";
 import { bufferUseError } from "../pointers/register-check.js";
+import { bufferFacts } from "./buffer-facts.js";
 import type { Inflight } from "./inflight.js";
 import type { ReadRing } from "./staging.js";
 
@@ -55,22 +56,23 @@ export function planPieces(span: number, plan: ReadPlan): [number, number][] {
 
 /** Throw unless `source` can be read from `offset` for `length` bytes. */
 export function checkReadable(source: GPUBuffer, offset: number, length: number): void {
-  if ((source.usage & GPUUsage.COPY_SRC) === 0) {
+  const { usage, size } = bufferFacts(source);
+  if ((usage & GPUUsage.COPY_SRC) === 0) {
     throw new WebDLPackError("INVALID_ARGUMENT", "readback needs a buffer with COPY_SRC usage", {
       field: "usage",
-      value: source.usage,
+      value: usage,
       expected: "usage including GPUBufferUsage.COPY_SRC (0x4)",
     });
   }
   const end = Math.ceil((offset + length) / 4) * 4;
-  if (end > source.size) {
+  if (end > size) {
     throw new WebDLPackError(
       "UNSUPPORTED",
       "the last bytes of a buffer whose size is not a multiple of 4 can not be copied",
       {
         field: "byteLength",
         value: length,
-        expected: `offset + length <= ${Math.floor(source.size / 4) * 4}`,
+        expected: `offset + length <= ${Math.floor(size / 4) * 4}`,
       },
     );
   }
@@ -84,7 +86,7 @@ export function checkReadable(source: GPUBuffer, offset: number, length: number)
  * Rejects with DEVICE_LOST if the device is lost before the bytes arrive,
  * GPU_ERROR if mapping fails otherwise; staging buffers never leak.
  */
-export async function readRange(
+export function readRange(
   device: GPUDevice,
   ring: ReadRing,
   inflight: Inflight,
@@ -95,13 +97,37 @@ export async function readRange(
   sink: ReadSink,
   whileWaiting?: () => void,
 ): Promise<void> {
-  checkReadable(source, offset, length);
-  if (length === 0) return;
+  try {
+    checkReadable(source, offset, length);
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  if (length === 0) return Promise.resolve();
   const start = Math.floor(offset / 4) * 4;
   const lead = offset - start;
   const span = Math.ceil((offset + length) / 4) * 4 - start;
-  if (span <= plan.singleBytes)
-    return readOne(device, ring, inflight, source, start, span, lead, length, sink, whileWaiting);
+  // Not async itself: the one-piece case (small readbacks) is readOne's promise, with no extra async frame.
+  const job: ReadJob = { device, ring, inflight, source, start, span, lead, length, sink, whileWaiting };
+  return span <= plan.singleBytes ? readOne(job) : readPieces(job, plan);
+}
+
+/** One readback: the 4-aligned span [start, start + span) of `source`; the caller asked for [lead, lead + length). */
+interface ReadJob {
+  device: GPUDevice;
+  ring: ReadRing;
+  inflight: Inflight;
+  source: GPUBuffer;
+  start: number;
+  span: number;
+  lead: number;
+  length: number;
+  sink: ReadSink;
+  whileWaiting: (() => void) | undefined;
+}
+
+/** The pieces case of {@link readRange} (see the file comment). */
+async function readPieces(job: ReadJob, plan: ReadPlan): Promise<void> {
+  const { device, ring, inflight, source, start, span, lead, length, sink, whileWaiting } = job;
   const pieces = planPieces(span, plan);
   const done = inflight.begin();
   const staging: GPUBuffer[] = [];
@@ -154,18 +180,8 @@ export async function readRange(
 }
 
 /** The one-piece case (small readbacks): one staging buffer, one submit, one map, no per-piece arrays. */
-async function readOne(
-  device: GPUDevice,
-  ring: ReadRing,
-  inflight: Inflight,
-  source: GPUBuffer,
-  start: number,
-  span: number,
-  lead: number,
-  length: number,
-  sink: ReadSink,
-  whileWaiting: (() => void) | undefined,
-): Promise<void> {
+async function readOne(job: ReadJob): Promise<void> {
+  const { device, ring, inflight, source, start, span, lead, length, sink, whileWaiting } = job;
   const done = inflight.begin();
   let staging: GPUBuffer | undefined;
   try {

@@ -16,6 +16,7 @@
  */
 import { GPUUsage } from "../allocation/create.js";
 import { createBufferAs, WEBDLPACK_OWNER } from "../memory/meter.js";
+import { bufferFacts } from "./buffer-facts.js";
 
 /** GPUMapMode.READ / WRITE (literals so this module loads where the global is missing). */
 const MAP_MODE_READ = 0x0001;
@@ -114,12 +115,19 @@ abstract class Ring {
 
   /** Pop a kept buffer in the ready state for a request of class `size` (others popped on the way are destroyed). */
   #pop(size: number): GPUBuffer | undefined {
+    const own = this.free.get(size);
+    if (own !== undefined && own.length > 0 && own[own.length - 1]!.mapState === this.ready) {
+      const buffer = own.pop()!; // the common case: a kept buffer of the request's own class
+      this.order.delete(buffer);
+      this.keptBytes -= bufferFacts(buffer).size;
+      return buffer;
+    }
     for (const c of this.#classesFor(size)) {
       const stack = this.free.get(c)!;
       while (stack.length > 0) {
         const buffer = stack.pop()!;
         this.order.delete(buffer);
-        this.keptBytes -= buffer.size;
+        this.keptBytes -= bufferFacts(buffer).size;
         if (buffer.mapState === this.ready) return buffer;
         this.destroyBuffer(buffer);
       }
@@ -138,29 +146,29 @@ abstract class Ring {
   /** Room in the budget for `bytes` more (kept plus out). */
   protected hasRoom(bytes: number): boolean {
     let out = 0;
-    for (const b of this.out) out += b.size;
+    for (const b of this.out) out += bufferFacts(b).size;
     return !this.closed && this.keptBytes + out + bytes <= this.maxKeptBytes;
   }
 
   /** Keep `buffer`, dropping the least recently kept ones over the budget; one larger than the budget is destroyed. */
   protected keep(buffer: GPUBuffer): void {
-    if (this.closed || buffer.size > this.maxKeptBytes) {
+    if (this.closed || bufferFacts(buffer).size > this.maxKeptBytes) {
       this.destroyBuffer(buffer);
       return;
     }
     for (const old of this.order) {
-      if (this.keptBytes + buffer.size <= this.maxKeptBytes) break;
+      if (this.keptBytes + bufferFacts(buffer).size <= this.maxKeptBytes) break;
       this.order.delete(old);
-      const stack = this.free.get(old.size)!;
+      const stack = this.free.get(bufferFacts(old).size)!;
       stack.splice(stack.indexOf(old), 1);
-      this.keptBytes -= old.size;
+      this.keptBytes -= bufferFacts(old).size;
       this.destroyBuffer(old);
     }
-    const stack = this.free.get(buffer.size) ?? [];
+    const stack = this.free.get(bufferFacts(buffer).size) ?? [];
     stack.push(buffer);
-    this.free.set(buffer.size, stack);
+    this.free.set(bufferFacts(buffer).size, stack);
     this.order.add(buffer);
-    this.keptBytes += buffer.size;
+    this.keptBytes += bufferFacts(buffer).size;
   }
 
   stats(): RingStats {

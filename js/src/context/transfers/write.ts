@@ -17,6 +17,7 @@
  */
 import { WebDLPackError } from "../../errors.js";
 import { GPUUsage } from "../allocation/create.js";
+import { bufferFacts } from "./buffer-facts.js";
 import type { Inflight } from "./inflight.js";
 import type { WriteRing } from "./staging.js";
 
@@ -39,10 +40,11 @@ const ceil4 = (n: number): number => Math.ceil(n / 4) * 4;
 
 /** Throw unless `length` bytes (padded to 4) fit in `target` at `offset` and the usage allows writing. */
 export function checkWritable(target: GPUBuffer, offset: number, length: number): void {
-  if ((target.usage & GPUUsage.COPY_DST) === 0) {
+  const { usage, size } = bufferFacts(target);
+  if ((usage & GPUUsage.COPY_DST) === 0) {
     throw new WebDLPackError("UNSUPPORTED", "an upload needs a buffer with COPY_DST usage", {
       field: "GPUBuffer.usage",
-      value: `0x${target.usage.toString(16)}`,
+      value: `0x${usage.toString(16)}`,
       expected: "usage including COPY_DST (0x8)",
     });
   }
@@ -53,11 +55,11 @@ export function checkWritable(target: GPUBuffer, offset: number, length: number)
       expected: "a multiple of 4",
     });
   }
-  if (offset + ceil4(length) > target.size) {
+  if (offset + ceil4(length) > size) {
     throw new WebDLPackError("OUT_OF_BOUNDS", "the upload does not fit in the GPU buffer", {
       field: "byteOffset + byteLength (padded to 4)",
       value: offset + ceil4(length),
-      expected: `<= ${target.size} (buffer.size)`,
+      expected: `<= ${size} (buffer.size)`,
     });
   }
 }
