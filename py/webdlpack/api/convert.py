@@ -106,7 +106,11 @@ def asarray(obj: Any, /, *, device: Any = None, copy: bool | None = None) -> Any
 def _c_order_copy(mv: memoryview) -> memoryview:
     """The elements of the strided buffer ``mv`` in C order, in a new bytearray, with its format and shape."""
     data = memoryview(bytearray(mv.tobytes()))  # tobytes() reads in C order, whatever the strides
-    return data.cast("B").cast(mv.format, mv.shape) if mv.shape else data
+    if not mv.shape:
+        return data
+    # typeshed types cast() per format literal; the format here is the source's, known only at run time.
+    fmt: Any = mv.format
+    return data.cast("B").cast(fmt, mv.shape)
 
 
 def _from_js_if_any(obj: Any, copy: bool | None) -> Any:
