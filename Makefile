@@ -13,7 +13,8 @@
 #   make serve   serve the repo on http://127.0.0.1:8765/ (loopback only)
 #   make fuzz    long fuzz: C validator (ASan/UBSan), JS decoder, Python in Pyodide, GPU adoption in Chromium (FUZZ_MINUTES each, default 10)
 #   make lint    formatting and lint: Biome (TS/JS), Ruff (Python), clang-format (C); make format fixes
-#   make soak    long exchange run in Chromium; heap, exports, ledger, GPU pointers before/after (SOAK_CPU, SOAK_GPU)
+#   make soak    long exchange run in Chromium; heap, exports, ledger, GPU pointers before/after (SOAK_CPU, SOAK_GPU),
+#                under a GPU memory budget (SOAK_BUDGET bytes, default 64 MiB; 0: none)
 
 SHELL := /bin/bash
 # A Node.js that scripts/bootstrap.sh installed (the machine's was missing or older than 20) comes first.
@@ -189,8 +190,9 @@ fuzz: build $(WDL_FUZZ_BIN)
 
 SOAK_CPU ?= 100000
 SOAK_GPU ?= 10000
+SOAK_BUDGET ?= 67108864
 soak: build
-	node scripts/soak.mjs --cpu $(SOAK_CPU) --gpu $(SOAK_GPU)
+	node scripts/soak.mjs --cpu $(SOAK_CPU) --gpu $(SOAK_GPU) --budget $(SOAK_BUDGET)
 
 # ---- Formatting and lint ------------------------------------------------------
 lint: $(STAMPS)/npm $(STAMPS)/extras-lint

@@ -322,6 +322,29 @@ function allocSection(out) {
   return md;
 }
 
+/** The memory room's accounting: allocation rows with the device counted vs untouched (bench/memory-cost.mjs). */
+function memoryCostSection(out) {
+  const c = out.memoryCost;
+  if (!c) return "";
+  const what = {
+    raw: "raw createBuffer + destroy",
+    disabled: "disabled (a buffer created per cycle)",
+    bucket: "bucket (cache hits)",
+  };
+  const rows = c.rows.map((r) => [
+    `${what[r.row]}, ${sizeLabel(r.nbytes)}`,
+    cell(r.untouched.median, r.untouched.min),
+    cell(r.accounted.median, r.accounted.min),
+    ratio(r.ratio),
+  ]);
+  return (
+    `## Memory accounting\n\nµs per cycle, median (min) of ${c.rounds} runs alternating between two pages of one browser: ` +
+    "one set up with `memoryAccounting: false` (the device untouched), one counted (docs/memory.md); " +
+    "ratio = counted ÷ untouched.\n\n" +
+    table(["row", "untouched", "counted", "ratio"], rows)
+  );
+}
+
 /** Pointer translation per call. */
 function translationSection(out) {
   const t = out.translation;
@@ -370,7 +393,11 @@ function machineLine(out) {
 export function markdownReport(out) {
   let md = `# webdlpack benchmarks\n\n${machineLine(out)}; plots: cpu-exchange.png, gpu-handoff.png, allocator.png.\n\n`;
   md += "## Targets\n\n" + targetsSection(out);
-  md += "\n" + [exchangeSection(out), gpuSection(out), allocSection(out), translationSection(out)].join("\n");
+  md +=
+    "\n" +
+    [exchangeSection(out), gpuSection(out), allocSection(out), memoryCostSection(out), translationSection(out)].join(
+      "\n",
+    );
   return md;
 }
 
@@ -385,7 +412,9 @@ export function readmeSection(out) {
     "Full tables: [`bench/results.md`](bench/results.md); raw numbers: `bench/results.json`.\n\n" +
     targetsSection(out) +
     "\n" +
-    [exchangeSection(out), gpuSection(out), allocSection(out), translationSection(out)].map(demote).join("\n") +
+    [exchangeSection(out), gpuSection(out), allocSection(out), memoryCostSection(out), translationSection(out)]
+      .map(demote)
+      .join("\n") +
     "\n![CPU exchange](bench/cpu-exchange.png)\n\n![GPU hand-off](bench/gpu-handoff.png)\n\n![allocator](bench/allocator.png)\n"
   );
 }

@@ -8,6 +8,7 @@
  *   the same out of Transformers.js → TF.js and LiteRT.js → ORT (framework-handoff.mjs),
  *   tvmjs → ORT and ORT → tvmjs (tvm-handoff.mjs; the TVM models from `make tvm`),
  *   allocator cache modes vs raw createBuffer (alloc-modes.mjs),
+ *   the memory accounting's cost on those rows, counted vs untouched device (memory-cost.mjs),
  *   pointer translation per call (allocator.mjs),
  *   GPU transfers (upload, readback, GPU copy) against bare WebGPU anchors (gpu/chromium.mjs, its own results file).
  * Writes bench/results.json, bench/results.md and the README's benchmark section (report.mjs) and the PNG plots (plot.py).
@@ -18,6 +19,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { allocModes } from "./alloc-modes.mjs";
 import { frameworkHandoff } from "./framework-handoff.mjs";
+import { memoryCost } from "./memory-cost.mjs";
 import { gpuHandoff } from "./gpu-handoff.mjs";
 import { tvmHandoff } from "./tvm-handoff.mjs";
 import { withBenchPage, writeOut } from "./lib.mjs";
@@ -69,6 +71,10 @@ writeOut("tvm-handoff", out.tvmHandoff);
 console.log(`bench: allocator cache modes vs raw createBuffer (${elapsed()})`);
 out.allocModes = await allocModes();
 writeOut("alloc-modes", out.allocModes);
+
+console.log(`bench: memory accounting, counted vs untouched device (${elapsed()})`);
+out.memoryCost = await memoryCost();
+writeOut("memory-cost", out.memoryCost);
 
 console.log(`bench: pointer translation, bucket async/sync (bench/allocator.mjs, ${elapsed()})`);
 const alloc = spawnSync(process.execPath, ["bench/allocator.mjs"], { stdio: "inherit" });

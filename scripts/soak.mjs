@@ -4,8 +4,11 @@
  * run — CPU round trips (Python → JS → Python → capsule) and GPU cycles (Python and JS allocate WebGPU tensors,
  * hand them across, free them) — then prints what was alive before and after: the wasm heap, Python's
  * malloc'd bytes in use, Python and JS exports, Python imports, the context's ledger, GPU pointers.
- * Exit code 1 if anything that must come back did not.
- *   node scripts/soak.mjs [--cpu N] [--gpu N]        (defaults 100000 and 10000; SOAK_CPU / SOAK_GPU in make)
+ * With a GPU memory budget (`--budget BYTES`, SOAK_BUDGET in make, default there 64 MiB) every batch of GPU
+ * cycles also allocates and frees tensors of 1 to 24 MiB (size classes the bucket cache keeps: 300 MiB if nothing
+ * made room), and the device's total (`ctx.memory()`, every owner) must stay under the budget throughout.
+ * Exit code 1 if anything that must come back did not, or the budget was crossed or refused an allocation.
+ *   node scripts/soak.mjs [--cpu N] [--gpu N] [--budget BYTES]  (defaults 100000, 10000, none; SOAK_* in make)
  */
 import { chromium } from "@playwright/test";
 import { browserSettings } from "./browser-settings.mjs";
@@ -17,6 +20,7 @@ const arg = (name, fallback) => {
 };
 const cpuCycles = arg("--cpu", 100_000);
 const gpuCycles = arg("--gpu", 10_000);
+const budget = arg("--budget", 0) || null;
 
 const server = await startServer({ quiet: true, port: Number(process.env.WEBDLPACK_PORT ?? 0) });
 const browser = await chromium.launch(browserSettings.launchOptions());
@@ -30,10 +34,17 @@ try {
   await page.evaluate(() => window.harnessReady);
   const t0 = performance.now();
   const r = await page.evaluate(
-    async ({ cpuCycles, gpuCycles }) => {
+    async ({ cpuCycles, gpuCycles, budget }) => {
       const { webdlpack, pyodide: py } = window;
       const ctx = webdlpack.getContext();
-      await ctx.setup();
+      await ctx.setup(budget === null ? {} : { memoryBudget: budget });
+      let sized = 0;
+      let maxTotal = 0;
+      const sizedGpu = (n) => {
+        // Under a budget: tensors of 1..24 MiB in a stride, each freed into the bucket cache; the budget makes room.
+        for (let i = 0; i < n; i++, sized++) ctx.freeWebGPU(ctx.allocWebGPU((((sized * 7) % 24) + 1) * 2 ** 20));
+        maxTotal = Math.max(maxTotal, ctx.memory().totalBytes);
+      };
       py.runPython(`
 import array, ctypes, gc, sys, webdlpack
 from webdlpack.api import debug as _debug
@@ -115,6 +126,7 @@ gc.collect()
         const n = Math.min(1_000, gpuCycles - done);
         soakGpu(n);
         await jsGpu(n);
+        if (budget !== null) sizedGpu(24);
         await new Promise((res) => setTimeout(res, 0)); // let WebGPU's callbacks run
       }
       const gpuMs = performance.now() - t2;
@@ -122,9 +134,20 @@ gc.collect()
       soakCpu.destroy();
       soakGpu.destroy();
       fromJs.destroy();
-      return { before, after, cpuMs, gpuMs };
+      const m = ctx.memory();
+      const memory = {
+        budget: m.budget,
+        peakBytes: m.peakBytes,
+        maxTotal,
+        pressureEvents: m.pressureEvents,
+        trimmedBytes: m.trimmedBytes,
+        outOfMemoryErrors: m.outOfMemoryErrors,
+        sizedTensors: sized,
+        owners: m.owners.map((o) => `${o.owner} ${o.bytes}`).join(", "),
+      };
+      return { before, after, cpuMs, gpuMs, memory };
     },
-    { cpuCycles, gpuCycles },
+    { cpuCycles, gpuCycles, budget },
   );
   const minutes = (performance.now() - t0) / 60000;
   console.log(
@@ -148,6 +171,14 @@ gc.collect()
   ].filter((k) => r.before[k] !== r.after[k]);
   // malloc'd bytes may move by a few pages (free lists, Python's own caches); per-cycle leaks would be megabytes.
   const blocksGrew = Math.abs(r.after.mallocInUse - r.before.mallocInUse) >= 65536;
+  const m = r.memory;
+  console.log(
+    `GPU memory (every owner on webgpu:0): budget ${m.budget ?? "none"}, peak ${m.peakBytes} B, ` +
+      `largest total seen ${m.maxTotal} B; ${m.sizedTensors} tensors of 1-24 MiB; room made ${m.pressureEvents} times ` +
+      `(${m.trimmedBytes} B given back), ${m.outOfMemoryErrors} OUT_OF_MEMORY; now: ${m.owners}`,
+  );
+  const overBudget = m.budget !== null && (m.peakBytes > m.budget || m.outOfMemoryErrors > 0);
+  if (overBudget) problems.push(`the budget was crossed or refused an allocation`);
   ok = same.length === 0 && !blocksGrew && problems.length === 0;
   console.log(
     ok
