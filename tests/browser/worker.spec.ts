@@ -74,7 +74,7 @@ test("Pyodide, webdlpack, ORT-web and TF.js in one Worker: setup, Python ⇄ JS,
   );
 });
 
-test("setup() asks for the adapter's ML features it has (shader-f16, subgroups, timestamp-query), in a worker as on the page", async ({
+test("setup() asks for the adapter's ML features it has (shader-f16, subgroups), in a worker as on the page", async ({
   page,
 }) => {
   const loaded = await openWorkerPage(page, undefined, "setup");
@@ -87,15 +87,13 @@ test("setup() asks for the adapter's ML features it has (shader-f16, subgroups, 
     { info: loaded.deviceInfo, adapterFeatures: loaded.adapterFeatures },
     onPage,
   ]) {
-    expect(info.requestedFeatures).toEqual(
-      ["shader-f16", "subgroups", "timestamp-query"].filter((f) => adapterFeatures.includes(f)),
-    );
+    expect(info.requestedFeatures).toEqual(["shader-f16", "subgroups"].filter((f) => adapterFeatures.includes(f)));
     for (const f of info.requestedFeatures) expect(info.features).toContain(f);
   }
-  // SwiftShader has subgroups and timestamp-query but no shader-f16.
+  // SwiftShader has subgroups but no shader-f16.
   expect(onPage.adapterFeatures).toContain("subgroups");
   expect(onPage.adapterFeatures).not.toContain("shader-f16");
-  expect(onPage.info.requestedFeatures).toEqual(["subgroups", "timestamp-query"]);
+  expect(onPage.info.requestedFeatures).toEqual(["subgroups"]);
 });
 
 test("a GPU pointer never resolves in another context: page ↔ worker pointers are refused, saying so", async ({

@@ -1,7 +1,7 @@
 /**
- * setup() asks for the adapter's ML features (shader-f16, subgroups, timestamp-query) when the adapter has them,
- * and reports what it asked for in DeviceInfo.requestedFeatures (fake adapters here; SwiftShader in
- * tests/browser/worker.spec.ts: subgroups and timestamp-query yes, shader-f16 no).
+ * setup() asks for the adapter's ML features (shader-f16, subgroups) when the adapter has them, and reports
+ * what it asked for in DeviceInfo.requestedFeatures (fake adapters here; SwiftShader in
+ * tests/browser/worker.spec.ts: subgroups yes, shader-f16 no).
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -18,22 +18,19 @@ async function setupWith(features: string[], cfg: Record<string, unknown> = {}) 
   return { info, asked: gpu.adapter!.lastDescriptor?.requiredFeatures ?? [] };
 }
 
-test("the ML features are shader-f16, subgroups and timestamp-query (what ORT-web asks for of its own device)", () => {
-  assert.deepEqual([...ML_FEATURES], ["shader-f16", "subgroups", "timestamp-query"]);
+test("the ML features are shader-f16 and subgroups", () => {
+  assert.deepEqual([...ML_FEATURES], ["shader-f16", "subgroups"]);
 });
 
-test("requested = adapter ∩ ML features, plus requiredFeatures; the device has them", async () => {
+test("requested = adapter ∩ {shader-f16, subgroups}, plus requiredFeatures; the device has them", async () => {
   const cases: [string[], string[]][] = [
+    [["subgroups", "timestamp-query"], ["subgroups"]], // SwiftShader: no shader-f16
     [
-      ["subgroups", "timestamp-query"],
-      ["subgroups", "timestamp-query"],
-    ], // SwiftShader: no shader-f16
-    [
-      ["shader-f16", "subgroups", "timestamp-query", "float32-filterable"],
       ["shader-f16", "subgroups", "timestamp-query"],
+      ["shader-f16", "subgroups"],
     ],
     [["shader-f16"], ["shader-f16"]],
-    [["float32-filterable"], []],
+    [["timestamp-query"], []],
   ];
   for (const [adapterFeatures, expected] of cases) {
     const { info, asked } = await setupWith(adapterFeatures);
@@ -42,8 +39,8 @@ test("requested = adapter ∩ ML features, plus requiredFeatures; the device has
     for (const f of expected) assert.ok(info.features.includes(f), `device has ${f}`);
     assert.ok(Object.isFrozen(info.requestedFeatures));
   }
-  const { info } = await setupWith(["subgroups", "float32-filterable"], { requiredFeatures: ["float32-filterable"] });
-  assert.deepEqual(info.requestedFeatures, ["float32-filterable", "subgroups"]);
+  const { info } = await setupWith(["subgroups", "timestamp-query"], { requiredFeatures: ["timestamp-query"] });
+  assert.deepEqual(info.requestedFeatures, ["subgroups", "timestamp-query"]);
 });
 
 test('features: "required" asks only for requiredFeatures; a bad value is INVALID_ARGUMENT naming cfg.features', async () => {

@@ -9,7 +9,9 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { test } from "node:test";
 import { pathToFileURL } from "node:url";
-import { ortDeviceRoute } from "../../js/src/adapters/ort-device.js";
+import { checkFrameworkVersion, FRAMEWORK_FLOORS } from "../../js/src/adapters/compat/versions.js";
+import { bindOrtToContext } from "../../js/src/adapters/ort.js";
+import { ortDeviceRoute } from "../../js/src/adapters/compat/ort-device.js";
 import type { OrtLike } from "../../js/src/adapters/framework-types.js";
 import { isSupportedPyodide, parsePyodideVersion } from "../../js/src/bridge/pyodide-version.js";
 import { WebDLPackError } from "../../js/src/errors.js";
@@ -71,11 +73,47 @@ test("onnxruntime-web: package.json's range, the adapter's check and the pinned 
         err.code === "UNSUPPORTED" &&
         err.field === "ort.env.versions.web" &&
         err.value === v &&
-        /1\.23 and later/.test(err.message),
+        /onnxruntime-web 1\.23\.0 or later/.test(err.message),
     );
   }
+  // Binding refuses it before touching the context (never BAD_DEVICE for an old ORT).
+  assert.throws(
+    () => bindOrtToContext(fakeOrt("1.22.0"), {} as never),
+    (err: unknown) => err instanceof WebDLPackError && err.code === "UNSUPPORTED" && err.value === "1.22.0",
+  );
   assert.equal(ortDeviceRoute(fakeOrt("1.23.0")), "own-request");
   assert.equal(ortDeviceRoute(fakeOrt("1.29.0")), "own-request");
   assert.equal(ortDeviceRoute(fakeOrt("1.30.0")), "session-options");
   assert.equal(ortDeviceRoute(fakeOrt("1.31.0-dev.20260914")), "session-options");
+});
+
+test("every framework: package.json declares >= the adapters' floor, and the floor is a pinned (tested) version", () => {
+  for (const [pkg, floor] of Object.entries(FRAMEWORK_FLOORS)) {
+    assert.equal(peers[pkg], `>=${floor}`, `${pkg}'s peer range`);
+    assert.equal(matrix.installedVersions(pkg)[0]?.version, floor, `${pkg} ${floor} is pinned for the matrix`);
+  }
+  assert.deepEqual(
+    Object.keys(FRAMEWORK_FLOORS).sort(),
+    Object.keys(peers)
+      .filter((p) => p !== "pyodide")
+      .sort(),
+  );
+});
+
+test("a framework older than its floor is UNSUPPORTED naming the version and the range; unknown passes", () => {
+  assert.doesNotThrow(() => checkFrameworkVersion("@tensorflow/tfjs-core", "4.22.0", "tf.version_core"));
+  assert.doesNotThrow(() => checkFrameworkVersion("@tensorflow/tfjs-core", "4.23.0-rc.0", "tf.version_core"));
+  assert.doesNotThrow(() => checkFrameworkVersion("@tensorflow/tfjs-core", undefined, "tf.version_core"));
+  for (const bad of ["4.20.0", "3.21.0", "x", 4]) {
+    assert.throws(
+      () => checkFrameworkVersion("@tensorflow/tfjs-core", bad, "tf.version_core"),
+      (err: unknown) =>
+        err instanceof WebDLPackError &&
+        err.code === "UNSUPPORTED" &&
+        err.field === "tf.version_core" &&
+        err.value === bad &&
+        err.expected === "@tensorflow/tfjs-core 4.22.0 or later" &&
+        err.message.includes(`@tensorflow/tfjs-core ${bad} is not supported`),
+    );
+  }
 });

@@ -8,7 +8,7 @@
  *   on buffers of another device.
  * - ORT ignores `ort.env.webgpu.device` alone: the device must be given in the
  *   session options, `executionProviders: [{name: "webgpu", device}]` —
- *   {@link ortSessionOptions} does that (ORT 1.23–1.29 get it another way: ort-device.ts).
+ *   {@link ortSessionOptions} does that (ORT 1.23–1.29 get it another way: compat/ort-device.ts).
  * - Outputs stay on the GPU with `preferredOutputLocation: "gpu-buffer"`; their
  *   buffers are padded, so shape and dtype come from the ORT tensor, never from
  *   `buffer.size`.
@@ -27,7 +27,7 @@ import { copyGPUTensor, locateCheckedGPUTensor } from "./gpu-buffer.js";
 import { recordHandoff } from "./handoff.js";
 import { inPlaceCopyReason } from "./in-place.js";
 import { ORT_OWNER } from "./producer.js";
-import { ortDeviceRoute, provideDeviceToOrt } from "./ort-device.js";
+import { ortDeviceRoute, provideDeviceToOrt } from "./compat/ort-device.js";
 import { tensorToTypedArray } from "./typed-array.js";
 
 /** Options shared by the ORT adapter functions. */
@@ -145,7 +145,7 @@ export function bindOrtToContext<T extends OrtTensorLike>(
  * providers are kept after it as fallbacks), and `preferredOutputLocation`
  * defaults to `"gpu-buffer"` so outputs stay on the GPU. A `webgpu` entry that
  * names another device is a BAD_DEVICE error. Given `options.ort` (as bindings do), an ORT 1.23–1.29
- * gets the shared device when it requests its own instead (ort-device.ts): the entry then names no device.
+ * gets the shared device when it requests its own instead (compat/ort-device.ts): the entry then names no device.
  * `options.owner` names whose buffers the session's are in `ctx.memory()` (default "onnxruntime-web";
  * Transformers.js's copy of ORT: "transformers.js").
  */

@@ -17,6 +17,7 @@ import type {
 } from "./framework-types.js";
 import { watchTfjsMemory } from "./memory.js";
 import { TFJS_OWNER } from "./producer.js";
+import { checkFrameworkVersion } from "./compat/versions.js";
 
 /** Options of {@link registerTfjsWebGPUBackend}. */
 export interface RegisterTfjsOptions {
@@ -111,6 +112,7 @@ export async function registerTfjsWebGPUBackend<B extends TfjsWebGPUBackendLike>
       expected: 'a non-empty string, e.g. "webdlpack-webgpu"',
     });
   }
+  checkFrameworkVersion("@tensorflow/tfjs-core", (tf as { version_core?: unknown }).version_core, "tf.version_core");
   // TF.js gets the device guard: a destroy() from it drops only TF.js's reference.
   const device = ctx.getWebGPUDevice(options.deviceId ?? 0, { owner: TFJS_OWNER });
   // TF.js reads the adapter's vendor/architecture; an older GPUDevice without adapterInfo gets an empty record.

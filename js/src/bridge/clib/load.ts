@@ -234,7 +234,9 @@ export async function loadWebDLPackC(
     fs.mkdirTree(dirname(path));
     fs.writeFile(path, shipped.bytes);
   }
-  await m.loadDynamicLibrary(path, { loadAsync: true, global: true, nodelete: true });
+  // `fs`: the Emscripten of Pyodide before 314 reads a library from the file system only when given it (else it
+  // fetches the path, which Pyodide refuses: "Didn't expect to load any more file_packager files!"); later ones ignore it.
+  await m.loadDynamicLibrary(path, { loadAsync: true, global: true, nodelete: true, fs });
   const dso = m.LDSO.loadedLibsByName[path];
   const missing = CLIB_EXPORT_NAMES.filter((name) => typeof dso?.exports[name] !== "function");
   if (dso === undefined || missing.length > 0) {

@@ -32,7 +32,7 @@ export interface SetupConfig {
   limits?: "adapter-max" | "default";
   /**
    * "adapter-ml" (default): also ask for the {@link ML_FEATURES} the adapter
-   * has (`shader-f16`, `subgroups`, `timestamp-query`), as Transformers.js/ORT-web, LiteRT.js and
+   * has (`shader-f16`, `subgroups`), as Transformers.js/ORT-web, LiteRT.js and
    * TVM do when they make their own device — without them, fp16 models fail on
    * the shared device. "required": only `requiredFeatures`.
    */
@@ -60,7 +60,7 @@ export const ML_LIMITS: readonly string[] = Object.freeze([
   "maxComputeWorkgroupStorageSize",
   "maxComputeInvocationsPerWorkgroup",
   "maxComputeWorkgroupSizeX",
-  // ...and the rest of what ORT-web (1.23–1.30) asks for when it makes its own device (ort-device.ts gives it this one).
+  // ...and the rest of what ORT-web (1.23–1.30) asks for when it makes its own device (adapters/compat/ort-device.ts gives it this one).
   "maxComputeWorkgroupSizeY",
   "maxComputeWorkgroupSizeZ",
   "maxComputeWorkgroupsPerDimension",
@@ -68,11 +68,9 @@ export const ML_LIMITS: readonly string[] = Object.freeze([
 ]);
 
 /** Features `setup()` asks for when the adapter has them, unless `cfg.features` is "required". */
-export const ML_FEATURES: readonly GPUFeatureName[] = Object.freeze([
-  "shader-f16",
-  "subgroups",
-  "timestamp-query", // ORT-web asks for it when the adapter has it (its profiling)
-] as GPUFeatureName[]);
+// Not timestamp-query, though ORT-web asks for it when the adapter has it: it serves only ORT's profiling, and ORT
+// reads the features of the device it gets (adapters/compat/ort-device.ts lets ORT 1.23–1.29 do without it).
+export const ML_FEATURES: readonly GPUFeatureName[] = Object.freeze(["shader-f16", "subgroups"] as GPUFeatureName[]);
 
 /** Limits of a device that matter for tensors. */
 export interface LimitsSummary {

@@ -9,19 +9,17 @@
  *   the session options are made (`binding.sessionOptions()`, right before `InferenceSession.create`) until
  *   the first `requestDevice`, `navigator.gpu.requestAdapter` gives adapters whose `requestDevice` resolves
  *   to ORT's guard of the shared device (when it has every feature and limit ORT asks for; the context's
- *   `setup()` asks for them, setup.ts ML_LIMITS/ML_FEATURES). Another framework that makes its own device
+ *   `setup()` asks for them, setup.ts ML_LIMITS/ML_FEATURES; timestamp-query, for its profiling, it does without). Another framework that makes its own device
  *   inside that window would get ORT's guard: create the ORT session first.
  * - Before 1.23 (JSEP builds): not supported (the adapter refuses them, UNSUPPORTED naming the version).
  */
-import { describeValue } from "../describe-value.js";
-import { WebDLPackError } from "../errors.js";
-import type { OrtLike } from "./framework-types.js";
+import { describeValue } from "../../describe-value.js";
+import { WebDLPackError } from "../../errors.js";
+import { atLeastVersion, checkFrameworkVersion } from "./versions.js";
+import type { OrtLike } from "../framework-types.js";
 
-/** The onnxruntime-web versions the adapter supports (package.json's peerDependencies says the same). */
-export const ORT_SUPPORTED_TEXT = "onnxruntime-web 1.23 and later";
-const ORT_FLOOR: readonly [number, number] = [1, 23];
 /** The first version that takes a device in the session options. */
-const ORT_DEVICE_OPTION: readonly [number, number] = [1, 30];
+const ORT_DEVICE_OPTION = "1.30.0";
 
 /** How ORT gets the shared device. */
 export type OrtDeviceRoute = "session-options" | "own-request";
@@ -32,11 +30,6 @@ function versionOf(ort: OrtLike): string | undefined {
   return typeof v === "string" ? v : undefined;
 }
 
-function atLeast(version: string, [major, minor]: readonly [number, number]): boolean {
-  const [a = Number.NaN, b = Number.NaN] = version.split(".").map((x) => Number.parseInt(x, 10));
-  return a > major || (a === major && b >= minor);
-}
-
 /**
  * The route for this ORT, or UNSUPPORTED (field `ort.env.versions.web`) naming its version and the
  * supported range. An ORT that does not say its version is taken as current (the device in the options).
@@ -44,25 +37,25 @@ function atLeast(version: string, [major, minor]: readonly [number, number]): bo
 export function ortDeviceRoute(ort: OrtLike): OrtDeviceRoute {
   const version = versionOf(ort);
   if (version === undefined) return "session-options";
-  if (!atLeast(version, ORT_FLOOR)) {
-    throw new WebDLPackError(
-      "UNSUPPORTED",
-      `onnxruntime-web ${version} is not supported: its WebGPU build cannot run on a device it did not make; ` +
-        `webdlpack supports ${ORT_SUPPORTED_TEXT}`,
-      { field: "ort.env.versions.web", value: version, expected: ORT_SUPPORTED_TEXT },
-    );
-  }
-  return atLeast(version, ORT_DEVICE_OPTION) ? "session-options" : "own-request";
+  const why = " (its WebGPU build cannot run on a device it did not make)";
+  checkFrameworkVersion("onnxruntime-web", version, "ort.env.versions.web", why);
+  return atLeastVersion(version, ORT_DEVICE_OPTION) ? "session-options" : "own-request";
 }
 
 /** Hooks installed per GPU object (one at a time), and the ORT environments already given one. */
 const hooked = new WeakSet<object>();
 const provided = new WeakSet<object>();
 
-/** Throw UNSUPPORTED unless `device` has what ORT asked for in `descriptor`. */
+/**
+ * Features ORT asks for when the adapter has them but runs without: it reads the features of the device it
+ * gets (ORT 1.23 ran the adapter specs on a device without timestamp-query, which serves only its profiling).
+ */
+const ORT_OPTIONAL_FEATURES: ReadonlySet<string> = new Set(["timestamp-query"]);
+
+/** Throw UNSUPPORTED unless `device` has what ORT asked for in `descriptor` (but {@link ORT_OPTIONAL_FEATURES}). */
 function checkRequest(descriptor: GPUDeviceDescriptor | undefined, device: GPUDevice): void {
   for (const feature of descriptor?.requiredFeatures ?? []) {
-    if (!device.features.has(feature)) {
+    if (!device.features.has(feature) && !ORT_OPTIONAL_FEATURES.has(feature)) {
       throw new WebDLPackError("UNSUPPORTED", `ONNX Runtime asks for the WebGPU feature ${feature}`, {
         field: "requestDevice.requiredFeatures",
         value: feature,
