@@ -27,6 +27,8 @@ test("ORT output → TF.js (same GPUBuffer) → TF.js op → webdlpack → read 
     const { ref, model } = await loadMlp();
     const ctx = webdlpack.getContext();
     await ctx.setup();
+    // setup() reads back while it measures transfers (once per adapter and page): count from here on.
+    const readAtSetup = w.gpuReadBytes;
     const device = ctx.getWebGPUDevice(0);
     const backend = await adapters.registerTfjsWebGPUBackend(tf, WebGPUBackend, ctx);
     const binding = adapters.bindOrtToContext(ort, ctx);
@@ -42,9 +44,9 @@ test("ORT output → TF.js (same GPUBuffer) → TF.js op → webdlpack → read 
     const s = tf.sigmoid(tt);
     const out = await adapters.tensorFromTfjs(tf, s);
     const sharedOut = ctx.gpuPointerToBuffer(out.data) === backend.tensorMap.get(s.dataId).resource;
-    const bytesBeforeReadback = w.gpuReadBytes;
+    const bytesBeforeReadback = w.gpuReadBytes - readAtSetup;
     const values = Array.from(await adapters.readTensor(out)) as number[];
-    const bytesAfterReadback = w.gpuReadBytes;
+    const bytesAfterReadback = w.gpuReadBytes - readAtSetup;
 
     const tShape = [...t.shape];
     // One ledger: both adapter tensors are "tensor" entries under their framework's name; an adopted ORT output is
@@ -134,6 +136,7 @@ test("TF.js tensor with unsubmitted work → webdlpack → ORT input (zero-copy)
     const { ref, model } = await loadMlp();
     const ctx = webdlpack.getContext();
     await ctx.setup();
+    const readAtSetup = w.gpuReadBytes; // setup() measures transfers: count from here on
     const backend = await adapters.registerTfjsWebGPUBackend(tf, WebGPUBackend, ctx, "webdlpack-webgpu");
     // Small ops would run on the CPU; force the GPU so TF.js has recorded, unsubmitted work.
     tf.env().set("WEBGPU_CPU_FORWARD", false);
@@ -149,7 +152,7 @@ test("TF.js tensor with unsubmitted work → webdlpack → ORT input (zero-copy)
     const info = adapters.handoffInfo(xo);
     const { Y } = await session.run({ X: xo });
     const y = binding.tensorFromOrt(Y);
-    const before = w.gpuReadBytes;
+    const before = w.gpuReadBytes - readAtSetup;
     const values = Array.from(await adapters.readTensor(y)) as number[];
     y.dispose();
     xo.dispose();
