@@ -2,16 +2,23 @@
  * PyScript pages whose only code is Python (examples/python_only/pyscript*.html running ort_on_gpu.py, shown in
  * docs/python-only.md): PyScript installs webdlpack from the local wheel, `import webdlpack` brings up its own JS
  * half and the page's WebGPU device, and an ORT-web model runs on a GPU tensor on that device — on the main
- * thread and in PyScript's worker. Offline: Pyodide and its wheels are local (scripts/python_hosts.py), and no
+ * thread and in PyScript's worker; and TensorFlow.js on a GPU tensor from Python (examples/python_only/tfjs_on_gpu.py,
+ * through the helpers and by hand). Offline: Pyodide and its wheels are local (scripts/python_hosts.py), and no
  * request leaves 127.0.0.1.
  */
 import { test, expect, type Page } from "@playwright/test";
 
 /** What the example prints last, and the values it checked. */
 const DONE = /webdlpack \+ onnxruntime-web in (\w+) on (.+) -> \[0\.0, 0\.0, 0\.0, 1\.0, 2\.0, 3\.0\]/;
+/** What tfjs_on_gpu.py prints last. */
+const TFJS_DONE = /webdlpack \+ TensorFlow\.js in (\w+) -> \[0\.0, 0\.0, 1\.0, 2\.0\]/;
 
-/** Open `path`, wait for the example's last line; returns it, the console errors and any request off 127.0.0.1. */
-async function runExample(page: Page, path: string): Promise<{ line: string; errors: string[]; offsite: string[] }> {
+/** Open `path`, wait for the line `done` matches; returns it, the console errors and any request off 127.0.0.1. */
+async function runExample(
+  page: Page,
+  path: string,
+  done: RegExp = DONE,
+): Promise<{ line: string; errors: string[]; offsite: string[] }> {
   const errors: string[] = [];
   const offsite: string[] = [];
   let resolveLine: (line: string) => void;
@@ -28,7 +35,7 @@ async function runExample(page: Page, path: string): Promise<{ line: string; err
     resolveLine(`failed: ${err.message}`);
   });
   page.on("console", (msg) => {
-    if (DONE.test(msg.text())) resolveLine(msg.text());
+    if (done.test(msg.text())) resolveLine(msg.text());
     else if (msg.type() === "error" && !msg.text().startsWith("Failed to load resource")) {
       errors.push(msg.text());
       resolveLine(`failed: ${msg.text()}`); // a Python error ends the run (PyScript logs its traceback)
@@ -58,3 +65,14 @@ for (const [where, path, realm] of [
     expect(offsite).toEqual([]);
   });
 }
+
+test("PyScript, Python only: TensorFlow.js on the shared device, helpers and by hand, zero-copy both ways", async ({
+  page,
+}) => {
+  test.setTimeout(150_000);
+  const { line, errors, offsite } = await runExample(page, "/tests/browser/python-only-tfjs.html", TFJS_DONE);
+  expect(line).toMatch(TFJS_DONE); // the example's asserts passed (handoff zero_copy, values both ways)
+  expect(line.match(TFJS_DONE)![1]).toBe("window");
+  expect(errors).toEqual([]);
+  expect(offsite).toEqual([]);
+});

@@ -8,6 +8,7 @@
  */
 import {
   bindOrtToContext,
+  handoffInfo,
   registerTfjsWebGPUBackend,
   tensorFromOrt,
   tensorFromTfjs,
@@ -119,5 +120,13 @@ export function pythonFrameworkModule(): Record<string, unknown> {
     },
     tfjsFromTensor: (tf: TfjsLike, tensor: unknown) => tensorToTfjs(tf, feedTensor("tensor", tensor)),
     tfjsToTensor: (tf: TfjsLike, t: TfjsTensorLike) => tensorFromTfjs(tf, t),
+    /**
+     * How an adapter made a framework tensor: `[zeroCopy, reason]` (the reason for a copy), or undefined. Never
+     * null: Pyodide gives Python JS null as `jsnull`, undefined as None.
+     */
+    handoffInfo: (t: object) => {
+      const info = t !== null && typeof t === "object" ? handoffInfo(t) : undefined;
+      return info === undefined ? undefined : [info.zeroCopy, info.reason ?? undefined];
+    },
   };
 }
