@@ -12,6 +12,7 @@
 #   make bench-gpu  GPU transfer benchmarks in Node on dawn.node (a GPU's Vulkan driver, else SwiftShader)
 #   make serve   serve the repo on http://127.0.0.1:8765/ (loopback only)
 #   make fuzz    long fuzz: C validator (ASan/UBSan), JS decoder, Python in Pyodide, GPU adoption in Chromium (FUZZ_MINUTES each, default 10)
+#   make docs    API reference: TypeDoc (JS, from TSDoc) and pdoc (Python, from docstrings) into docs/api/
 #   make lint    formatting and lint: Biome (TS/JS), Ruff (Python), clang-format (C); make format fixes
 #   make soak    long exchange run in Chromium; heap, exports, ledger, GPU pointers before/after (SOAK_CPU, SOAK_GPU),
 #                under a GPU memory budget (SOAK_BUDGET bytes, default 64 MiB; 0: none)
@@ -31,7 +32,7 @@ MICROPIP_WHEELS := 0.9.0:3.12 0.10.1:3.13 0.11.1:3.13
 
 # Biome's own config (biome.json) lists, under files.includes, the files not yet formatted because
 # formatting would take them past 400 lines (tests/js/import-graph.test.ts): each leaves the list when it is split.
-.PHONY: lint format setup test-deps pack-files build js wheel test test-matrix test-js test-py test-gpu test-browser demo bench bench-gpu serve clean typecheck screenshot fuzz soak
+.PHONY: lint format setup test-deps pack-files build js wheel docs test test-matrix test-js test-py test-gpu test-browser demo bench bench-gpu serve clean typecheck screenshot fuzz soak
 .DEFAULT_GOAL := build
 
 setup: $(STAMPS)/npm $(STAMPS)/venv $(STAMPS)/vendor
@@ -204,6 +205,19 @@ format: $(STAMPS)/npm $(STAMPS)/extras-lint
 # ---- Main job, benchmarks, server ------------------------------------------
 demo: build
 	node scripts/demo.mjs
+
+# API reference (docs/api/, git-ignored): TypeDoc for the JS entry points from their TSDoc, pdoc for the Python
+# package from its docstrings. TypeDoc needs the TypeScript 5 compiler API (TypeScript 7 has none), so it gets its
+# own folder of pinned npm packages instead of the project's lockfile.
+TYPEDOC_TOOLS := build/docs-tools
+$(TYPEDOC_TOOLS)/node_modules/.bin/typedoc:
+	npm install --prefix $(TYPEDOC_TOOLS) --no-save --no-audit --no-fund --ignore-scripts typedoc@0.28.20 typescript@5.9.3
+docs: js $(STAMPS)/extras-docs $(TYPEDOC_TOOLS)/node_modules/.bin/typedoc
+	$(TYPEDOC_TOOLS)/node_modules/.bin/typedoc --tsconfig tsconfig.json --out docs/api/js --name webdlpack \
+	  --skipErrorChecking --excludePrivate --entryPoints js/src/index.ts js/src/adapters/index.ts \
+	  js/src/embedded.ts js/src/testing/index.ts js/src/conformance/index.ts
+	$(PY) -m pdoc --docformat numpy -o docs/api/python webdlpack
+	@echo "API reference: docs/api/js/index.html, docs/api/python/index.html"
 
 # The README's screenshot: the demo page test clicks through the page and saves it; copy it to docs/.
 screenshot: build

@@ -401,21 +401,21 @@ export function markdownReport(out) {
   return md;
 }
 
-/** Markers around the README's benchmark section, which `make bench` rewrites. */
+/** Markers around docs/benchmarks.md's generated section, which `make bench` rewrites. */
 export const README_MARKERS = ["<!-- bench:begin (written by make bench) -->", "<!-- bench:end -->"];
 
-/** The README's benchmark section: the same numbers as results.md, one heading level down. */
+/** docs/benchmarks.md's generated section: the same numbers as results.md, one heading level down. */
 export function readmeSection(out) {
   const demote = (md) => md.replace(/^## /gm, "#### ");
   return (
     `${machineLine(out)}. Median (min) of repeated samples; every ratio is against a baseline measured in the same run. ` +
-    "Full tables: [`bench/results.md`](bench/results.md); raw numbers: `bench/results.json`.\n\n" +
+    "Full tables: [`bench/results.md`](../bench/results.md); raw numbers: `bench/results.json`.\n\n" +
     targetsSection(out) +
     "\n" +
     [exchangeSection(out), gpuSection(out), allocSection(out), memoryCostSection(out), translationSection(out)]
       .map(demote)
       .join("\n") +
-    "\n![CPU exchange](bench/cpu-exchange.png)\n\n![GPU hand-off](bench/gpu-handoff.png)\n\n![allocator](bench/allocator.png)\n"
+    "\n![CPU exchange](../bench/cpu-exchange.png)\n\n![GPU hand-off](../bench/gpu-handoff.png)\n\n![allocator](../bench/allocator.png)\n"
   );
 }
 

@@ -11,7 +11,7 @@
  *   the memory accounting's cost on those rows, counted vs untouched device (memory-cost.mjs),
  *   pointer translation per call (allocator.mjs),
  *   GPU transfers (upload, readback, GPU copy) against bare WebGPU anchors (gpu/chromium.mjs, its own results file).
- * Writes bench/results.json, bench/results.md and the README's benchmark section (report.mjs) and the PNG plots (plot.py).
+ * Writes bench/results.json, bench/results.md and docs/benchmarks.md's section (report.mjs) and the PNG plots (plot.py).
  * Every ratio is against a baseline measured in this same run.
  */
 import { execFileSync, spawnSync } from "node:child_process";
@@ -96,8 +96,8 @@ writeFileSync(new URL("./results.json", import.meta.url), JSON.stringify(out, nu
 const md = markdownReport(out);
 writeFileSync(new URL("./results.md", import.meta.url), md);
 console.log(md);
-const readmeFile = new URL("../README.md", import.meta.url);
-writeFileSync(readmeFile, replaceReadmeSection(readFileSync(readmeFile, "utf8"), readmeSection(out)));
-console.log("bench: README.md benchmark section updated");
+const pageFile = new URL("../docs/benchmarks.md", import.meta.url);
+writeFileSync(pageFile, replaceReadmeSection(readFileSync(pageFile, "utf8"), readmeSection(out)));
+console.log("bench: docs/benchmarks.md updated (the README keeps a summary)");
 execFileSync(".venv/bin/python", ["bench/plot.py"], { stdio: "inherit" });
 console.log(`bench: done in ${elapsed()}`);

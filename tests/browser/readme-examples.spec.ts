@@ -40,6 +40,23 @@ test("Python in Pyodide: python_in_pyodide.mjs runs python_in_pyodide.py; every 
   expect(r.livePointers).toBe(0);
 });
 
+test("Python quick start: quickstart.py uploads, hands JS the GPUBuffer, reads back; nothing left alive", async ({
+  page,
+}) => {
+  const r = await page.evaluate(async () => {
+    const { run } = await import("/examples/python_in_pyodide.mjs" as string);
+    const values = (await run({ file: "./quickstart.py" })) as number[][];
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const ctx = (window as any).webdlpack.getContext();
+    return { values, livePointers: ctx.stats().livePointers as number };
+  });
+  expect(r.values).toEqual([
+    [1, 2],
+    [3, 4],
+  ]);
+  expect(r.livePointers).toBe(0);
+});
+
 test("a failing assert in the Python example rejects run() with the PythonError (so a pass means the asserts held)", async ({
   page,
 }) => {

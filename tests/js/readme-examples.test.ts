@@ -28,9 +28,10 @@ const LANGUAGE: Record<string, string> = {
 
 /** Which README section (its `## ` heading) shows which example. */
 const SECTION_OF: Record<string, string> = {
+  "examples/quickstart.py": "## Python quick start",
   "examples/python_in_pyodide.mjs": "## Python in Pyodide",
   "examples/python_in_pyodide.py": "## Python in Pyodide",
-  "examples/js_ort_tfjs.mjs": "## JS with ONNX Runtime Web and TensorFlow.js",
+  "examples/js_ort_tfjs.mjs": "## JS quick start",
   "examples/transformers_pipeline.mjs": "## Transformers.js and LiteRT.js on the same device",
   "examples/c_webgpu_tensor.c": "## C compiled to wasm",
 };
