@@ -258,7 +258,9 @@ export async function copyGPUTensor(tensor: Tensor, options: CopyGPUTensorOption
   const ctx = options.ctx ?? getContext();
   const kind = options.kind ?? "copy";
   refusePackedSubByte(tensor);
-  const src = await locateCheckedGPUTensor(tensor, ctx);
+  // Everything read from the tensor is read before the first await: its owner may dispose it meanwhile.
+  const src = locateGPUTensor(tensor, ctx);
+  const pending = pendingBufferCheck(src.buffer, tensor.data, src.deviceId);
   const { shape, strides } = tensor;
   const count = elementCount(shape);
   const nbytes = outputBytes(kind, count, src.itemsize);
@@ -268,11 +270,13 @@ export async function copyGPUTensor(tensor: Tensor, options: CopyGPUTensorOption
       : kind === "copy"
         ? tensor.dtype
         : parseDType(kind === "bool8-to-u32" ? "int32" : "bool");
-  // The source's bytes must outlive the await below even if its owner disposes it meanwhile: hold them until the
+  // The source's bytes must outlive the awaits below even if its owner disposes it meanwhile: hold them until the
   // copy is submitted (the queue runs it before any later reuse of the buffer).
   const releaseSource = tensor.retain();
   let pointer = 0;
   try {
+    const refusedBuffer = pending === null ? null : await pending; // the foreign-device check of a new buffer
+    if (refusedBuffer !== null) throw refusedBuffer;
     pointer = await ctx.allocWebGPUChecked(Math.max(nbytes, 4), {
       deviceId: src.deviceId,
       ...(options.usage === undefined ? {} : { usage: options.usage }),
