@@ -203,7 +203,9 @@ tensor9.byte_offset = info9.allocated_nbytes - 8
   });
   expect(r.ledgerWhileJs).toEqual(["gpu-buffer:js-test", "tensor:js-test"]);
   expect(r.seen).toEqual([r.ptr, 16, r.ptr]); // Python and the DLPack struct carry the very pointer JS made
-  expect(r.afterJsAndPython).toEqual({ released: 0, ledger: ["gpu-buffer:js-test"] });
+  // The struct JS exported for Python is still alive, now held by C: the ledger lists it under the holder that asked
+  // for it ("export:python") until C's release runs its deleter (ledgerEnd below is empty).
+  expect(r.afterJsAndPython).toEqual({ released: 0, ledger: ["export:python", "gpu-buffer:js-test"] });
   expect(r.c).toEqual([0, 0, 64, r.sameBuffer.size, 0, r.sameBuffer.usage, 1]);
   expect(r.sameBuffer.requested).toBe(64);
   expect(r.bounds[0]).toBe(-1);
