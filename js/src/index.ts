@@ -4,6 +4,7 @@
  * Layers, bottom up (a file imports only from its own layer or the ones
  * before it; tests/js/import-graph.test.ts checks this list, and no cycles):
  *   errors.ts     typed errors; describe-value.ts, how values read in them; dispose-symbol.ts, Symbol.dispose for the .d.ts
+ *                 release.ts, the one release mechanism every holder goes through (docs/ownership.md)
  *   arguments.ts  typed checks of entry-point arguments and options bags (internal)
  *   assets.ts     the files shipped next to the JS (Python wheel, C side module)
  *   dlpack/       the DLPack data model and the codec over wasm linear memory

@@ -5,22 +5,22 @@
  * owning Tensors dropped without dispose.
  */
 import type { WasmHost } from "../dlpack/index.js";
+import { once, Once, type Release } from "../release.js";
 
 /**
  * The holders of one piece of memory (docs/ownership.md): a count, and the
- * producer's release, run exactly once when the last holder releases. The one
- * counting mechanism behind a Tensor's {@link Ownership} (the Tensor, its
- * exports and `retain()`s) and the adapters' `BufferLease` (the Tensors over a
- * framework's buffer).
+ * producer's release, a {@link Once} run when the last holder releases. The
+ * counting implementation of {@link Release}, behind a Tensor's
+ * {@link Ownership} (the Tensor, its exports and `retain()`s) and the
+ * adapters' `BufferLease` (the Tensors over a framework's buffer).
  */
-export class Holders {
+export class Holders implements Release {
   #count: number;
-  #done = false;
-  readonly #onLastRelease: () => void;
+  readonly #last: Once;
 
   /** `initial` holders (a Tensor starts as its own first holder; a lease with none). */
   constructor(onLastRelease: () => void, initial = 1) {
-    this.#onLastRelease = onLastRelease;
+    this.#last = new Once(onLastRelease);
     this.#count = initial;
   }
 
@@ -30,8 +30,13 @@ export class Holders {
   }
 
   /** True once the last holder released and the producer's release ran. */
+  get released(): boolean {
+    return this.#last.released;
+  }
+
+  /** Same as {@link Holders.released}. */
   get finalized(): boolean {
-    return this.#done;
+    return this.#last.released;
   }
 
   /** One more holder, whose caller releases it with exactly one {@link release}. */
@@ -39,24 +44,17 @@ export class Holders {
     this.#count++;
   }
 
-  /** One holder fewer; the last one runs the producer's release (exactly once overall). */
-  release(): void {
-    if (this.#done) return;
+  /** One holder fewer; the last one runs the producer's release (exactly once overall). True if this call ran it. */
+  release(): boolean {
+    if (this.#last.released) return false;
     this.#count--;
-    if (this.#count > 0) return;
-    this.#done = true;
-    this.#onLastRelease();
+    return this.#count <= 0 && this.#last.release();
   }
 
-  /** One more holder, with its own release: idempotent, so a holder can not release twice. */
+  /** One more holder, with its own release ({@link once}: a holder can not release twice). */
   hold(): () => void {
     this.retain();
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.release();
-    };
+    return once(() => this.release());
   }
 }
 
@@ -86,12 +84,35 @@ export const finalizerRegistry = new FinalizationRegistry<Ownership>((owner) => 
   }
 });
 
-/** An owning Tensor waiting for (or holding) its safety-net registration. */
-export interface Watch {
+/**
+ * An owning Tensor's hold when the ledger does not list it: its place on the finalizer safety net. Its
+ * {@link Watch.release} (the Tensor's dispose) takes it off the net and releases the owner, once.
+ */
+export class Watch implements Release {
   tensor: object | null;
   readonly owner: Ownership;
-  /** 0: not registered yet; 1: registered (this object is the unregister token); 2: disposed. */
-  state: 0 | 1 | 2;
+  /** 0: not registered yet; 1: registered (this object is the unregister token); 2: released. */
+  state: 0 | 1 | 2 = 0;
+
+  constructor(tensor: object, owner: Ownership) {
+    this.tensor = tensor;
+    this.owner = owner;
+  }
+
+  /** True once the Tensor released it. */
+  get released(): boolean {
+    return this.state === 2;
+  }
+
+  /** Take the Tensor off the safety net (or never put it there) and release its hold on the owner. */
+  release(): boolean {
+    if (this.state === 2) return false;
+    if (this.state === 1) finalizerRegistry.unregister(this);
+    this.state = 2;
+    this.tensor = null;
+    this.owner.release();
+    return true;
+  }
 }
 
 /** Owning tensors made since the last flush, not yet registered. */
@@ -121,7 +142,7 @@ function flushPending(): void {
  * pending list holds the tensor, so it cannot be collected unregistered.
  */
 export function watchOwner(tensor: object, owner: Ownership): Watch {
-  const w: Watch = { tensor, owner, state: 0 };
+  const w = new Watch(tensor, owner);
   pending.push(w);
   if (pending.length >= PENDING_MAX) flushPending();
   else if (!flushQueued) {
@@ -129,13 +150,6 @@ export function watchOwner(tensor: object, owner: Ownership): Watch {
     queueMicrotask(flushPending);
   }
   return w;
-}
-
-/** The tensor was disposed: take it off the safety net (or never put it there). */
-export function unwatchOwner(w: Watch): void {
-  if (w.state === 1) finalizerRegistry.unregister(w);
-  w.state = 2;
-  w.tensor = null;
 }
 
 /**

@@ -23,7 +23,6 @@
  */
 import { WebDLPackError } from "../errors.js";
 import { findPythonHandoff } from "../context/python-handoff.js";
-import type { LedgerEntry } from "../context/ledger/entry.js";
 import { trackGPUTensor } from "../context/ledger/track-tensor.js";
 import type { DLDeviceDesc, DLTensorDesc, DType, TensorExtent, TypedArray, WasmHost } from "../dlpack/index.js";
 import { TENSOR_BRAND, TENSOR_BRAND_VERSION } from "./brand.js";
@@ -31,7 +30,8 @@ import { copyOf, storageBuffer, viewOf } from "./cpu-view.js";
 import { managedInit, typedArrayInit, wasmViewInit, webgpuInit } from "./create.js";
 import { DEFAULT_TO_MANAGED, exportManaged } from "./dlpack-export.js";
 import { resolveGPUPointer } from "./gpu-pointer.js";
-import { unwatchOwner, watchOwner, type Ownership, type Watch } from "./ownership.js";
+import { watchOwner, type Ownership } from "./ownership.js";
+import type { Release } from "../release.js";
 import type {
   Storage,
   StorageKind,
@@ -52,10 +52,11 @@ export class Tensor {
   readonly #storage: Storage;
   readonly #flags: TensorFlags;
   #owner: Ownership | null;
-  /** Ledger entry of this tensor's own hold (owning webgpu tensors); releasing it releases the hold. */
-  #ledger: LedgerEntry | null = null;
-  /** The finalizer safety net's hold (owning tensors without a ledger entry). */
-  #watch: Watch | null = null;
+  /**
+   * This tensor's own hold on its owner's bytes (docs/ownership.md): its ledger entry (owning webgpu tensors:
+   * the ledger's finalizer, scopes and device loss release it too), else its place on the finalizer safety net.
+   */
+  #hold: Release | null = null;
   #disposed = false;
   #viewBuffer: ArrayBufferLike | null = null;
   #view: TypedArray | null = null;
@@ -71,7 +72,7 @@ export class Tensor {
       const owner = this.#owner;
       try {
         // The ledger's finalizer (not `registry`) then releases a dropped tensor and reports the leak.
-        this.#ledger = trackGPUTensor(this, {
+        this.#hold = trackGPUTensor(this, {
           owner: init.ledgerOwner,
           deviceId: init.desc.device.deviceId,
           bytes: init.extent.nbytes,
@@ -83,11 +84,11 @@ export class Tensor {
         throw err;
       }
     }
-    if (this.#ledger === null) this.#watch = watchOwner(this, this.#owner);
+    if (this.#hold === null) this.#hold = watchOwner(this, this.#owner);
   }
 
   #alive(): void {
-    if (this.#ledger?.released === true && !this.#disposed) this.dispose(); // released by a scope or device loss
+    if (this.#hold?.released === true && !this.#disposed) this.dispose(); // released by a scope or device loss
     if (this.#disposed) {
       throw new WebDLPackError("DISPOSED", "this Tensor was disposed", { field: "tensor", expected: "a live Tensor" });
     }
@@ -165,7 +166,7 @@ export class Tensor {
   }
   /** True once {@link Tensor.dispose} ran (or the ledger released it: scope end, device loss). */
   get disposed(): boolean {
-    return this.#disposed || this.#ledger?.released === true;
+    return this.#disposed || this.#hold?.released === true;
   }
 
   /**
@@ -232,17 +233,10 @@ export class Tensor {
     this.#disposed = true;
     this.#view = null;
     this.#viewBuffer = null;
-    const owner = this.#owner;
     this.#owner = null;
-    const entry = this.#ledger;
-    this.#ledger = null;
-    if (entry !== null)
-      entry.release(); // runs owner.release() unless a scope or device loss already did
-    else if (owner !== null) {
-      if (this.#watch !== null) unwatchOwner(this.#watch);
-      this.#watch = null;
-      owner.release();
-    }
+    const hold = this.#hold;
+    this.#hold = null;
+    hold?.release(); // runs the owner's release unless a scope or device loss already did
   }
 
   /** Same as {@link Tensor.dispose}, for `using t = …`. */
@@ -356,12 +350,6 @@ export class Tensor {
     this.#alive();
     const owner = this.#owner;
     if (owner === null) return () => undefined;
-    owner.retain();
-    let done = false;
-    return () => {
-      if (done) return;
-      done = true;
-      owner.release();
-    };
+    return owner.hold();
   }
 }

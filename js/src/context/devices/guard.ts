@@ -23,6 +23,8 @@
  */
 import { createBufferAs } from "../memory/meter.js";
 
+import { Once } from "../../release.js";
+
 /** Key under which a guard answers with its real device (shared by every copy of webdlpack). */
 export const DEVICE_GUARD_TARGET: symbol = Symbol.for("webdlpack.deviceGuard.target");
 
@@ -35,10 +37,10 @@ export function unwrapDevice<T>(device: T): T {
   return device;
 }
 
-/** One owner's hold on a device. */
+/** One owner's hold on a device: its guard, and its release (a {@link Once}: the warning, said once). */
 interface Hold {
   guard: GPUDevice;
-  released: boolean;
+  release: Once;
 }
 
 /** The guards of one device. */
@@ -53,14 +55,14 @@ export class DeviceGuards {
 
   /** Owners currently holding the device, in the order they got it. */
   get owners(): string[] {
-    return [...this.#holds.entries()].filter(([, h]) => !h.released).map(([o]) => o);
+    return [...this.#holds.entries()].filter(([, h]) => !h.release.released).map(([o]) => o);
   }
 
   /** The guard of `owner` (the same object while the owner holds it; a new one after it released). */
   acquire(owner: string): GPUDevice {
     const held = this.#holds.get(owner);
-    if (held !== undefined && !held.released) return held.guard;
-    const hold: Hold = { guard: undefined as unknown as GPUDevice, released: false };
+    if (held !== undefined && !held.release.released) return held.guard;
+    const hold: Hold = { guard: undefined as unknown as GPUDevice, release: new Once(() => this.#warn(owner)) };
     hold.guard = this.#makeGuard(owner, hold);
     this.#holds.delete(owner); // keep insertion order = acquisition order
     this.#holds.set(owner, hold);
@@ -73,9 +75,11 @@ export class DeviceGuards {
    * Returns false when `owner` held nothing (a second release is a no-op).
    */
   release(owner: string): boolean {
-    const hold = this.#holds.get(owner);
-    if (hold === undefined || hold.released) return false;
-    hold.released = true;
+    return this.#holds.get(owner)?.release.release() ?? false;
+  }
+
+  /** The warning a guard's `destroy()` gives (the device stays). */
+  #warn(owner: string): void {
     const others = this.owners;
     console.warn(
       `webdlpack: "${owner}" called destroy() on its guard of the shared GPUDevice: only its hold was dropped. ` +
@@ -83,7 +87,6 @@ export class DeviceGuards {
         "webdlpack's own tensors and pointers keep working). To really destroy it, destroy the raw device: " +
         "ctx.getWebGPUDevice(id).destroy().",
     );
-    return true;
   }
 
   #makeGuard(owner: string, hold: Hold): GPUDevice {

@@ -5,6 +5,7 @@
  */
 import { describeValue } from "../../describe-value.js";
 import "../../dispose-symbol.js"; // Symbol.dispose in the published .d.ts without lib esnext.disposable
+import { Once, type Release } from "../../release.js";
 
 /** What an entry stands for. */
 /**
@@ -96,8 +97,8 @@ export function ownerLabel(owner: unknown): string {
   return String(describeValue(owner));
 }
 
-/** One tracked allocation or tensor. Release it with {@link LedgerEntry.release}. */
-export class LedgerEntry {
+/** One tracked allocation or tensor (a {@link Release} over a {@link Once}). Release it with {@link LedgerEntry.release}. */
+export class LedgerEntry implements Release {
   /** Entry id (increasing). */
   readonly id: number;
   /** "tensor" or "gpu-buffer". */
@@ -114,8 +115,8 @@ export class LedgerEntry {
   readonly createdAt: number;
   /** Where it was made, or null. */
   readonly stack: string | null;
-  #fn: (() => void) | null;
-  #reason: ReleaseReason | null = null;
+  /** The one release: leaves the ledger's live list, then runs the release function. */
+  readonly #once: Once<ReleaseReason>;
   readonly #onReleased: (entry: LedgerEntry) => void;
 
   /** Made by {@link Ledger.track}; do not construct directly. */
@@ -136,18 +137,22 @@ export class LedgerEntry {
     this.pointer = options.pointer;
     this.stack = options.stack;
     this.createdAt = now();
-    this.#fn = options.release;
+    const fn = options.release;
+    this.#once = new Once(() => {
+      onReleased(this);
+      fn();
+    });
     this.#onReleased = onReleased;
   }
 
   /** Whether it was released (by any path). */
   get released(): boolean {
-    return this.#reason !== null;
+    return this.#once.released;
   }
 
   /** The path that released it, or null while live. */
   get releasedBy(): ReleaseReason | null {
-    return this.#reason;
+    return this.#once.releasedBy;
   }
 
   /** Release now. Returns true if this call released it, false if it already was. Rethrows the release function's error (the entry still counts as released). */
@@ -162,20 +167,12 @@ export class LedgerEntry {
 
   /** Internal: release for `reason`; exactly once. */
   [RELEASE](reason: ReleaseReason): boolean {
-    if (this.#reason !== null) return false;
-    this.#reason = reason;
-    const fn = this.#fn;
-    this.#fn = null;
-    this.#onReleased(this);
-    fn?.();
-    return true;
+    return this.#once.release(reason);
   }
 
   /** Internal: the resource was freed by its owner's own path; never call the release function. */
   [MARK_RELEASED](reason: ReleaseReason): boolean {
-    if (this.#reason !== null) return false;
-    this.#reason = reason;
-    this.#fn = null;
+    if (!this.#once.cancel(reason)) return false;
     this.#onReleased(this);
     return true;
   }
