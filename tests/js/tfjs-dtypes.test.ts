@@ -1,10 +1,10 @@
 /**
- * What TF.js's dtype refusals say (issue 21, item 4): the dtypes TF.js takes and the cast to make first,
+ * What the TF.js and ORT dtype refusals say (issue 21, item 4): the dtypes TF.js takes and the cast to make first,
  * instead of "int64 → tfjs ?".
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { dtypeOfTfjs, tfjsTypeOf } from "../../js/src/adapters/dtypes.js";
+import { dtypeOfTfjs, ortTypeOf, tfjsTypeOf } from "../../js/src/adapters/dtypes.js";
 import { parseDType } from "../../js/src/dlpack/dtype.js";
 import { WebDLPackError } from "../../js/src/errors.js";
 
@@ -50,4 +50,13 @@ test("TF.js → webdlpack: complex64 and string are refused with what to hand ov
   assert.match(complex.message, /takes TF\.js float32, int32 and bool\. Hand over tf\.real\(x\) and tf\.imag\(x\)/);
   assert.match(refusal(() => dtypeOfTfjs("string")).message, /encode it as numbers first/);
   assert.match(refusal(() => dtypeOfTfjs("int64")).message, /tf\.cast\(x, 'int32'\)/);
+});
+
+test("webdlpack → ONNX Runtime Web: a bfloat16 tensor is refused naming the types ORT takes", () => {
+  const err = refusal(() => ortTypeOf(parseDType("bfloat16")));
+  assert.equal(err.code, "UNSUPPORTED");
+  assert.equal(err.field, "dtype");
+  assert.equal(err.value, "bfloat16");
+  assert.match(err.message, /ONNX Runtime Web has no tensor type for webdlpack dtype bfloat16; it takes .*float32/);
+  assert.doesNotMatch(err.message, /\?/);
 });

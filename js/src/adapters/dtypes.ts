@@ -66,11 +66,16 @@ export function ortTypeOf(dtype: DType): string {
   const name = dtypeName(dtype);
   const ortName = DLPACK_TO_ORT[name];
   if (ortName === undefined) {
-    throw new WebDLPackError("UNSUPPORTED", `ONNX Runtime Web has no ${name} (webdlpack dtype ${name} → ort ?)`, {
-      field: "dtype",
-      value: name,
-      expected: `one of ${Object.keys(DLPACK_TO_ORT).join(", ")}`,
-    });
+    const takes = Object.keys(DLPACK_TO_ORT).join(", ");
+    throw new WebDLPackError(
+      "UNSUPPORTED",
+      `ONNX Runtime Web has no tensor type for webdlpack dtype ${name}; it takes ${takes}`,
+      {
+        field: "dtype",
+        value: name,
+        expected: `one of ${takes}`,
+      },
+    );
   }
   return ortName;
 }

@@ -187,11 +187,16 @@ export interface TensorToLiteRtOptions<E extends LiteRtEnvironmentLike = LiteRtE
 function litertDType(tensor: Tensor): LiteRtDType {
   const name = dtypeName(tensor.dtype);
   if (!isLiteRtDType(name)) {
-    throw new WebDLPackError("UNSUPPORTED", `LiteRT.js has no ${name} tensors (webdlpack dtype ${name} → litert ?)`, {
-      field: "tensor.dtype",
-      value: name,
-      expected: [...LITERT_DTYPES].join(", "),
-    });
+    const takes = [...LITERT_DTYPES].join(", ");
+    throw new WebDLPackError(
+      "UNSUPPORTED",
+      `LiteRT.js has no tensor type for webdlpack dtype ${name}; it takes ${takes}`,
+      {
+        field: "tensor.dtype",
+        value: name,
+        expected: takes,
+      },
+    );
   }
   return name;
 }
