@@ -1,11 +1,11 @@
 /**
  * The DLPack codec: read and write DLPack structs in wasm linear memory.
- * Reading lives in `read.ts` (wasm → JS), writing in `write.ts` (JS → wasm);
- * both apply the checks in `desc.ts`. Where a check is skipped, one function
- * says so by its name and makes that decision alone: `writeManagedTrusted`
- * (a Tensor's own description, validated when it was made), `decodeManagedCached`
- * (the same bytes as a decode that passed every check: decode-cache.ts) and
- * `trustedWebGPUDesc` (an adapter's own parts, desc.ts).
+ * Reading lives in `read.ts` (wasm → JS), writing in `write.ts` (JS → wasm),
+ * memory access in `memory.ts`; both apply the checks in `desc.ts`. Where a
+ * check is skipped, one function makes that decision alone: `writeManagedTrusted`
+ * (a Tensor's own description, validated when it was made), read.ts's `unchanged`
+ * (inside `decodeManaged`: the same words as a decode there that passed every
+ * check) and `trustedWebGPUDesc` (an adapter's own parts, desc.ts).
  */
 export {
   readDLTensor,
@@ -13,14 +13,10 @@ export {
   readManagedTensor,
   callManagedDeleter,
   decodeManaged,
-  memoryBuffer,
-  toAddress,
-  checkRange,
-  type MemorySource,
   type ReadOptions,
   type DecodedManaged,
 } from "./read.js";
-export { decodeManagedCached } from "./decode-cache.js";
+export { memoryBuffer, toAddress, checkRange, type MemorySource } from "./memory.js";
 export {
   writeDLTensor,
   writeManagedTensorVersioned,

@@ -12,68 +12,8 @@ import { DLPackFlag, KNOWN_FLAGS_MASK, DLPACK_VERSION, MAX_NDIM } from "./consta
 import { validateTensorDesc, type DLPackVersionDesc, type DLTensorDesc, type ManagedTensorDesc } from "./desc.js";
 import type { TensorExtent } from "./extent.js";
 import { INT64_SIZE, LAYOUT } from "./layout.js";
+import { checkRange, dataView, heap32, memoryBuffer, toAddress, type MemorySource } from "./memory.js";
 import type { WasmHost } from "./wasm-host.js";
-
-/** Anything the reader can read from: a memory buffer, or an object with a current `buffer` (a WasmHost, a WebAssembly.Memory). */
-export type MemorySource = ArrayBuffer | SharedArrayBuffer | { readonly buffer: ArrayBuffer | SharedArrayBuffer };
-
-/** The buffer behind a {@link MemorySource}, read now (so after any growth). */
-export function memoryBuffer(source: MemorySource): ArrayBuffer | SharedArrayBuffer {
-  if (source instanceof ArrayBuffer) return source;
-  if (typeof SharedArrayBuffer !== "undefined" && source instanceof SharedArrayBuffer) return source;
-  const buffer = (source as { buffer?: unknown } | null)?.buffer;
-  if (
-    buffer instanceof ArrayBuffer ||
-    (typeof SharedArrayBuffer !== "undefined" && buffer instanceof SharedArrayBuffer)
-  ) {
-    return buffer;
-  }
-  throw new WebDLPackError(
-    "INVALID_ARGUMENT",
-    "expected an ArrayBuffer or an object with a .buffer (WasmHost, Memory)",
-    {
-      field: "memory",
-      value: typeof source,
-    },
-  );
-}
-
-/**
- * Normalise an address argument to an unsigned 32-bit integer. Accepts
- * integers in [-2^31, 2^32) (a negative one is a signed view of a high
- * address and is reinterpreted with `>>> 0`); anything else is INVALID_ARGUMENT.
- */
-export function toAddress(value: number, field = "address"): number {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < -0x80000000 || value > 0xffffffff) {
-    throw new WebDLPackError("INVALID_ARGUMENT", "address must be a 32-bit integer", {
-      field,
-      value,
-      expected: "an integer in [0, 2^32)",
-    });
-  }
-  return value >>> 0;
-}
-
-/** Check that `[address, address + size)` is a non-NULL, `align`-aligned range inside memory. */
-export function checkRange(address: number, size: number, align: number, memorySize: number, field: string): void {
-  if (address === 0) {
-    throw new WebDLPackError("NULL_POINTER", "pointer is NULL", { field, value: 0, expected: "a non-NULL address" });
-  }
-  if (address % align !== 0) {
-    throw new WebDLPackError("INVALID_POINTER", `pointer is not ${align}-byte aligned`, {
-      field,
-      value: address,
-      expected: `a multiple of ${align}`,
-    });
-  }
-  if (address + size > memorySize) {
-    throw new WebDLPackError("OUT_OF_BOUNDS", `[${address}, ${address + size}) is outside wasm memory`, {
-      field,
-      value: address,
-      expected: `address + ${size} <= memory size ${memorySize}`,
-    });
-  }
-}
 
 /** Options of {@link readDLTensor}. */
 export interface ReadOptions {
@@ -81,24 +21,12 @@ export interface ReadOptions {
   subbytePadded?: boolean;
 }
 
-let viewBuffer: ArrayBufferLike | null = null;
-let viewOfBuffer: DataView | null = null;
-
-/** A DataView over `buffer`, reused while the memory's buffer stays the same one (growth replaces it). */
-function dataView(buffer: ArrayBufferLike): DataView {
-  if (buffer !== viewBuffer || viewOfBuffer === null) {
-    viewOfBuffer = new DataView(buffer);
-    viewBuffer = buffer;
-  }
-  return viewOfBuffer;
-}
-
 const TWO_32 = 4294967296;
 /** Largest high word of an int64 whose value is still a safe integer (|v| <= 2^53 - 1). */
 const SAFE_HIGH = 0x1fffff;
 
 /** The int64 at `at` as an exact number, or null when it is not a safe integer. */
-function int64At(view: DataView, at: number): number | null {
+function int64At(view: DataView<ArrayBufferLike>, at: number): number | null {
   const hi = view.getInt32(at + 4, true);
   if (hi > SAFE_HIGH || hi < -SAFE_HIGH - 1) return null;
   const value = hi * TWO_32 + view.getUint32(at, true);
@@ -106,7 +34,7 @@ function int64At(view: DataView, at: number): number | null {
 }
 
 /** The uint64 at `at` as an exact number, or null when it exceeds 2^53 - 1. */
-function uint64At(view: DataView, at: number): number | null {
+function uint64At(view: DataView<ArrayBufferLike>, at: number): number | null {
   const hi = view.getUint32(at + 4, true);
   return hi > SAFE_HIGH ? null : hi * TWO_32 + view.getUint32(at, true);
 }
@@ -226,14 +154,8 @@ export interface DecodedManaged extends Decoded {
   flags: number;
 }
 
-/**
- * Decode a managed struct in one pass — the tensor description with its
- * extent, validated once — for consumers that take ownership (Tensor.fromManaged).
- * Same checks and errors as {@link readManagedTensorVersioned} / {@link readManagedTensor}.
- */
-export function decodeManaged(source: MemorySource | WasmHost, address: number, versioned: boolean): DecodedManaged {
-  const buffer = memoryBuffer(source);
-  const addr = toAddress(address);
+/** Every check of a managed struct at `addr`, then its fields: what {@link decodeManaged} returns when it has no earlier decode to reuse. */
+function decodeChecked(buffer: ArrayBufferLike, addr: number, versioned: boolean): DecodedManaged {
   if (!versioned) {
     const L = LAYOUT.DLManagedTensor;
     checkRange(addr, L.size, L.align, buffer.byteLength, "DLManagedTensor");
@@ -283,6 +205,106 @@ export function decodeManaged(source: MemorySource | WasmHost, address: number, 
     deleter: view.getUint32(addr + L.deleter, true),
     flags: flagsLow,
   };
+}
+
+/**
+ * One earlier successful decode at an address: the words it was made from.
+ * What {@link decodeChecked} returns, or throws, depends only on the struct's
+ * bytes, the bytes of its shape and strides arrays, and the memory size — and
+ * wasm memory never shrinks. So the result stays right while those words are
+ * equal and the memory is at least as large.
+ */
+interface Remembered {
+  readonly versioned: boolean;
+  readonly memorySize: number;
+  /** The struct's words, then the shape array's, then the strides array's (if any). */
+  readonly words: Uint32Array;
+  readonly structWords: number;
+  /** Word index of the shape / strides arrays in memory (0: none). */
+  readonly shapeAt: number;
+  readonly stridesAt: number;
+  readonly arrayWords: number;
+  readonly decoded: DecodedManaged;
+}
+
+/** Addresses remembered per memory source; the map is emptied when it reaches this size. */
+const MAX_REMEMBERED = 64;
+const remembered = new WeakMap<object, Map<number, Remembered>>();
+
+function sameWords(
+  heap: Uint32Array<ArrayBufferLike>,
+  at: number,
+  words: Uint32Array,
+  from: number,
+  n: number,
+): boolean {
+  for (let i = 0; i < n; i++) if (heap[at + i] !== words[from + i]) return false;
+  return true;
+}
+
+/** Whether `r` was made from the words now at `addr` (and memory is no smaller): the one place a decode is trusted unchecked. */
+function unchanged(r: Remembered, heap: Uint32Array<ArrayBufferLike>, addr: number, memorySize: number): boolean {
+  const w = r.words;
+  return (
+    memorySize >= r.memorySize &&
+    sameWords(heap, addr >>> 2, w, 0, r.structWords) &&
+    (r.arrayWords === 0 || sameWords(heap, r.shapeAt, w, r.structWords, r.arrayWords)) &&
+    (r.stridesAt === 0 || sameWords(heap, r.stridesAt, w, r.structWords + r.arrayWords, r.arrayWords))
+  );
+}
+
+function remember(
+  key: object,
+  heap: Uint32Array<ArrayBufferLike>,
+  addr: number,
+  versioned: boolean,
+  memorySize: number,
+  decoded: DecodedManaged,
+): void {
+  const L = versioned ? LAYOUT.DLManagedTensorVersioned : LAYOUT.DLManagedTensor;
+  const T = addr + L.dl_tensor;
+  const ndim = decoded.desc.ndim;
+  const structWords = L.size >>> 2;
+  const arrayWords = (ndim * INT64_SIZE) >>> 2;
+  const shapeAt = ndim > 0 ? heap[(T + LAYOUT.DLTensor.shape) >>> 2]! >>> 2 : 0;
+  const stridesPtr = heap[(T + LAYOUT.DLTensor.strides) >>> 2]!;
+  const stridesAt = ndim > 0 && stridesPtr !== 0 ? stridesPtr >>> 2 : 0;
+  const words = new Uint32Array(structWords + arrayWords * (stridesAt !== 0 ? 2 : 1));
+  words.set(heap.subarray(addr >>> 2, (addr >>> 2) + structWords));
+  if (arrayWords > 0) words.set(heap.subarray(shapeAt, shapeAt + arrayWords), structWords);
+  if (stridesAt !== 0) words.set(heap.subarray(stridesAt, stridesAt + arrayWords), structWords + arrayWords);
+  let map = remembered.get(key);
+  if (map === undefined) {
+    map = new Map();
+    remembered.set(key, map);
+  } else if (map.size >= MAX_REMEMBERED) map.clear();
+  map.set(addr, { versioned, memorySize, words, structWords, shapeAt, stridesAt, arrayWords, decoded });
+}
+
+/**
+ * Decode a managed struct in one pass — the tensor description with its
+ * extent, validated once — for consumers that take ownership (Tensor.fromManaged).
+ * Same checks and errors as {@link readManagedTensorVersioned} / {@link readManagedTensor}.
+ *
+ * Producers that hand tensors over in a loop write the same struct again and
+ * again, usually at the same address (the freed block is the next one malloc
+ * returns). So the last successful decode at each address is remembered, and
+ * reused while {@link unchanged} finds every word it was made from still the
+ * same (about 20 comparisons for a 1-d tensor instead of the full checks).
+ * Anything else — a new address, a changed byte, a failed decode — goes
+ * through every check. The result may be shared: it is frozen.
+ */
+export function decodeManaged(source: MemorySource | WasmHost, address: number, versioned: boolean): DecodedManaged {
+  const buffer = memoryBuffer(source);
+  const addr = toAddress(address);
+  const heap = heap32(buffer);
+  const memorySize = buffer.byteLength;
+  const r = remembered.get(source)?.get(addr);
+  if (r !== undefined && r.versioned === versioned && unchanged(r, heap, addr, memorySize)) return r.decoded;
+  const decoded = Object.freeze(decodeChecked(buffer, addr, versioned));
+  Object.freeze(decoded.extent);
+  remember(source, heap, addr, versioned, memorySize, decoded);
+  return decoded;
 }
 
 function managed(address: number, d: DecodedManaged): ManagedTensorDesc {

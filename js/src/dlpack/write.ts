@@ -16,7 +16,7 @@ import { DLPACK_VERSION, DLPackFlag, KNOWN_FLAGS_MASK } from "./constants.js";
 import { validateTensorDesc, type DLPackVersionDesc, type DLTensorDesc, type DLTensorInput } from "./desc.js";
 import { rowMajorStrides } from "./extent.js";
 import { INT64_SIZE, LAYOUT } from "./layout.js";
-import { checkRange, memoryBuffer, toAddress, type MemorySource } from "./read.js";
+import { checkRange, dataView, memoryBuffer, toAddress, type MemorySource } from "./memory.js";
 import type { WasmHost } from "./wasm-host.js";
 
 /** Where {@link writeDLTensor} puts the shape and strides arrays. */
@@ -34,18 +34,6 @@ export interface WriteOptions {
 }
 
 const TWO_32 = 4294967296;
-
-let viewOf: ArrayBufferLike | null = null;
-let heapView: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0));
-
-/** A DataView over `buffer`, reused while the buffer stays the same one (growth replaces it). */
-function dataView(buffer: ArrayBufferLike): DataView<ArrayBufferLike> {
-  if (buffer !== viewOf) {
-    heapView = new DataView(buffer);
-    viewOf = buffer;
-  }
-  return heapView;
-}
 
 /** A safe integer as a little-endian int64 (two's complement for negative strides). */
 function setInt64(view: DataView<ArrayBufferLike>, at: number, value: number): void {

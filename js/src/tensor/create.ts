@@ -13,7 +13,7 @@ import {
   DeviceType,
   callManagedDeleter,
   checkWasmHost,
-  decodeManagedCached,
+  decodeManaged,
   deviceTypeName,
   dtypeOfTypedArray,
   formatDType,
@@ -66,9 +66,9 @@ export function managedInit(host: WasmHost, address: number, options: FromManage
   requireObject(options, "options", "an object {versioned?, owner?}", "bad fromManaged options");
   const versioned = options.versioned ?? true;
   const addr = toAddress(address);
-  let decoded: ReturnType<typeof decodeManagedCached>;
+  let decoded: ReturnType<typeof decodeManaged>;
   try {
-    decoded = decodeManagedCached(host, addr, versioned);
+    decoded = decodeManaged(host, addr, versioned);
     const t = decoded.desc.device.deviceType;
     if (t !== DeviceType.kDLCPU && t !== DeviceType.kDLWebGPU) {
       throw new WebDLPackError(
