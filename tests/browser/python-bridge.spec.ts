@@ -374,6 +374,12 @@ test("a Tensor of a second copy of webdlpack on the page (CPU and WebGPU) goes t
       onRelease: () => ctx.freeWebGPU(ptr),
     });
     const distinctClasses = other.Tensor !== w.webdlpack.Tensor && !(cpu instanceof w.webdlpack.Tensor);
+    py.globals.set("other_cpu", cpu); // the JS object itself, for is_js_tensor
+    const isJsTensor = (
+      (await py.runPythonAsync(
+        "import webdlpack\nout = [webdlpack.is_js_tensor(other_cpu), webdlpack.is_js_tensor({})]\ndel other_cpu\nout",
+      )) as { toJs(): unknown }
+    ).toJs();
     py.globals.set("a", bridge.toPython(cpu));
     py.globals.set("g", bridge.toPython(gpu));
     const values = (
@@ -386,6 +392,7 @@ test("a Tensor of a second copy of webdlpack on the page (CPU and WebGPU) goes t
     const oldCopy = { dtype: {}, device: {}, shape: [4], toManaged: () => 0, dispose: () => undefined };
     return {
       distinctClasses,
+      isJsTensor,
       values,
       oldCopy: await w.testkit.failure(() => bridge.toPython(oldCopy as never)),
       plain: await w.testkit.failure(() => bridge.toPython({ x: 1 } as never)),
@@ -393,6 +400,7 @@ test("a Tensor of a second copy of webdlpack on the page (CPU and WebGPU) goes t
     };
   });
   expect(r.distinctClasses).toBe(true);
+  expect(r.isJsTensor).toEqual([true, false]);
   expect(r.values).toEqual([
     [1, 2, 3, 4],
     [5, 6, 7, 8],

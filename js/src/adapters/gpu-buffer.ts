@@ -28,7 +28,7 @@ import {
   tryPlainCopy,
   type GpuCopyKind,
 } from "./gpu-copy.js";
-import { ADAPTERS_OWNER, produceGPUTensor } from "./producer.js";
+import { ADAPTERS_OWNER, produceCopiedGPUTensor, produceGPUTensor } from "./producer.js";
 
 /** Options of {@link tensorFromGPUBuffer}. */
 export interface FromGPUBufferOptions {
@@ -273,54 +273,39 @@ export async function copyGPUTensor(tensor: Tensor, options: CopyGPUTensorOption
   // The source's bytes must outlive the awaits below even if its owner disposes it meanwhile: hold them until the
   // copy is submitted (the queue runs it before any later reuse of the buffer).
   const releaseSource = tensor.retain();
-  let pointer = 0;
   try {
     const refusedBuffer = pending === null ? null : await pending; // the foreign-device check of a new buffer
     if (refusedBuffer !== null) throw refusedBuffer;
-    pointer = await ctx.allocWebGPUChecked(Math.max(nbytes, 4), {
+    const alloc = {
       deviceId: src.deviceId,
       ...(options.usage === undefined ? {} : { usage: options.usage }),
       label: `webdlpack.adapters.copy(${kind})`,
-      owner: ADAPTERS_OWNER,
-    });
-    const dst = ctx.gpuPointerToBuffer(pointer);
-    src.device.pushErrorScope("validation");
-    let refused: Promise<GPUError | null>;
-    try {
-      const plain =
-        kind === "copy" && src.contiguous && tryPlainCopy(src.device, src.buffer, src.byteOffset, dst, nbytes);
-      if (!plain) {
-        runGpuCopy(
-          src.device,
-          kind,
-          { buffer: src.buffer, shape, strides, byteOffset: src.byteOffset, itemsize: src.itemsize },
-          dst,
-        );
-      }
-    } finally {
-      refused = src.device.popErrorScope().catch(() => null);
-    }
-    const error = await refused;
-    if (error !== null) throw await bufferUseError("copyGPUTensor", src.device, src.buffer, error.message);
-    const made = pointer;
-    return produceGPUTensor({
-      pointer: made,
-      deviceId: src.deviceId,
-      dtype,
-      shape,
-      isCopied: true,
-      release: () => ctx.freeWebGPU(made),
-      owner: ADAPTERS_OWNER,
-    });
-  } catch (err) {
-    if (pointer !== 0) {
-      try {
-        ctx.freeWebGPU(pointer);
-      } catch {
-        // already released (e.g. its device was lost): nothing left to free
-      }
-    }
-    throw err;
+    };
+    return await produceCopiedGPUTensor(
+      ctx,
+      { nbytes, alloc, dtype, shape, owner: ADAPTERS_OWNER },
+      async (pointer) => {
+        const dst = ctx.gpuPointerToBuffer(pointer);
+        src.device.pushErrorScope("validation");
+        let refused: Promise<GPUError | null>;
+        try {
+          const plain =
+            kind === "copy" && src.contiguous && tryPlainCopy(src.device, src.buffer, src.byteOffset, dst, nbytes);
+          if (!plain) {
+            runGpuCopy(
+              src.device,
+              kind,
+              { buffer: src.buffer, shape, strides, byteOffset: src.byteOffset, itemsize: src.itemsize },
+              dst,
+            );
+          }
+        } finally {
+          refused = src.device.popErrorScope().catch(() => null);
+        }
+        const error = await refused;
+        if (error !== null) throw await bufferUseError("copyGPUTensor", src.device, src.buffer, error.message);
+      },
+    );
   } finally {
     releaseSource();
   }

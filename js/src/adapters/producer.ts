@@ -9,6 +9,7 @@
  * READ_ONLY / IS_COPIED flags the adapter sets. Each such tensor is a "tensor"
  * entry of the context's lifetime ledger under its framework's name.
  */
+import type { AllocOptions, WebDLPackContext } from "../context/index.js";
 import type { DLTensorDesc } from "../dlpack/desc.js";
 import type { TensorExtent } from "../dlpack/extent.js";
 import { prevalidatedWebGPUInput } from "../tensor/create.js";
@@ -79,4 +80,44 @@ export function producePrevalidatedGPUTensor(
       owner,
     ),
   );
+}
+
+/** What {@link produceCopiedGPUTensor} makes: the new tensor's layout (contiguous from byte 0) and owner. */
+export interface CopiedGPUTensor extends Pick<ProducedGPUTensor, "dtype" | "shape" | "owner"> {
+  /** Bytes to allocate (at least 4, as WebGPU storage buffers need). */
+  nbytes: number;
+  /** Allocation options: device, usage, label (the owner defaults to {@link ADAPTERS_OWNER}). */
+  alloc: AllocOptions & { deviceId: number };
+}
+
+/**
+ * A new buffer of the context, filled by `fill(pointer)` (an upload or a GPU copy), as an owning IS_COPIED Tensor
+ * that frees the buffer when released. If allocating or filling throws, the buffer is freed (when its device is
+ * already gone there is nothing left to free) and the error is thrown: nothing is left behind.
+ */
+export async function produceCopiedGPUTensor(
+  ctx: WebDLPackContext,
+  made: CopiedGPUTensor,
+  fill: (pointer: number) => unknown,
+): Promise<Tensor> {
+  const pointer = await ctx.allocWebGPUChecked(Math.max(made.nbytes, 4), { owner: ADAPTERS_OWNER, ...made.alloc });
+  try {
+    await fill(pointer);
+  } catch (err) {
+    try {
+      ctx.freeWebGPU(pointer);
+    } catch {
+      // already released (its device was lost): nothing left to free
+    }
+    throw err;
+  }
+  return produceGPUTensor({
+    pointer,
+    deviceId: made.alloc.deviceId,
+    dtype: made.dtype,
+    shape: made.shape,
+    isCopied: true,
+    release: () => ctx.freeWebGPU(pointer),
+    owner: made.owner,
+  });
 }

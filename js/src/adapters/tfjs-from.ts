@@ -12,7 +12,7 @@ import { dtypeOfTfjs } from "./dtypes.js";
 import type { TfjsLike, TfjsTensorLike, TfjsWebGPUBackendInternals } from "./framework-types.js";
 import { elementCount, runGpuCopy } from "./gpu-copy.js";
 import { BufferLease } from "./leases.js";
-import { ADAPTERS_OWNER, produceGPUTensor, TFJS_OWNER } from "./producer.js";
+import { produceCopiedGPUTensor, produceGPUTensor, TFJS_OWNER } from "./producer.js";
 
 /** Options of {@link tensorFromTfjs}. */
 export interface TensorFromTfjsOptions {
@@ -205,31 +205,15 @@ export async function tensorFromTfjs<T extends TfjsTensorLike>(
   // bool: 4 bytes → 1 byte per element, into a buffer of the context.
   try {
     const count = elementCount(shape);
-    const pointer = await ctx.allocWebGPUChecked(Math.max(count, 4), {
-      deviceId,
-      label: "webdlpack.adapters.tfjs-bool",
-      owner: ADAPTERS_OWNER,
-    });
-    try {
+    const alloc = { deviceId, label: "webdlpack.adapters.tfjs-bool" };
+    return await produceCopiedGPUTensor(ctx, { nbytes: count, alloc, dtype, shape, owner: TFJS_OWNER }, (pointer) =>
       runGpuCopy(
         device,
         "u32-to-bool8",
         { buffer, shape, strides: null, byteOffset: 0, itemsize: 4 },
         ctx.gpuPointerToBuffer(pointer),
-      );
-    } catch (err) {
-      ctx.freeWebGPU(pointer);
-      throw err;
-    }
-    return produceGPUTensor({
-      pointer,
-      deviceId,
-      dtype,
-      shape,
-      isCopied: true,
-      release: () => ctx.freeWebGPU(pointer),
-      owner: TFJS_OWNER,
-    });
+      ),
+    );
   } finally {
     // The conversion was submitted before TF.js can reuse this buffer.
     gpuData.tensorRef.dispose();
@@ -255,25 +239,10 @@ async function uploadValues(
   const bytes = convert
     ? Uint8Array.from(values as unknown as ArrayLike<number>, (v) => (v ? 1 : 0))
     : new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
-  const allocated = Math.max(4, Math.ceil(bytes.byteLength / 4) * 4);
-  const pointer = await ctx.allocWebGPUChecked(allocated, {
-    deviceId,
-    label: "webdlpack.adapters.tfjs-upload",
-    owner: ADAPTERS_OWNER,
-  });
-  try {
-    ctx.upload(pointer, bytes); // the context's one upload path; an odd length is padded with zeros
-  } catch (err) {
-    ctx.freeWebGPU(pointer);
-    throw err;
-  }
-  return produceGPUTensor({
-    pointer,
-    deviceId,
-    dtype,
-    shape,
-    isCopied: true,
-    release: () => ctx.freeWebGPU(pointer),
-    owner: TFJS_OWNER,
-  });
+  const nbytes = Math.ceil(bytes.byteLength / 4) * 4;
+  const alloc = { deviceId, label: "webdlpack.adapters.tfjs-upload" };
+  // The context's one upload path; an odd length is padded with zeros.
+  return produceCopiedGPUTensor(ctx, { nbytes, alloc, dtype, shape, owner: TFJS_OWNER }, (pointer) =>
+    ctx.upload(pointer, bytes),
+  );
 }

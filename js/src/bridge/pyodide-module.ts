@@ -142,8 +142,8 @@ export function pythonFacingModule(host: WasmHost, module: PyodideModuleLike): R
     deleterCallerIndex: () => deleterCaller(module, host).index,
     /** Throw the error of the deleter call that just failed through that caller. */
     takeDeleterError: () => deleterCaller(module, host).take(),
-    /** True when `value` is a JS webdlpack Tensor. */
-    isTensor: (value: unknown) => value instanceof Tensor,
+    /** True when `value` is a JS webdlpack Tensor, of this copy of webdlpack or another branded one. */
+    isTensor: (value: unknown) => value instanceof Tensor || isBrandedTensor(value),
     /** The page-wide context (for GPU tensors). */
     context: () => getContext(),
     /** Parse a dtype name the JS way (lets Python check both sides agree). */
@@ -151,8 +151,6 @@ export function pythonFacingModule(host: WasmHost, module: PyodideModuleLike): R
       const d = parseDType(name);
       return [d.code, d.bits, d.lanes];
     },
-    /** Is `value` a JS webdlpack Tensor whose bytes are on the GPU? */
-    isGPUTensor: (value: unknown) => value instanceof Tensor && !value.disposed && value.storage === "webgpu",
     // GPU allocation, upload, readback and copies (pyodide-gpu.ts).
     ...pythonGPUModule(host),
   };
