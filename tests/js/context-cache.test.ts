@@ -19,7 +19,14 @@ async function ready(limits: Record<string, number> = {}): Promise<{ ctx: PageCo
   return { ctx, device: gpu.adapter!.devices[0]! };
 }
 
-const tick = (ms = 5): Promise<void> => new Promise((r) => setTimeout(r, ms));
+/**
+ * Let the fakes' asynchronous work settle: `hops` macrotasks one after another. The fakes resolve through
+ * setTimeout(0) and microtasks, and a timer set later never fires before an earlier one of the same delay, so
+ * this outlasts any chain of fewer hops however loaded the machine (a fixed 5 ms wait did not, under load).
+ */
+async function tick(hops = 10): Promise<void> {
+  for (let i = 0; i < hops; i++) await new Promise((r) => setTimeout(r, 0));
+}
 const MiB = 2 ** 20;
 
 test("bucket size classes: 256 minimum, powers of two to 16 KiB, then four steps per doubling", () => {
@@ -283,7 +290,7 @@ test("unregistering a device releases its cache; a device lost drops it", async 
   ctx.freeWebGPU(q);
   const device0 = ctx.getWebGPUDevice(0) as unknown as FakeDevice;
   device0.destroy();
-  await tick(0);
+  await tick();
   assert.equal(bufQ.destroyed, 1);
   assert.equal(ctx.stats().cachedBuffers, 0);
 });
