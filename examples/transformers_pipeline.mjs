@@ -18,11 +18,11 @@ export async function run({ tf, WebGPUBackend, model, text, localModelPath, wasm
   env.backends.onnx.wasm.wasmPaths = wasmPaths; // its onnxruntime-web's dist/ (the default is a CDN)
   const ctx = getContext();
   await ctx.setup(); // the page's one GPUDevice
-  const extractor = await pipeline("feature-extraction", model, transformersOptions(ctx));
+  const extractor = await pipeline("feature-extraction", model, transformersOptions(ctx, {}, { env })); // env: its version is checked
   const pooled = await extractor(text, { pooling: "mean", normalize: true });
   const embedding = pooled.tolist()[0]; // number[]
 
-  const gpuOptions = transformersOptions(ctx, { session_options: { preferredOutputLocation: "gpu-buffer" } });
+  const gpuOptions = transformersOptions(ctx, { session_options: { preferredOutputLocation: "gpu-buffer" } }, { env });
   const onGpu = await pipeline("feature-extraction", model, gpuOptions);
   const features = await onGpu(text, { pooling: "none" }); // [1, tokens, hidden] on the GPU (pool it yourself)
   await registerTfjsWebGPUBackend(tf, WebGPUBackend, ctx); // TF.js on the same device

@@ -8,20 +8,27 @@
  * The server serves the alias under the package's own name ($WEBDLPACK_PACKAGES, scripts/serve.mjs), so the
  * pages are unchanged. Prints a table and writes it to docs/test-matrix.md.
  *
- *   node scripts/test-matrix.mjs [--quick] [--junit FILE]
+ *   node scripts/test-matrix.mjs [--quick] [--only TEXT]... [--junit FILE]
  *
  * --quick (`./run test`'s suite "pyodide-range"): only the oldest and newest Pyodide, the demo and the
- * Python bridge specs; no frameworks, no docs file. --junit: each test under each version as a JUnit case.
+ * Python bridge specs; no frameworks, no docs file. --only: only the rows whose "<package> <version>" holds
+ * TEXT (e.g. "Pyodide 0.28", "onnxruntime-web 1.23"; repeatable), to rerun failed rows: their lines replace
+ * the same rows of docs/test-matrix.md, each line dated. --junit: each test under each version as a JUnit case.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startServer } from "./serve.mjs";
+import { browserSettings } from "./browser-settings.mjs";
 import { FRAMEWORKS, frameworkVersions, pyodideVersions, servedPackages } from "./matrix-versions.mjs";
 
 const ROOT = join(fileURLToPath(import.meta.url), "..", "..");
 const quick = process.argv.includes("--quick");
+const only = process.argv.flatMap((a, i) => (process.argv[i - 1] === "--only" ? [a] : []));
+/** Whether the row of `pkg` at `version` runs (every row unless --only names others). */
+const wanted = (pkg, version) => only.length === 0 || only.some((t) => `${pkg} ${version}`.includes(t));
 const OUT = join(ROOT, "build", "test-matrix");
 
 /** The adapter specs (17 tests), run under each framework version. */
@@ -128,9 +135,11 @@ function junit(rows) {
 const t0 = performance.now();
 const rows = [];
 let allOk = true;
-const allocator = allocatorInNode();
 const pyodides = pyodideVersions();
-const chosen = quick ? [pyodides[0], pyodides[pyodides.length - 1]] : pyodides;
+const chosen = (quick ? [pyodides[0], pyodides[pyodides.length - 1]] : pyodides).filter((p) =>
+  wanted("Pyodide", p.version),
+);
+const allocator = chosen.length > 0 ? allocatorInNode() : {};
 const specs = pythonSpecs();
 for (const { install, version } of chosen) {
   const packages = servedPackages({ pyodide: install });
@@ -166,6 +175,7 @@ if (!quick) {
     for (const { version, packages } of [versions[0], versions[versions.length - 1]].filter(
       (v, i, a) => v && a.indexOf(v) === i,
     )) {
+      if (!wanted(framework.name, version)) continue;
       const served = servedPackages(packages);
       if (!runs.has(served)) runs.set(served, playwright(ADAPTER_SPECS, served, `${framework.name}-${version}`));
       const tests = runs.get(served);
@@ -187,33 +197,61 @@ if (!quick) {
   }
 }
 const minutes = ((performance.now() - t0) / 60_000).toFixed(1);
-const lines = [
-  "| package | version (installed as) | page loaded | demo | browser specs passed | also | result | time |",
-  "|---|---|---|---|---|---|---|---|",
-  ...rows.map(
-    (r) =>
-      `| ${r.what} | ${r.version} | ${r.served} | ${r.demo} | ${r.tests} | ${r.extra} | ${r.ok ? "pass" : "FAIL"} | ${r.seconds.toFixed(0)} s |`,
-  ),
+const now = new Date().toISOString().slice(0, 16).replace("T", " ");
+const HEADER = [
+  "| package | version (installed as) | page loaded | demo | browser specs passed | also | result | time | run (UTC) |",
+  "|---|---|---|---|---|---|---|---|---|",
 ];
+/** A row's first two cells: the key a rerun (--only) replaces it by. */
+const key = (line) => line.split(" | ").slice(0, 2).join(" | ");
+const rowLines = rows.map(
+  (r) =>
+    `| ${r.what} | ${r.version} | ${r.served} | ${r.demo} | ${r.tests} | ${r.extra} | ${r.ok ? "pass" : "FAIL"} | ${r.seconds.toFixed(0)} s | ${now} |`,
+);
+const lines = [...HEADER, ...rowLines];
 console.log(
   `\n${lines.join("\n")}\n\n${allOk ? "test-matrix: every version passed" : "test-matrix: FAILED"} (${minutes} min)`,
 );
 for (const r of rows) for (const f of r.failed) console.log(`  failed under ${r.what} ${r.version}: ${f}`);
-if (!quick) {
+/** The machine: CPU, cores, memory and the browser (its --version). */
+function machine() {
+  const chromium = spawnSync(browserSettings.launchOptions().executablePath, ["--version"], { encoding: "utf8" });
+  const cpu = cpus();
+  return `${cpu[0]?.model ?? "unknown CPU"}, ${cpu.length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB; ${
+    chromium.stdout?.trim() || "Chromium (version unknown)"
+  } headless, SwiftShader WebGPU`;
+}
+
+/** docs/test-matrix.md: a full run writes it anew; a rerun (--only) replaces its rows and keeps the others. */
+function writeDoc() {
+  const path = join(ROOT, "docs", "test-matrix.md");
+  let table = rowLines;
+  let when = `Full run ${now} UTC, ${minutes} min in all, on ${machine()}.`;
+  if (only.length > 0 && existsSync(path)) {
+    const old = readFileSync(path, "utf8").split("\n");
+    const kept = old.filter((l) => /^\| [^-]/.test(l) && !l.startsWith("| package |"));
+    const fresh = new Map(rowLines.map((l) => [key(l), l]));
+    table = kept.map((l) => fresh.get(key(l)) ?? l);
+    for (const l of rowLines) if (!kept.some((k) => key(k) === key(l))) table.push(l);
+    const said = old.filter((l) => /^(Full run|Rerun) /.test(l));
+    when = [...said, `Rerun ${now} UTC (--only ${only.join(", ")}), ${minutes} min, on ${machine()}.`].join("\n\n");
+  }
   const doc = [
     "# Version matrix",
     "",
     "Written by `make test-matrix` (scripts/test-matrix.mjs): the demo and every browser spec that loads Pyodide under",
     "each Pyodide webdlpack supports, and the framework adapter specs at each framework's floor and newest version",
-    "(package.json pins each version; the floors are npm aliases). Headless Chromium, SwiftShader WebGPU.",
+    "(package.json pins each version; the floors are npm aliases). Each row says when it ran.",
     "",
-    `Run ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, ${minutes} min in all.`,
+    when,
     "",
-    ...lines,
+    ...HEADER,
+    ...table,
     "",
   ];
-  writeFileSync(join(ROOT, "docs", "test-matrix.md"), doc.join("\n"));
+  writeFileSync(path, doc.join("\n"));
 }
+if (!quick) writeDoc();
 const junitAt = process.argv.indexOf("--junit");
 if (junitAt > 0) writeFileSync(process.argv[junitAt + 1], junit(rows));
 process.exit(allOk ? 0 : 1);

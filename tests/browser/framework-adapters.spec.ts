@@ -243,7 +243,7 @@ test("decoder model: Transformers.js replaces preferredOutputLocation — logits
     const ctx = webdlpack.getContext();
     await ctx.setup();
     const ref = await (await fetch("/tests/data/transformers/tiny-gpt2/reference.json")).json();
-    const options = adapters.transformersOptions(ctx);
+    const options = adapters.transformersOptions(ctx, {}, { env: transformers.env });
     const asked = options.session_options.preferredOutputLocation;
     const tokenizer = await transformers.AutoTokenizer.from_pretrained("tiny-gpt2");
     const model = await transformers.AutoModelForCausalLM.from_pretrained("tiny-gpt2", options);
@@ -309,10 +309,14 @@ test("transformersOptions puts Transformers.js on the shared device and refuses 
 }) => {
   const r = await page.evaluate(async () => {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    const { webdlpack, adapters, testkit } = window as any;
+    const { webdlpack, adapters, testkit, transformers } = window as any;
     const ctx = webdlpack.getContext();
     await ctx.setup();
-    const options = adapters.transformersOptions(ctx, { dtype: "fp32", session_options: { logSeverityLevel: 3 } });
+    const options = adapters.transformersOptions(
+      ctx,
+      { dtype: "fp32", session_options: { logSeverityLevel: 3 } },
+      { env: transformers.env }, // the real one: its version is in the supported range
+    );
     const ep = options.session_options.executionProviders;
     return {
       device: options.device,
@@ -325,6 +329,7 @@ test("transformersOptions puts Transformers.js on the shared device and refuses 
       shared: webdlpack.unwrapDevice(ep[0].device) === ctx.getWebGPUDevice(0),
       wasm: await testkit.failure(() => adapters.transformersOptions(ctx, { device: "wasm" })),
       notTensor: testkit.codeOf(() => adapters.tensorFromTransformers({ dims: [1] })),
+      old: await testkit.failure(() => adapters.transformersOptions(ctx, {}, { env: { version: "4.0.0" } })),
     };
   });
   expect(r).toMatchObject({
@@ -338,4 +343,6 @@ test("transformersOptions puts Transformers.js on the shared device and refuses 
     notTensor: "INVALID_ARGUMENT",
   });
   expect(r.wasm).toMatchObject({ code: "BAD_DEVICE", field: "extra.device", value: "wasm" });
+  expect(r.old).toMatchObject({ code: "UNSUPPORTED", field: "env.version", value: "4.0.0" });
+  expect(r.old.message).toContain("@huggingface/transformers 4.3.1 or later");
 });

@@ -9,7 +9,16 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { test } from "node:test";
 import { pathToFileURL } from "node:url";
-import { checkFrameworkVersion, FRAMEWORK_FLOORS } from "../../js/src/adapters/compat/versions.js";
+import {
+  checkFrameworkFeature,
+  checkFrameworkVersion,
+  FLOOR_FEATURES,
+  FRAMEWORK_FLOORS,
+} from "../../js/src/adapters/compat/versions.js";
+import { bindLiteRtToContext, tensorToLiteRt } from "../../js/src/adapters/litert.js";
+import type { LiteRtLike } from "../../js/src/adapters/litert-types.js";
+import { transformersOptions } from "../../js/src/adapters/transformers.js";
+import type { WebDLPackContext } from "../../js/src/context/index.js";
 import { bindOrtToContext } from "../../js/src/adapters/ort.js";
 import { ortDeviceRoute } from "../../js/src/adapters/compat/ort-device.js";
 import type { OrtLike } from "../../js/src/adapters/framework-types.js";
@@ -116,4 +125,58 @@ test("a framework older than its floor is UNSUPPORTED naming the version and the
         err.message.includes(`@tensorflow/tfjs-core ${bad} is not supported`),
     );
   }
+});
+
+/** An UNSUPPORTED error naming `value` in `field` and `pkg`'s range ("<pkg> <floor> or later"). */
+function unsupported(pkg: string, field: string, value: unknown): (err: unknown) => boolean {
+  return (err: unknown) =>
+    err instanceof WebDLPackError &&
+    err.code === "UNSUPPORTED" &&
+    err.field === field &&
+    err.value === value &&
+    err.expected === `${pkg} ${FRAMEWORK_FLOORS[pkg]} or later` &&
+    err.message.includes(`${pkg} ${FRAMEWORK_FLOORS[pkg]} or later`);
+}
+
+test("Transformers.js: its env.version is checked by transformersOptions, where the adapter meets Transformers.js", () => {
+  const pkg = "@huggingface/transformers";
+  const device = { label: "shared" } as GPUDevice;
+  const ctx = { getWebGPUDevice: () => device } as unknown as WebDLPackContext;
+  const pinned = matrix.installedVersions(pkg).map((v) => v.version);
+  // The floor, the newest pinned, a later prerelease; env without a version and no env are not checked.
+  for (const env of [...pinned.map((version) => ({ version })), { version: "4.4.0-next.1" }, {}, undefined]) {
+    const options = transformersOptions(ctx, {}, env === undefined ? {} : { env });
+    assert.equal(options.device, "webgpu");
+    assert.deepEqual(options.session_options.executionProviders, [{ name: "webgpu", device }]);
+  }
+  for (const version of ["4.3.0", "4.0.0", "4.0.0-next.11", "3.8.1"]) {
+    assert.ok(!semver.satisfies(version, peers[pkg]!), `${version} not in ${peers[pkg]}`);
+    assert.throws(() => transformersOptions(ctx, {}, { env: { version } }), unsupported(pkg, "env.version", version));
+  }
+  // Refused before the context is touched.
+  assert.throws(
+    () => transformersOptions({} as never, {}, { env: { version: "4.0.0" } }),
+    unsupported(pkg, "env.version", "4.0.0"),
+  );
+});
+
+test("LiteRT.js (no version at run time): the floor's feature is there in every pinned version, its lack is UNSUPPORTED", async () => {
+  const pkg = "@litertjs/core";
+  const installs = matrix.installedVersions(pkg);
+  assert.ok(installs.length >= 2, "a floor and the newest");
+  const field = `litert.${FLOOR_FEATURES[pkg]}`;
+  for (const { install } of installs) {
+    const module = (await import(install)) as Record<string, unknown>;
+    assert.doesNotThrow(() => checkFrameworkFeature(pkg, module, field), install);
+    // 2.0.0's module, as far as the check sees it: the newest without the floor's feature.
+    const older = { ...module, [FLOOR_FEATURES[pkg]!]: undefined } as unknown as LiteRtLike;
+    assert.throws(() => checkFrameworkFeature(pkg, older, field), unsupported(pkg, field, "missing"));
+    // The adapter refuses it before touching the context; something not LiteRT at all stays INVALID_ARGUMENT.
+    await assert.rejects(bindLiteRtToContext(older, {} as never), unsupported(pkg, field, "missing"));
+    await assert.rejects(tensorToLiteRt(older, {} as never), unsupported(pkg, field, "missing"));
+  }
+  await assert.rejects(
+    bindLiteRtToContext({} as LiteRtLike, {} as never),
+    (err: unknown) => err instanceof WebDLPackError && err.code === "INVALID_ARGUMENT" && err.field === "litert",
+  );
 });

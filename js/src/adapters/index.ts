@@ -60,6 +60,7 @@ export {
 export {
   transformersOptions,
   tensorFromTransformers,
+  type TransformersAdapterOptions,
   type TransformersModelOptions,
   type TransformersTensorLike,
 } from "./transformers.js";

@@ -17,6 +17,8 @@
  *   released it. `toGpuBuffer()` may return a buffer larger than the data:
  *   shape and dtype come from `tensor.type`, never from `buffer.size`.
  * - LiteRT.js tensors are float32, int32 or uint8.
+ * - LiteRT.js does not say its version: a module without `supportsFeature` (added in 2.5, the floor) is
+ *   UNSUPPORTED (compat/versions.ts).
  */
 import { describeValue } from "../describe-value.js";
 import { WebDLPackError } from "../errors.js";
@@ -26,6 +28,7 @@ import { getContext, unwrapDevice, type WebDLPackContext } from "../context/inde
 import type { Tensor } from "../tensor/index.js";
 import { GPUOutputAdoptions } from "./adopt.js";
 import { dtypeName } from "./dtypes.js";
+import { checkFrameworkFeature } from "./compat/versions.js";
 import { copyGPUTensor, locateCheckedGPUTensor } from "./gpu-buffer.js";
 import { recordHandoff } from "./handoff.js";
 import { inPlaceCopyReason } from "./in-place.js";
@@ -84,13 +87,11 @@ export interface BindLiteRtOptions {
   setDefault?: boolean;
 }
 
+/** INVALID_ARGUMENT unless `litert` looks like @litertjs/core; UNSUPPORTED if it is older than the floor. */
 function requireLiteRt(litert: { readonly Tensor: unknown; readonly Environment?: { create?: unknown } }): void {
-  if (
-    litert === null ||
-    typeof litert !== "object" ||
-    typeof litert.Tensor !== "function" ||
-    typeof litert.Environment?.create !== "function"
-  ) {
+  const looksLike = litert !== null && typeof litert === "object" && typeof litert.Tensor === "function";
+  if (looksLike) checkFrameworkFeature("@litertjs/core", litert, "litert.supportsFeature");
+  if (!looksLike || typeof litert.Environment?.create !== "function") {
     throw new WebDLPackError("INVALID_ARGUMENT", "this does not look like the @litertjs/core module", {
       field: "litert",
       value: describeValue(litert),

@@ -20,12 +20,17 @@
  * back on the CPU, and the KV-cache tensors stay on the GPU but belong to
  * Transformers.js (it disposes them on the next step and after `generate`).
  * See docs/integration.md.
+ *
+ * The adapter meets Transformers.js itself only through its `env` (options.env of
+ * {@link transformersOptions}): a Transformers.js older than the floor (compat/versions.ts)
+ * is UNSUPPORTED there, naming its `env.version`. Without `env` the version is not checked.
  */
 import { describeValue } from "../describe-value.js";
 import { WebDLPackError } from "../errors.js";
 import { getContext, type WebDLPackContext } from "../context/index.js";
 import type { Tensor } from "../tensor/index.js";
 import type { OrtSessionOptions, OrtTensorLike } from "./framework-types.js";
+import { checkFrameworkVersion } from "./compat/versions.js";
 import { ortSessionOptions, tensorFromOrt, type OrtAdapterOptions } from "./ort.js";
 import { TRANSFORMERS_OWNER } from "./producer.js";
 
@@ -49,11 +54,23 @@ export type TransformersOptionsFor<X> = Omit<X, "device" | "session_options"> & 
   session_options: OrtSessionOptions;
 };
 
+/** Options of {@link transformersOptions}. */
+export interface TransformersAdapterOptions {
+  /** webdlpack device id (default 0). */
+  deviceId?: number;
+  /**
+   * Transformers.js's `env` (`import { env } from "@huggingface/transformers"`): its `version` is checked
+   * against the supported range (UNSUPPORTED if older). Not given, or without a version: not checked.
+   */
+  env?: { readonly version?: unknown };
+}
+
 /**
  * Options for Transformers.js `pipeline()` / `from_pretrained()` that run the
  * model on the context's device `deviceId` (default 0): `device: "webgpu"` and
  * `session_options` from {@link ortSessionOptions} (merged with `extra.session_options`).
- * Any other `device` in `extra` is a BAD_DEVICE error.
+ * Any other `device` in `extra` is a BAD_DEVICE error; a Transformers.js whose
+ * `options.env.version` is older than the floor, UNSUPPORTED.
  *
  * Outputs come back on the CPU (`preferredOutputLocation: "cpu"`), as Transformers.js's
  * post-processing needs: `await extractor(text, {pooling: "mean", normalize: true})` and
@@ -64,8 +81,9 @@ export type TransformersOptionsFor<X> = Omit<X, "device" | "session_options"> & 
 export function transformersOptions<X extends TransformersModelOptions = Record<never, never>>(
   ctx: WebDLPackContext = getContext(),
   extra: X = {} as X,
-  options: { deviceId?: number } = {},
+  options: TransformersAdapterOptions = {},
 ): TransformersOptionsFor<X> {
+  checkFrameworkVersion("@huggingface/transformers", options.env?.version, "env.version");
   if (extra.device !== undefined && extra.device !== "webgpu") {
     throw new WebDLPackError(
       "BAD_DEVICE",
@@ -82,7 +100,7 @@ export function transformersOptions<X extends TransformersModelOptions = Record<
   return {
     ...extra,
     device: "webgpu",
-    session_options: ortSessionOptions(ctx, located, { ...options, owner: TRANSFORMERS_OWNER }),
+    session_options: ortSessionOptions(ctx, located, { deviceId: options.deviceId, owner: TRANSFORMERS_OWNER }),
   };
 }
 

@@ -1,7 +1,8 @@
 /**
  * The oldest version of each framework the adapters support: what package.json's peerDependencies declare
- * and `make test-matrix` tests (tests/js/version-ranges.test.ts checks the three agree), and the check an
- * adapter makes when it binds a framework that says its version.
+ * and `make test-matrix` tests (tests/js/version-ranges.test.ts checks the three agree), and the checks an
+ * adapter makes when it first meets a framework: by the version it says (ORT, TF.js, Transformers.js), or,
+ * for one that does not say it (LiteRT.js), by a member the floor has and older versions lack.
  */
 import { WebDLPackError } from "../../errors.js";
 
@@ -16,6 +17,14 @@ export const FRAMEWORK_FLOORS: Readonly<Record<string, string>> = Object.freeze(
   // hand its ORT to the adapter.
   "@huggingface/transformers": "4.3.1",
   "@litertjs/core": "2.5.2",
+});
+
+/**
+ * For frameworks that do not say their version at run time: a function of the module that the floor has and
+ * the newest version before it lacks (@litertjs/core 2.0.0 has no `supportsFeature`; 2.5.0/2.5.1 were not published).
+ */
+export const FLOOR_FEATURES: Readonly<Record<string, string>> = Object.freeze({
+  "@litertjs/core": "supportsFeature",
 });
 
 /** The numeric major.minor.patch of a version string ("1.31.0-dev.2026" → [1, 31, 0]); NaN parts if not one. */
@@ -49,4 +58,21 @@ export function checkFrameworkVersion(pkg: string, version: unknown, field: stri
     value: version,
     expected,
   });
+}
+
+/**
+ * Throw UNSUPPORTED (field `field`, value "missing") when `module` lacks the function {@link FLOOR_FEATURES}
+ * names for `pkg`: an older version, whose number the framework does not say, so the error names the range.
+ */
+export function checkFrameworkFeature(pkg: string, module: object, field: string): void {
+  const member = FLOOR_FEATURES[pkg]!;
+  if (typeof (module as Record<string, unknown>)[member] === "function") return;
+  const floor = FRAMEWORK_FLOORS[pkg]!;
+  const expected = `${pkg} ${floor} or later`;
+  throw new WebDLPackError(
+    "UNSUPPORTED",
+    `this ${pkg} is older than ${floor}: it has no ${member}(), which ${floor} added (it does not say its ` +
+      `version); webdlpack supports ${expected}`,
+    { field, value: "missing", expected },
+  );
 }
