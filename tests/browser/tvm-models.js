@@ -15,3 +15,18 @@ export async function loadTvmModels(tvmjs, url = TVM_MODELS_URL) {
 export function createTvmVm(tvm) {
   return tvm.withNewScope(() => tvm.detachFromCurrentScope(tvm.createVirtualMachine(tvm.webgpu())));
 }
+
+/**
+ * What tvmjs itself holds on the device, read from its own WebGPU context (not from webdlpack): bytes of its
+ * buffer table less `lent` (buffers webdlpack lent it), of its uniform pool and of its idle read staging, and
+ * its own count of its table (`currAllocatedBytes`).
+ */
+export function tvmHoldings(tvm, lent = new Set()) {
+  const gpu = tvm.lib.webGPUContext;
+  const own = gpu.bufferTable.filter((b) => b !== undefined && !lent.has(b));
+  const sum = (list) => list.reduce((n, b) => n + b.size, 0);
+  const table = sum(own);
+  const uniform = sum(gpu.uniformBufferPool);
+  const staging = sum(gpu.readStagingBufferPool.map((e) => e.buffer));
+  return { table, uniform, staging, held: table + uniform + staging, allocated: gpu.currAllocatedBytes };
+}

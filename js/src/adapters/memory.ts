@@ -20,8 +20,10 @@
  * - tvmjs (@mlc-ai/web-runtime 0.27): its VM's pooled allocator keeps freed
  *   buffers for reuse; TVM's global function `vm.builtin.memory_manager.clear`
  *   frees every pooled buffer no tensor uses (through tvmjs's device API, which
- *   submits its recorded work first). The handler calls it; tvmjs does not say
- *   how many bytes its pool holds (cached bytes: null).
+ *   submits its recorded work first). The handler calls it, then, if more is
+ *   needed, destroys the idle MAP_READ staging buffers tvmjs keeps for its
+ *   readbacks (`webGPUContext.readStagingBufferPool`, up to 4). tvmjs does not
+ *   say how many bytes its VM pool holds (cached bytes: null).
  */
 import type { MemoryPressure, WebDLPackContext } from "../context/index.js";
 import type { TfjsWebGPUBackendInternals } from "./framework-types.js";
@@ -99,14 +101,44 @@ export function watchTfjsMemory(ctx: WebDLPackContext, backend: TfjsWebGPUBacken
   registerFramework(ctx, TFJS_OWNER, handler, () => tfjsCachedBytes(backend));
 }
 
-/** The part of a tvmjs Instance the memory handler uses (its public API). */
+/** The part of a tvmjs Instance the memory handler uses (its public API, and its WebGPU context's pools). */
 export interface TvmMemoryLike {
   withNewScope<T>(action: () => T): T;
   getGlobalFunc(name: string): (...args: unknown[]) => unknown;
+  lib?: {
+    webGPUContext?: {
+      /** Bytes of the buffers tvmjs's device API allocated and has not freed. */
+      currAllocatedBytes?: number;
+      /** Idle MAP_READ staging buffers kept for readbacks (unmapped; taken out of the list while in use). */
+      readStagingBufferPool?: { buffer: GPUBuffer; size: number }[];
+    };
+  };
 }
 
-/** Let `ctx` ask tvmjs to free its VM's pooled buffers under memory pressure (bindTvmToContext calls this). */
+/**
+ * Free what tvmjs keeps for reuse: its VM's pooled buffers no tensor uses (`vm.builtin.memory_manager.clear`),
+ * then, until `bytesToFree` are given back (default: all), its idle read staging buffers, largest first.
+ * Returns the bytes given back as far as tvmjs counts them.
+ */
+export function trimTvmBuffers(tvm: TvmMemoryLike, bytesToFree = Infinity): number {
+  const gpu = tvm.lib?.webGPUContext;
+  const before = gpu?.currAllocatedBytes ?? 0;
+  tvm.withNewScope(() => void tvm.getGlobalFunc("vm.builtin.memory_manager.clear")());
+  let freed = Math.max(0, before - (gpu?.currAllocatedBytes ?? 0));
+  const staging = gpu?.readStagingBufferPool;
+  if (Array.isArray(staging)) {
+    staging.sort((a, b) => a.size - b.size);
+    while (staging.length > 0 && freed < bytesToFree) {
+      const entry = staging.pop()!;
+      freed += entry.buffer.size;
+      entry.buffer.destroy();
+    }
+  }
+  return freed;
+}
+
+/** Let `ctx` ask tvmjs to free its VM's pooled buffers and idle staging under memory pressure (bindTvmToContext calls this). */
 export function watchTvmMemory(ctx: WebDLPackContext, tvm: TvmMemoryLike, owner: string): void {
-  const handler = (): void => tvm.withNewScope(() => void tvm.getGlobalFunc("vm.builtin.memory_manager.clear")());
+  const handler = (pressure: MemoryPressure): void => void trimTvmBuffers(tvm, pressure.bytesToFree);
   registerFramework(ctx, owner, handler, () => null);
 }
