@@ -6,9 +6,10 @@
  * Every struct exported into one host carries the same deleter: one
  * function-table entry made on the host's first export and kept with the
  * host. It finds the export by the struct's address (`self`) in the host's
- * table of live exports (address-table.ts), so an export makes no closure and no table entry —
- * only one small record, reused after its deleter ran. A deleter call for an
- * address that is not a live export (a second call) does nothing.
+ * table of live exports (address-table.ts), so an export makes no table entry.
+ * Each export is a holder (docs/ownership.md) whose release the deleter calls;
+ * a deleter call for an address that is not a live export (a second call)
+ * finds nothing to release.
  */
 import { WebDLPackError } from "../errors.js";
 import { requireObject } from "../arguments.js";
@@ -21,7 +22,8 @@ import {
   type WasmHost,
   type WasmHostMember,
 } from "../dlpack/index.js";
-import { MARK_RELEASED, type LedgerEntry } from "../context/ledger/entry.js";
+import type { LedgerEntry } from "../context/ledger/entry.js";
+import type { Release } from "../release.js";
 import { trackExport } from "../context/ledger/track-tensor.js";
 import { AddressTable } from "./address-table.js";
 import type { Ownership } from "./ownership.js";
@@ -33,22 +35,6 @@ const TO_MANAGED_HOST: readonly WasmHostMember[] = ["buffer", "malloc", "free", 
 /** The options `Tensor.toManaged` gets when none are given (checked once here, not per call). */
 export const DEFAULT_TO_MANAGED: ToManagedOptions = Object.freeze({});
 
-/** One live export: what its deleter releases. Records are reused once released. */
-interface LiveExport {
-  /** The Tensor, kept alive until the deleter runs (null in a spare record). */
-  tensor: object | null;
-  /** The copy's block in the host's heap, or 0 when the struct shares the tensor's bytes. */
-  copyAddr: number;
-  /** The hold on the tensor's owner that the export took (null: none). */
-  owner: Ownership | null;
-  /** The ledger's "export" entry of a hold on GPU bytes (null: none). */
-  entry: LedgerEntry | null;
-}
-
-/** Released records kept for the next exports (bounded: a burst of exports does not stay in memory). */
-const spareRecords: LiveExport[] = [];
-const MAX_SPARE_RECORDS = 64;
-
 /** Number of structs exported by toManaged whose deleter has not run yet, over every host. */
 let liveExports = 0;
 
@@ -57,33 +43,69 @@ export function liveExportCount(): number {
   return liveExports;
 }
 
+/**
+ * One export: a holder of the tensor's bytes until the consumer calls the
+ * struct's deleter, which releases it (once): the struct and its copy are
+ * freed, then its hold on the tensor's owner is released — through its ledger
+ * entry when it has one (GPU bytes), whose release a device loss may have run
+ * already (the struct then stays readable until the deleter frees it).
+ *
+ * The one {@link Release} that is not a `Once`: a record is reused for
+ * a later export once released, so an export allocates nothing (a new object
+ * per export cost 4–9% of toManaged + deleter, bench/release-cost.mjs and docs/ownership.md).
+ * That is safe because the host's live table is the only way to a record: the
+ * deleter takes it out of the table before releasing it.
+ */
+class LiveExport implements Release {
+  /** The host whose memory holds the struct; null once released. */
+  host: WasmHost | null = null;
+  address = 0;
+  copyAddr = 0;
+  /** The Tensor, kept reachable until the deleter runs. */
+  tensor: object | null = null;
+  /** The export's hold on the tensor's owner (null: none, e.g. a copy). */
+  owner: Ownership | null = null;
+  /** The ledger's "export" entry of a hold on GPU bytes (null: none); its release is the hold's. */
+  entry: LedgerEntry | null = null;
+
+  /** True once the deleter released it (until the record is reused for another export). */
+  get released(): boolean {
+    return this.host === null;
+  }
+
+  /** The deleter's release: free the struct (and copy), then release the hold. True if this call released. */
+  release(): boolean {
+    const host = this.host;
+    if (host === null) return false;
+    const { address, copyAddr, owner, entry } = this;
+    this.host = null;
+    this.tensor = null;
+    this.owner = null;
+    this.entry = null;
+    liveExports--;
+    if (spareRecords.length < MAX_SPARE_RECORDS) spareRecords.push(this);
+    try {
+      host.free(address);
+      if (copyAddr !== 0) host.free(copyAddr);
+    } finally {
+      if (entry !== null) entry.release();
+      else owner?.release();
+    }
+    return true;
+  }
+}
+
+/** Released records kept for the next exports (bounded: a burst of exports does not stay in memory). */
+const spareRecords: LiveExport[] = [];
+const MAX_SPARE_RECORDS = 64;
+
 /** One host's exports: its shared deleter's table index and its live exports by struct address. */
 class HostExports {
   readonly live = new AddressTable<LiveExport>();
   readonly deleter: number;
 
-  constructor(private readonly host: WasmHost) {
-    this.deleter = host.addFunction((self: number) => this.release(self)) >>> 0;
-  }
-
-  /** The deleter of every struct exported into this host: frees the export at `self` once. */
-  release(self: number): void {
-    const address = self >>> 0;
-    const record = this.live.delete(address);
-    if (record === undefined) return; // not a live export: its deleter ran already
-    liveExports--;
-    const { copyAddr, owner, entry } = record;
-    record.tensor = null;
-    record.owner = null;
-    record.entry = null;
-    entry?.[MARK_RELEASED]("dispose");
-    if (spareRecords.length < MAX_SPARE_RECORDS) spareRecords.push(record);
-    try {
-      this.host.free(address);
-      if (copyAddr !== 0) this.host.free(copyAddr);
-    } finally {
-      if (owner !== null) owner.release();
-    }
+  constructor(host: WasmHost) {
+    this.deleter = host.addFunction((self: number) => this.live.delete(self >>> 0)?.release()) >>> 0;
   }
 }
 
@@ -189,28 +211,29 @@ export function exportManaged(
   }
   const hold = inHost ? owner : null; // a copy needs no hold on the tensor's bytes
   if (hold !== null) hold.retain();
-  const record = spareRecords.pop() ?? { tensor: null, copyAddr: 0, owner: null, entry: null };
-  record.tensor = tensor;
+  const entry =
+    hold !== null && storage.kind === "webgpu" ? trackHolder(desc, tensor.nbytes, options.holder, hold) : null;
+  const record = spareRecords.pop() ?? new LiveExport();
+  record.host = host;
+  record.address = structAddr;
   record.copyAddr = copyAddr;
+  record.tensor = tensor;
   record.owner = hold;
-  record.entry =
-    hold !== null && storage.kind === "webgpu" ? trackHolder(record, desc, tensor.nbytes, options.holder) : null;
+  record.entry = entry;
   exports.live.set(structAddr, record);
   liveExports++;
   return structAddr;
 }
 
 /**
- * The ledger entry of an export's hold on GPU bytes: the consumer is listed
- * as a holder until the deleter runs (which marks the entry released). If the
- * ledger releases it first (device loss), only the hold is dropped: the struct
- * stays readable until the consumer's deleter call frees it.
+ * The ledger entry of an export's hold on GPU bytes: the consumer is listed as a holder until the
+ * deleter runs; the entry's release (by the deleter, or the ledger at device loss) releases the hold.
  */
 function trackHolder(
-  record: LiveExport,
   desc: DLTensorDesc,
   bytes: number,
   holder: string | undefined,
+  owner: Ownership,
 ): LedgerEntry | null {
   return trackExport({
     owner: holder,
@@ -218,10 +241,7 @@ function trackHolder(
     bytes,
     pointer: desc.data,
     release: () => {
-      const held = record.owner;
-      record.owner = null;
-      record.entry = null;
-      held?.release();
+      owner.release();
     },
   });
 }

@@ -179,9 +179,6 @@ export class PointerAllocations {
         ownerLabel: req.ownerLabel,
         onRelease: undefined,
         pooled: true,
-        ledger: undefined,
-        released: false,
-        asyncError: undefined,
       },
       req.scoped,
     );

@@ -8,6 +8,7 @@
 import type { WebDLPackError } from "../../errors.js";
 import type { DeviceAllocator } from "../allocation/device-allocator.js";
 import { lostError, type DeviceRecord } from "../devices/registry.js";
+import { Once } from "../../release.js";
 import { MARK_RELEASED, type LedgerEntry } from "../ledger/entry.js";
 import type { Ledger } from "../ledger/ledger.js";
 import { claimPointerTag } from "./pointer-tags.js";
@@ -16,8 +17,8 @@ import { PointerTable } from "./pointer-table.js";
 import { forgetVerifiedBuffer } from "./register-check.js";
 import type { GPUPointerInfo } from "../types.js";
 
-/** What the pointer table holds for each pointer. */
-export interface BufferEntry {
+/** What a caller tells {@link BufferTable.insert} about a buffer. */
+export interface BufferInit {
   readonly buffer: GPUBuffer;
   readonly device: DeviceRecord;
   readonly requestedSize: number;
@@ -27,10 +28,17 @@ export interface BufferEntry {
   readonly onRelease: ((buffer: GPUBuffer, ptr: GPUPointer) => void) | undefined;
   /** Made by this context's allocator, so it may go back to the cache. */
   readonly pooled: boolean;
-  /** The ledger entry (set right after insertion). */
+}
+
+/** Which path gave a pointer's buffer back. */
+export type GiveBackPath = "free" | "device-lost";
+
+/** What the pointer table holds for each pointer. */
+export interface BufferEntry extends BufferInit {
+  /** The ledger entry (set right after insertion; none when not tracked). */
   ledger: LedgerEntry | undefined;
-  /** The buffer was released (destroyed / handed back / onRelease called): by free, or at device loss. */
-  released: boolean;
+  /** Gives the buffer back (cache, destroy, or its owner's onRelease), once: at free, or at device loss. */
+  readonly giveBack: Once<GiveBackPath>;
   /** An error WebGPU reported after allocWebGPU returned; thrown on use. */
   asyncError: WebDLPackError | undefined;
 }
@@ -119,8 +127,21 @@ export class BufferTable {
   }
 
   /** The single place entries enter the table: the pointer, then its ledger entry (unless `tracked` is false: see RegisterBufferOptions). */
-  insert(entry: BufferEntry, scoped = true, tracked = true): GPUPointer {
-    let ptr: GPUPointer;
+  insert(init: BufferInit, scoped = true, tracked = true): GPUPointer {
+    let ptr = 0;
+    const entry: BufferEntry = {
+      buffer: init.buffer,
+      device: init.device,
+      requestedSize: init.requestedSize,
+      owned: init.owned,
+      owner: init.owner,
+      ownerLabel: init.ownerLabel,
+      onRelease: init.onRelease,
+      pooled: init.pooled,
+      ledger: undefined,
+      giveBack: new Once(() => this.#giveBack(entry, ptr)),
+      asyncError: undefined,
+    };
     try {
       ptr = this.#table.insert(entry);
     } catch (err) {
@@ -199,7 +220,7 @@ export class BufferTable {
     this.#byBuffer.delete(entry.buffer);
     this.#clearFast(ptr);
     entry.ledger?.[MARK_RELEASED]("dispose");
-    this.#releaseBuffer(entry, ptr);
+    entry.giveBack.release("free");
   }
 
   /** Make `ptr` (whose buffer WebGPU never created) throw `error` on every use until freed. */
@@ -227,25 +248,23 @@ export class BufferTable {
    * pointers so they keep failing with DEVICE_LOST until freed.
    */
   loseDevice(record: DeviceRecord): void {
-    const victims: [BufferEntry, GPUPointer][] = [];
+    const victims: BufferEntry[] = [];
     this.#table.forEach((entry, ptr) => {
       if (entry.device === record) this.#clearFast(ptr);
-      if (entry.device === record && !entry.released) victims.push([entry, ptr]);
+      if (entry.device === record && !entry.giveBack.released) victims.push(entry);
     });
-    for (const [entry, ptr] of victims) {
+    for (const entry of victims) {
       entry.ledger?.[MARK_RELEASED]("device-lost");
       try {
-        this.#releaseBuffer(entry, ptr);
+        entry.giveBack.release("device-lost");
       } catch (err) {
         console.error("webdlpack: onRelease threw during device loss", err);
       }
     }
   }
 
-  /** Give the buffer back (cache, lazy or throttled destroy) and call onRelease; once per entry. */
-  #releaseBuffer(entry: BufferEntry, ptr: GPUPointer): void {
-    if (entry.released) return;
-    entry.released = true;
+  /** Give the buffer back (cache, lazy or throttled destroy) and call onRelease: the function of `entry.giveBack`. */
+  #giveBack(entry: BufferEntry, ptr: GPUPointer): void {
     if (entry.owned) {
       forgetVerifiedBuffer(entry.buffer); // webdlpack may destroy it: registering it again must check again
       const allocator = this.#allocators.existing(entry.device);
