@@ -53,6 +53,12 @@ export function pyodideVersions(root = ROOT) {
   return installedVersions("pyodide", root);
 }
 
+/** The oldest and the newest Pyodide tested: what `./run test` runs (suite pyodide-range, test-matrix.mjs --quick). */
+export function pyodideRangeEnds(root = ROOT) {
+  const all = pyodideVersions(root);
+  return [all[0], all[all.length - 1]];
+}
+
 /**
  * A framework's tested versions, oldest first: [{version, packages: {name: install}}], one per version
  * that every one of its packages has.

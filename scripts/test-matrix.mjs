@@ -22,7 +22,13 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startServer } from "./serve.mjs";
 import { browserSettings } from "./browser-settings.mjs";
-import { FRAMEWORKS, frameworkVersions, pyodideVersions, servedPackages } from "./matrix-versions.mjs";
+import {
+  FRAMEWORKS,
+  frameworkVersions,
+  pyodideRangeEnds,
+  pyodideVersions,
+  servedPackages,
+} from "./matrix-versions.mjs";
 
 const ROOT = join(fileURLToPath(import.meta.url), "..", "..");
 const quick = process.argv.includes("--quick");
@@ -135,10 +141,7 @@ function junit(rows) {
 const t0 = performance.now();
 const rows = [];
 let allOk = true;
-const pyodides = pyodideVersions();
-const chosen = (quick ? [pyodides[0], pyodides[pyodides.length - 1]] : pyodides).filter((p) =>
-  wanted("Pyodide", p.version),
-);
+const chosen = (quick ? pyodideRangeEnds() : pyodideVersions()).filter((p) => wanted("Pyodide", p.version));
 const allocator = chosen.length > 0 ? allocatorInNode() : {};
 const specs = pythonSpecs();
 for (const { install, version } of chosen) {

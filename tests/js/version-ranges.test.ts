@@ -29,6 +29,7 @@ import { repoRoot } from "./helpers.js";
 /** npm's own range semantics (the semver package npm uses; typed here for what the test calls). */
 const semver = createRequire(import.meta.url)("semver") as {
   satisfies(version: string, range: string): boolean;
+  gt(a: string, b: string): boolean;
   minVersion(range: string): { version: string } | null;
 };
 
@@ -38,6 +39,7 @@ interface Installed {
 }
 const matrix = (await import(pathToFileURL(join(repoRoot(), "scripts/matrix-versions.mjs")).href)) as {
   installedVersions(pkg: string): Installed[];
+  pyodideRangeEnds(): Installed[];
 };
 const peers = (
   JSON.parse(readFileSync(join(repoRoot(), "package.json"), "utf8")) as {
@@ -179,4 +181,18 @@ test("LiteRT.js (no version at run time): the floor's feature is there in every 
     bindLiteRtToContext({} as LiteRtLike, {} as never),
     (err: unknown) => err instanceof WebDLPackError && err.code === "INVALID_ARGUMENT" && err.field === "litert",
   );
+});
+
+test("./run test runs the oldest and the newest Pyodide of package.json's range (suite pyodide-range)", () => {
+  const range = peers.pyodide!;
+  const ends = matrix.pyodideRangeEnds();
+  // Each Pyodide minor is tested at its last patch: the oldest is the range's floor minor.
+  const minor = (v: string | undefined): string => (v ?? "").split(".").slice(0, 2).join(".");
+  assert.equal(minor(ends[0]!.version), minor(semver.minVersion(range)?.version), "the oldest is the floor's minor");
+  const pinned = matrix.installedVersions("pyodide").map((v) => v.version);
+  assert.equal(ends[1]!.version, pinned.at(-1), "the newest pinned");
+  for (const v of pinned) assert.ok(!semver.gt(v, ends[1]!.version), `${v} is not newer than ${ends[1]!.version}`);
+  const runTests = readFileSync(join(repoRoot(), "scripts/run-tests.sh"), "utf8");
+  assert.match(runTests, /suites=\([^)]*\bpyodide-range\b[^)]*\)/, "pyodide-range is a default suite");
+  assert.match(runTests, /pyodide-range\)\s+node scripts\/test-matrix\.mjs --quick/, "it runs test-matrix.mjs --quick");
 });
