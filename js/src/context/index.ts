@@ -6,7 +6,8 @@
  *
  *   global.ts          the singleton at globalThis[Symbol.for("webdlpack.context")], version check
  *   get-context.ts     getContext(), the protocol version and the members each minor requires (docs/spec.md C1, G4)
- *   context.ts         the class behind the context
+ *   context.ts         the class behind the context: a thin façade, one call into a room per method
+ *   rooms.ts           the rooms of one context, made and wired together (what a device's arrival, removal or loss does)
  *   types.ts           the public interface and option types
  *   options.ts         the rules of each method's options bag (for arguments.ts checkOptions), pointer type check
  *   stats.ts           ctx.stats(): rows per device and per owner
@@ -16,7 +17,6 @@
  *   allocation/        buffer creation, cache modes and size classes, the destroy throttle
  *   transfers/         GPU byte movement, one home: upload, readback, GPU copy, clear; staging rings; loss
  *   ledger/            the lifetime ledger: entries with one release each, scopes, leak reports
- *   call-checks.ts     the argument checks context methods share (options keys, pointer type)
  *   memory/            GPU memory by owner on each device, the budget, memory pressure (docs/memory.md)
  */
 export {

@@ -3,28 +3,22 @@
  * bytes, cache, throttle, staging, guards), a row per owner and device, and
  * the page totals.
  */
-import type { CacheMode } from "./allocation/buffer-cache.js";
-import type { BufferTable } from "./pointers/buffer-table.js";
-import type { DeviceAllocator } from "./allocation/device-allocator.js";
-import type { DeviceGuards } from "./devices/guard.js";
 import type { DeviceRecord } from "./devices/registry.js";
-import type { Ledger } from "./ledger/ledger.js";
+import type { Rooms } from "./rooms.js";
 import { existingTransfers } from "./transfers/index.js";
 import type { ContextStats, DeviceStats, OwnerStats } from "./types.js";
 
-/** What the snapshot is taken from (the context's parts). */
-export interface StatsSources {
-  readonly devices: readonly DeviceRecord[];
-  readonly allocators: ReadonlyMap<DeviceRecord, DeviceAllocator>;
-  readonly guards: ReadonlyMap<DeviceRecord, DeviceGuards>;
-  /** The cache mode a device without an allocator yet would get. */
-  modeOf(record: DeviceRecord): CacheMode;
-  readonly table: BufferTable;
-  readonly ledger: Ledger;
-}
-
-/** The context's stats now. */
-export function collectStats(src: StatsSources): ContextStats {
+/** The context's stats now, read from its rooms. */
+export function collectStats(rooms: Rooms): ContextStats {
+  const allocators = rooms.allocation.allocators;
+  const src = {
+    devices: rooms.devices.registry.list(),
+    allocators: allocators.byDevice,
+    guards: rooms.devices.guards,
+    modeOf: (record: DeviceRecord) => allocators.modeOf(record.id),
+    table: rooms.pointers,
+    ledger: rooms.ledger,
+  };
   const rows = new Map<DeviceRecord, DeviceStats>();
   const row = (record: DeviceRecord): DeviceStats => {
     let r = rows.get(record);

@@ -8,6 +8,7 @@
  *   destroy-throttle.ts  destroys that do not overwhelm the GPU process; lazy release
  *   device-allocator.ts  per-device allocation state (mode, cache, throttle, counters)
  *   allocators.ts        per-device allocators and their cache-mode / limit settings
+ *   pointer-allocations.ts  the room's calls: allocWebGPU(Checked), lastAsyncError, set/getCacheMode, flush
  */
 export { GPUUsage, DEFAULT_GPU_USAGE, GPU_ALLOCATION_ALIGNMENT } from "./create.js";
 export { CACHE_MODES, DEFAULT_CACHE_MODE, DEFAULT_CACHE_LIMITS } from "./buffer-cache.js";

@@ -1,19 +1,20 @@
 /**
- * The context's allocation calls (allocWebGPU, allocWebGPUChecked): check the
- * arguments, take a cached buffer or create one (under error scopes when
- * checked), and give it a GPU pointer; a sync allocation WebGPU later refuses
- * poisons whatever holds that buffer then.
+ * The allocation room's calls (allocWebGPU, allocWebGPUChecked, lastAsyncError,
+ * setCacheMode, getCacheMode, flush): check the arguments, take a cached buffer
+ * or create one (under error scopes when checked), and give it a GPU pointer; a
+ * sync allocation WebGPU later refuses poisons whatever holds that buffer then.
  */
 import { checkOptions } from "../../arguments.js";
 import { WebDLPackError } from "../../errors.js";
 import type { DeviceRecord, DeviceRegistry } from "../devices/registry.js";
 import { lostError } from "../devices/registry.js";
 import { ownerLabel } from "../ledger/entry.js";
-import { ALLOC_OPTION_RULES } from "../options.js";
+import { ALLOC_OPTION_RULES, CACHE_MODE_OPTION_RULES } from "../options.js";
 import type { BufferTable } from "../pointers/buffer-table.js";
 import { formatPointer, type GPUPointer } from "../pointers/pointer-format.js";
-import type { AllocOptions } from "../types.js";
+import type { AllocOptions, CacheModeOptions } from "../types.js";
 import type { Allocators } from "./allocators.js";
+import { checkCacheMode, type CacheMode } from "./buffer-cache.js";
 import { checkByteCount, checkUsage, createBufferUnchecked, createCheckedBuffer, DEFAULT_GPU_USAGE } from "./create.js";
 import type { DeviceAllocator } from "./device-allocator.js";
 import { createWithRoom, WEBDLPACK_OWNER, type ContextMemory } from "../memory/index.js";
@@ -47,6 +48,11 @@ export class PointerAllocations {
     this.#allocators = allocators;
     this.#table = table;
     this.#memory = memory;
+  }
+
+  /** The per-device allocators (their caches, modes and counters). */
+  get allocators(): Allocators {
+    return this.#allocators;
   }
 
   /** allocWebGPUChecked: a buffer WebGPU confirmed, or the typed error. */
@@ -144,6 +150,34 @@ export class PointerAllocations {
     }
     if (allocator.cache.remove(buffer)) allocator.discard(buffer);
     return late;
+  }
+
+  /** `ctx.setCacheMode(mode, options)`: every device's default mode, or one device's. */
+  setCacheMode(mode: CacheMode, options: CacheModeOptions = {}): void {
+    const opts = checkOptions(options, "setCacheMode", CACHE_MODE_OPTION_RULES);
+    const checked = checkCacheMode(mode, "mode");
+    const deviceId = opts.deviceId;
+    if (deviceId !== undefined) this.#devices.record(deviceId); // UNKNOWN_DEVICE for a bad id
+    this.#allocators.apply({
+      mode: checked,
+      deviceId,
+      cacheLimits: opts.cacheLimits,
+      throttleLimits: opts.throttleLimits,
+    });
+  }
+
+  /** `ctx.getCacheMode(deviceId)`. */
+  getCacheMode(deviceId = 0): CacheMode {
+    return this.#allocators.modeOf(deviceId);
+  }
+
+  /** `ctx.flush(deviceId)`: lazy releases destroyed and pending destroys confirmed, on one device or all. */
+  async flush(deviceId?: number): Promise<void> {
+    const targets =
+      deviceId === undefined
+        ? [...this.#allocators.byDevice.values()]
+        : [this.#allocators.get(this.#devices.record(deviceId))];
+    await Promise.all(targets.map((a) => a.throttle.flush()));
   }
 
   /** Check allocation arguments (all synchronous checks) and pick the size. */

@@ -6,6 +6,7 @@
  *   setup.ts           adapter/device request and the setup config
  *   default-device.ts  setup(): device 0, made once, again after loss
  *   guard.ts           per-owner device guards (a framework's destroy() drops only its reference)
+ *   devices.ts         the room's calls: setup, getWebGPUDevice, (un)registerWebGPUDevice, onDeviceLost
  */
 export type { SetupConfig, DeviceInfo, LimitsSummary } from "./setup.js";
 export { ML_LIMITS, ML_FEATURES } from "./setup.js";

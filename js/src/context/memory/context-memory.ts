@@ -2,11 +2,20 @@
  * The context's memory room: one {@link DeviceMeter} per device it owns, the
  * budgets, making room (webdlpack's caches first, then the pressure handlers,
  * then one retry) and the OUT_OF_MEMORY error that names the budget, the
- * request and the bytes by owner. `ctx.memory()` reads its report here.
+ * request and the bytes by owner. Its calls: `ctx.memory()`, `setMemoryBudget`,
+ * `trimMemory`, `onMemoryPressure`.
  */
 import { WebDLPackError } from "../../errors.js";
+import { checkMemoryBudget } from "../devices/setup.js";
 import { DeviceMeter, WEBDLPACK_OWNER } from "./meter.js";
-import { PressureHandlers, type MemoryPressure, type PressureReason } from "./pressure.js";
+import {
+  checkPressureArguments,
+  PressureHandlers,
+  type MemoryPressure,
+  type MemoryPressureHandler,
+  type MemoryPressureOptions,
+  type PressureReason,
+} from "./pressure.js";
 
 /** webdlpack's own caches on one device, as the memory room sees them. */
 export interface OwnCaches {
@@ -76,6 +85,33 @@ export class ContextMemory {
   readonly handlers = new PressureHandlers();
   readonly #devices = new Map<GPUDevice, DeviceMemory>();
   readonly #budgets = new Map<number, number | null>();
+  /** The GPUDevice of a webdlpack device id (UNKNOWN_DEVICE for a bad one). */
+  readonly #deviceOf: (deviceId: number) => GPUDevice;
+
+  constructor(deviceOf: (deviceId: number) => GPUDevice) {
+    this.#deviceOf = deviceOf;
+  }
+
+  /** `ctx.memory(deviceId)`. */
+  memory(deviceId = 0): MemoryReport {
+    return this.report(deviceId, this.#deviceOf(deviceId));
+  }
+
+  /** `ctx.setMemoryBudget(bytes, deviceId)`. */
+  setMemoryBudget(bytes: number | null, deviceId = 0): void {
+    const checked = checkMemoryBudget(bytes, "bytes");
+    this.setBudget(deviceId, checked, this.#deviceOf(deviceId));
+  }
+
+  /** `ctx.trimMemory(deviceId)`. */
+  trimMemory(deviceId = 0): Promise<number> {
+    return this.trim(this.#deviceOf(deviceId));
+  }
+
+  /** `ctx.onMemoryPressure(handler, options)`. */
+  onMemoryPressure(handler: MemoryPressureHandler | null, options?: MemoryPressureOptions): () => void {
+    return this.handlers.add(handler, checkPressureArguments(handler, options));
+  }
 
   /** Count every buffer of `device` (webdlpack id `deviceId`) from now on. */
   attach(deviceId: number, device: GPUDevice, own: OwnCaches): void {

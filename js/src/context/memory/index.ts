@@ -4,7 +4,7 @@
  *
  *   meter.ts           counting one device's buffers by owner (its createBuffer, GPUBuffer destroy)
  *   pressure.ts        ctx.onMemoryPressure handlers and calling them in order
- *   context-memory.ts  meters, budgets, making room, OUT_OF_MEMORY, ctx.memory()'s report
+ *   context-memory.ts  meters, budgets, making room, OUT_OF_MEMORY; the room's calls (memory, setMemoryBudget, trimMemory, onMemoryPressure)
  *   room.ts            webdlpack's own caches as one unit; checked creation with room and one retry
  */
 export { createBufferAs, meterOf, PAGE_OWNER, WEBDLPACK_OWNER, type OwnerBytes } from "./meter.js";

@@ -5,17 +5,21 @@
  * place a buffer is given back (cache, throttled destroy, or its owner's
  * onRelease).
  */
-import type { WebDLPackError } from "../../errors.js";
+import { checkOptions } from "../../arguments.js";
+import { describeValue } from "../../describe-value.js";
+import { WebDLPackError } from "../../errors.js";
 import type { DeviceAllocator } from "../allocation/device-allocator.js";
-import { lostError, type DeviceRecord } from "../devices/registry.js";
+import { isGPUBuffer } from "../allocation/create.js";
+import { lostError, type DeviceRecord, type DeviceRegistry } from "../devices/registry.js";
 import { Once } from "../../release.js";
-import { MARK_RELEASED, type LedgerEntry } from "../ledger/entry.js";
+import { MARK_RELEASED, ownerLabel, type LedgerEntry } from "../ledger/entry.js";
 import type { Ledger } from "../ledger/ledger.js";
 import { claimPointerTag } from "./pointer-tags.js";
 import { formatPointer, GPU_POINTER_SLOT_BITS, type GPUPointer, type PointerTableOptions } from "./pointer-format.js";
 import { PointerTable } from "./pointer-table.js";
-import { forgetVerifiedBuffer } from "./register-check.js";
-import type { GPUPointerInfo } from "../types.js";
+import { checkPointerType, REGISTER_OPTION_RULES } from "../options.js";
+import { checkRegisteredBuffer, forgetVerifiedBuffer } from "./register-check.js";
+import type { GPUPointerInfo, RegisterBufferOptions } from "../types.js";
 
 /** What a caller tells {@link BufferTable.insert} about a buffer. */
 export interface BufferInit {
@@ -73,6 +77,7 @@ export class BufferTable {
   readonly #table: PointerTable<BufferEntry>;
   readonly #ledger: Ledger;
   readonly #allocators: AllocatorLookup;
+  readonly #devices: DeviceRegistry;
   /** Buffers in the table, to refuse adopting one twice. */
   readonly #byBuffer = new WeakMap<GPUBuffer, GPUPointer>();
   /** Ledger entries that stand for this table's own pointers. */
@@ -88,10 +93,11 @@ export class BufferTable {
   /** The one claimUniqueTag run (settled from the start when the options gave the tag). */
   #tagClaim: Promise<void> | undefined;
 
-  /** An empty table whose entries are tracked in `ledger`. */
-  constructor(ledger: Ledger, allocators: AllocatorLookup, options?: PointerTableOptions) {
+  /** An empty table whose entries are tracked in `ledger`, for buffers of `devices`. */
+  constructor(ledger: Ledger, allocators: AllocatorLookup, devices: DeviceRegistry, options?: PointerTableOptions) {
     this.#ledger = ledger;
     this.#allocators = allocators;
+    this.#devices = devices;
     this.#table = new PointerTable<BufferEntry>(options);
     if (options?.tag !== undefined) this.#tagClaim = Promise.resolve(); // a tag the caller chose is kept
   }
@@ -167,6 +173,44 @@ export class BufferTable {
     return ptr;
   }
 
+  /** `ctx.registerGPUBuffer(buffer, options)`: adopt a buffer another framework made. */
+  register(buffer: GPUBuffer, options: RegisterBufferOptions = {}): GPUPointer {
+    const opts = checkOptions(options, "registerGPUBuffer", REGISTER_OPTION_RULES);
+    if (!isGPUBuffer(buffer)) {
+      throw new WebDLPackError("INVALID_ARGUMENT", "registerGPUBuffer needs a GPUBuffer", {
+        field: "buffer",
+        value: describeValue(buffer),
+        expected: "a GPUBuffer (size, usage, destroy)",
+      });
+    }
+    const record = this.#devices.live(opts.deviceId ?? 0, "registerGPUBuffer");
+    const existing = this.pointerOf(buffer);
+    if (existing !== undefined) {
+      throw new WebDLPackError(
+        "INVALID_ARGUMENT",
+        `this GPUBuffer is already in the pointer table as ${formatPointer(existing)}`,
+        { field: "buffer", value: existing, expected: "a buffer not yet registered (reuse the existing pointer)" },
+      );
+    }
+    const init: BufferInit = {
+      buffer,
+      device: record,
+      requestedSize: buffer.size,
+      owned: opts.owned ?? false,
+      owner: opts.owner,
+      ownerLabel: ownerLabel(opts.owner),
+      onRelease: opts.onRelease,
+      pooled: false,
+    };
+    const ptr = this.insert(init, true, opts.tracked ?? true);
+    // Destroyed, or another GPUDevice's: WebGPU says so asynchronously; the pointer then refuses every use.
+    // A buffer already verified on this device (frameworks reuse theirs) costs no GPU call (register-check.ts).
+    void checkRegisteredBuffer(record.device, buffer, ptr, record.id)?.then((refusal) => {
+      if (refusal !== null && this.pointerOf(buffer) === ptr) this.poison(ptr, refusal);
+    });
+    return ptr;
+  }
+
   /** The live pointer naming `buffer`, if it is in the table. */
   pointerOf(buffer: GPUBuffer): GPUPointer | undefined {
     const ptr = this.#byBuffer.get(buffer);
@@ -183,8 +227,9 @@ export class BufferTable {
     return this.#ownEntries.has(entry);
   }
 
-  /** The GPUBuffer of `ptr`: one array read on the fast path, else full checks. */
+  /** `ctx.gpuPointerToBuffer(ptr)`: one array read on the fast path, else full checks. */
   translate(ptr: GPUPointer): GPUBuffer {
+    if (typeof ptr !== "number") checkPointerType(ptr, "gpuPointerToBuffer");
     const at = 2 * (ptr & FAST_SLOT_MASK);
     const fast = this.#fast;
     return fast[at] === ptr ? (fast[at + 1] as GPUBuffer) : this.usable(ptr, "gpuPointerToBuffer").buffer;
@@ -200,6 +245,7 @@ export class BufferTable {
 
   /** What `ctx.gpuPointerInfo(ptr)` reports. */
   info(ptr: GPUPointer): GPUPointerInfo {
+    checkPointerType(ptr, "gpuPointerInfo");
     const entry = this.#table.get(ptr);
     return {
       ptr,
@@ -216,6 +262,7 @@ export class BufferTable {
 
   /** Take `ptr` out of the table and give its buffer back (`ctx.freeWebGPU`). */
   free(ptr: GPUPointer): void {
+    checkPointerType(ptr, "freeWebGPU");
     const entry = this.#table.remove(ptr);
     this.#byBuffer.delete(entry.buffer);
     this.#clearFast(ptr);

@@ -5,7 +5,8 @@
  *   pointer-format.ts  what a GPU pointer is: context tag + generation + slot; describe, format
  *   pointer-table.ts   the table that issues pointers and translates them in O(1)
  *   pointer-tags.ts    which tag a context's pointers carry (unique per live context through Web Locks)
- *   buffer-table.ts    GPU pointers → buffer entries, the translation fast path, giving buffers back
+ *   buffer-table.ts    GPU pointers → buffer entries, the translation fast path, giving buffers back;
+ *                      the room's calls: registerGPUBuffer, gpuPointerToBuffer, gpuPointerInfo, freeWebGPU
  *   register-check.ts  registerGPUBuffer's asynchronous check that a buffer is live and the device's
  */
 export {

@@ -1,12 +1,15 @@
 /**
- * The context's transfer methods (readback, readbackInto, upload, copyBuffer,
- * clearBuffer, transferStats): argument checks against the pointer's buffer,
- * then the device's one {@link DeviceTransfers} (transfers/). The context
- * resolves pointers to entries; this file owns what happens next.
+ * The transfers room's calls (readback, readbackInto, upload, copyBuffer,
+ * clearBuffer, transferStats): the pointer's entry from the pointer table,
+ * argument checks against its buffer, then the device's one
+ * {@link DeviceTransfers} (transfers/).
  */
 import { describeValue } from "../../describe-value.js";
 import { WebDLPackError } from "../../errors.js";
-import type { BufferEntry } from "../pointers/buffer-table.js";
+import type { DeviceRegistry } from "../devices/registry.js";
+import type { BufferEntry, BufferTable } from "../pointers/buffer-table.js";
+import type { GPUPointer } from "../pointers/pointer-format.js";
+import { pendingBufferCheck } from "../pointers/register-check.js";
 import {
   hostLength,
   hostView,
@@ -15,12 +18,70 @@ import {
   type ByteRange,
   type CopyRange,
   type HostBytes,
+  type ReadbackRange,
+  type ReadbackTarget,
+  type TransferStats,
 } from "./index.js";
 import type { DeviceTransfers } from "./index.js";
 import { bufferFacts } from "./buffer-facts.js";
 
+/** The transfer calls of one context: pointers resolved in its table, devices in its registry. */
+export class ContextTransfers {
+  readonly #table: BufferTable;
+  readonly #devices: DeviceRegistry;
+
+  constructor(table: BufferTable, devices: DeviceRegistry) {
+    this.#table = table;
+    this.#devices = devices;
+  }
+
+  /** `ctx.readback(ptr, range)`. */
+  async readback(ptr: GPUPointer, range?: ReadbackRange): Promise<ArrayBuffer> {
+    const entry = this.#table.usable(ptr, "readback");
+    const wait = pendingBufferCheck(entry.buffer, ptr, entry.device.id);
+    if (wait === null) return readbackEntry(entry, range);
+    return this.#afterCheck(wait, ptr, "readback").then((checked) => readbackEntry(checked, range));
+  }
+
+  /** `ctx.readbackInto(ptr, target, range)`. */
+  async readbackInto(ptr: GPUPointer, target: ReadbackTarget, range?: ReadbackRange): Promise<void> {
+    const entry = this.#table.usable(ptr, "readbackInto");
+    const wait = pendingBufferCheck(entry.buffer, ptr, entry.device.id);
+    if (wait === null) return readbackEntryInto(entry, target, range);
+    return this.#afterCheck(wait, ptr, "readbackInto").then((checked) => readbackEntryInto(checked, target, range));
+  }
+
+  /** `ptr`'s entry once its buffer's register check (still running when the read was asked for) let it through. */
+  async #afterCheck(wait: Promise<WebDLPackError | null>, ptr: GPUPointer, operation: string): Promise<BufferEntry> {
+    const refused = await wait;
+    if (refused !== null) throw refused;
+    return this.#table.usable(ptr, operation);
+  }
+
+  /** `ctx.upload(ptr, source, range)`. */
+  upload(ptr: GPUPointer, source: ReadbackTarget, range?: Pick<ReadbackRange, "byteOffset">): void {
+    uploadEntry(this.#table.usable(ptr, "upload"), source, range);
+  }
+
+  /** `ctx.copyBuffer(src, dst, range)`. */
+  copyBuffer(src: GPUPointer, dst: GPUPointer, range?: CopyRange): void {
+    copyEntries(this.#table.usable(src, "copyBuffer"), this.#table.usable(dst, "copyBuffer"), range);
+  }
+
+  /** `ctx.clearBuffer(ptr, range)`. */
+  clearBuffer(ptr: GPUPointer, range?: ReadbackRange): void {
+    clearEntry(this.#table.usable(ptr, "clearBuffer"), range);
+  }
+
+  /** `ctx.transferStats(deviceId)`. */
+  transferStats(deviceId = 0): TransferStats {
+    const record = this.#devices.record(deviceId);
+    return transfersFor(record.device, record.adapterInfo).stats();
+  }
+}
+
 /** The transfers of an entry's device. */
-export function transfersOf(entry: BufferEntry): DeviceTransfers {
+function transfersOf(entry: BufferEntry): DeviceTransfers {
   return transfersFor(entry.device.device, entry.device.adapterInfo);
 }
 
@@ -32,7 +93,7 @@ function defaultLength(requestedSize: number, range: ByteRange | undefined): num
 }
 
 /** ctx.readback: bytes of the entry's buffer in a new ArrayBuffer, after all submitted work. */
-export async function readbackEntry(entry: BufferEntry, range: ByteRange | undefined): Promise<ArrayBuffer> {
+async function readbackEntry(entry: BufferEntry, range: ByteRange | undefined): Promise<ArrayBuffer> {
   const { offset, length } = resolveRange(
     range,
     bufferFacts(entry.buffer).size,
@@ -42,7 +103,7 @@ export async function readbackEntry(entry: BufferEntry, range: ByteRange | undef
 }
 
 /** ctx.readbackInto: straight into the caller's memory, piece by piece, no intermediate array. */
-export function readbackEntryInto(entry: BufferEntry, target: HostBytes, range: ByteRange | undefined): Promise<void> {
+function readbackEntryInto(entry: BufferEntry, target: HostBytes, range: ByteRange | undefined): Promise<void> {
   // Not async: the caller (ctx.readbackInto, async) turns a throw here into its rejection; one async frame less.
   const length = range?.byteLength ?? hostLength(target, "readbackInto");
   const { offset } = resolveRange({ ...(range ?? {}), byteLength: length }, bufferFacts(entry.buffer).size, length);
@@ -53,11 +114,7 @@ export function readbackEntryInto(entry: BufferEntry, target: HostBytes, range: 
 }
 
 /** ctx.upload: the bytes of `source` into the entry's buffer at range.byteOffset, taken before this returns. */
-export function uploadEntry(
-  entry: BufferEntry,
-  source: HostBytes,
-  range: Pick<ByteRange, "byteOffset"> | undefined,
-): void {
+function uploadEntry(entry: BufferEntry, source: HostBytes, range: Pick<ByteRange, "byteOffset"> | undefined): void {
   const length = hostLength(source, "upload");
   const { offset } = resolveRange(
     { byteOffset: range?.byteOffset ?? 0, byteLength: 0 },
@@ -68,7 +125,7 @@ export function uploadEntry(
 }
 
 /** ctx.copyBuffer: GPU → GPU between two entries of one device, submitted now. */
-export function copyEntries(src: BufferEntry, dst: BufferEntry, range: CopyRange | undefined): void {
+function copyEntries(src: BufferEntry, dst: BufferEntry, range: CopyRange | undefined): void {
   if (range !== undefined && (range === null || typeof range !== "object")) {
     throw new WebDLPackError("INVALID_ARGUMENT", "bad copyBuffer range", {
       field: "range",
@@ -90,7 +147,7 @@ export function copyEntries(src: BufferEntry, dst: BufferEntry, range: CopyRange
 }
 
 /** ctx.clearBuffer: zero a byte range (default: the whole buffer), submitted now. */
-export function clearEntry(entry: BufferEntry, range: ByteRange | undefined): void {
+function clearEntry(entry: BufferEntry, range: ByteRange | undefined): void {
   const { offset, length } = resolveRange(range, bufferFacts(entry.buffer).size, undefined);
   transfersOf(entry).clear(entry.buffer, offset, length);
 }

@@ -10,7 +10,7 @@
  *   targets.ts           host memory of a transfer (view or wasm memory + address) and GPU byte ranges
  *   buffer-facts.ts      a GPUBuffer's size and usage, read once (the binding's getters cost µs per transfer)
  *   calibrate.ts         measured at setup: upload thresholds, staging made ready
- *   context-calls.ts     ctx.readback / readbackInto / upload / copyBuffer / clearBuffer on a pointer's entry
+ *   context-calls.ts     the room's calls: ctx.readback / readbackInto / upload / copyBuffer / clearBuffer / transferStats
  */
 export {
   DEFAULT_TRANSFER_PLAN,
