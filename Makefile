@@ -162,13 +162,13 @@ PY_HOSTS := $(BUILD)/python-hosts/.built
 $(PY_HOSTS): scripts/python_hosts.py examples/python_only/jupyter-lite.json package-lock.json $(TEST_EXTRAS) $(STAMPS)/npm
 	$(PY) scripts/python_hosts.py --out $(BUILD)/python-hosts
 	@touch $@
-test test-browser: $(PY_HOSTS)
+test test-browser test-matrix: $(PY_HOSTS)
 
 test: build $(TEST_EXTRAS) tvm
 	bash scripts/run-tests.sh
 
 # Every version package.json declares (scripts/test-matrix.mjs): prints a table, writes docs/test-matrix.md.
-test-matrix: build $(TEST_EXTRAS)
+test-matrix: build $(TEST_EXTRAS) tvm
 	node scripts/test-matrix.mjs
 
 test-js: build $(TEST_EXTRAS)

@@ -108,18 +108,19 @@ export function closeEnv(env) {
  * of the direction), "baseline" (the plain FFI call).
  */
 export function sizeCases(env, nbytes, samples) {
-  const { fns, host, module: m, clib, webdlpack, sinkRef, pyodide, bridge } = env;
+  // Memory through webdlpack's host (malloc/free): Pyodide before 314 exports no module._malloc.
+  const { fns, host, clib, webdlpack, sinkRef, pyodide, bridge } = env;
   const n = nbytes / 4;
   const x = clib.exports;
   // A C-owned float32 buffer made by the side module; its DLTensor is the view C exports from.
-  const shapeAt = m._malloc(8) >>> 0;
+  const shapeAt = host.malloc(8) >>> 0;
   new DataView(host.buffer).setBigInt64(shapeAt, BigInt(n), true);
-  const dtypeAt = m._malloc(4) >>> 0;
+  const dtypeAt = host.malloc(4) >>> 0;
   new DataView(host.buffer).setUint32(dtypeAt, FLOAT32.code | (FLOAT32.bits << 8) | (FLOAT32.lanes << 16), true);
   const cBase =
     clib.check(x.wdl_managed_tensor_alloc_cpu_p(dtypeAt, 1, shapeAt), "wdl_managed_tensor_alloc_cpu_p", true) >>> 0;
-  m._free(shapeAt);
-  m._free(dtypeAt);
+  host.free(shapeAt);
+  host.free(dtypeAt);
   const cView = cBase + webdlpack.LAYOUT.DLManagedTensorVersioned.dl_tensor;
   const cData = new DataView(host.buffer).getUint32(cView + webdlpack.LAYOUT.DLTensor.data, true);
   const pyTensor = fns.setup(nbytes, cView, cData);
@@ -229,10 +230,11 @@ export function sizeCases(env, nbytes, samples) {
       "copy",
       "malloc + set + free (copy into the heap)",
       () => {
-        const p = m._malloc(nbytes) >>> 0;
-        m.HEAPU8.set(plainBytes, p);
-        sinkRef.sink += m.HEAPU8[p];
-        m._free(p);
+        const p = host.malloc(nbytes) >>> 0;
+        const heap = new Uint8Array(host.buffer);
+        heap.set(plainBytes, p);
+        sinkRef.sink += heap[p];
+        host.free(p);
       },
       copySamples,
     ),

@@ -3,10 +3,13 @@
 // build/bundle-test/app/node_modules/webdlpack, then bundle it with each recipe of docs/bundlers.md
 // into build/bundle-test/{esbuild,esbuild-embedded,vite,webpack}/. The repo server then serves the
 // apps (tests/browser/bundled-app.spec.ts). Usage: node tests/bundling/build-apps.mjs
+// A package $WEBDLPACK_PACKAGES serves under another install (`make test-matrix`: "pyodide=pyodide-0-27") is
+// installed into the app from that install, so the bundle holds the loader of the Pyodide the page is served.
 import { execFileSync } from "node:child_process";
 import { copyFileSync, cpSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { packageAliases } from "../../scripts/serve.mjs";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const out = join(repo, "build", "bundle-test");
@@ -28,6 +31,8 @@ function installTarball() {
   renameSync(join(app, "node_modules", "package"), join(app, "node_modules", "webdlpack"));
   for (const f of readdirSync(join(repo, "tests", "bundling", "app")))
     copyFileSync(join(repo, "tests", "bundling", "app", f), join(app, f));
+  for (const [servedPath, installPath] of packageAliases(process.env.WEBDLPACK_PACKAGES))
+    cpSync(join(repo, installPath), join(app, servedPath), { recursive: true });
   return packed;
 }
 
