@@ -25,11 +25,17 @@ export class FakeBuffer {
     await new Promise((r) => setTimeout(r, 1));
     this.mapState = "mapped";
   }
+  /** Ranges handed out by getMappedRange: their bytes land in `data` on unmap (as a write mapping's do). */
+  #ranges: { offset: number; bytes: ArrayBuffer }[] = [];
   getMappedRange(offset = 0, size = this.size - offset): ArrayBuffer {
     if (this.mapState !== "mapped") throw new Error("OperationError: not mapped");
-    return this.data.buffer.slice(offset, offset + size) as ArrayBuffer;
+    const bytes = this.data.buffer.slice(offset, offset + size) as ArrayBuffer;
+    this.#ranges.push({ offset, bytes });
+    return bytes;
   }
   unmap(): void {
+    for (const r of this.#ranges) this.data.set(new Uint8Array(r.bytes), r.offset);
+    this.#ranges = [];
     this.mapState = "unmapped";
   }
 }
@@ -59,8 +65,19 @@ export class FakeQueue {
     this.workDoneCalls += 1;
     return new Promise((r) => setTimeout(r, 0));
   }
-  writeBuffer(buffer: FakeBuffer, offset: number, data: ArrayBufferView): void {
-    buffer.data.set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength), offset);
+  /** As WebGPU's: `data` a view or an ArrayBuffer; `dataOffset` and `size` in elements of a typed array, else bytes. */
+  writeBuffer(
+    buffer: FakeBuffer,
+    offset: number,
+    data: ArrayBufferView | ArrayBuffer,
+    dataOffset = 0,
+    size?: number,
+  ): void {
+    const view = ArrayBuffer.isView(data) ? data : new Uint8Array(data);
+    const unit = "BYTES_PER_ELEMENT" in view ? (view.BYTES_PER_ELEMENT as number) : 1;
+    const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+    const from = dataOffset * unit;
+    buffer.data.set(bytes.subarray(from, size === undefined ? undefined : from + size * unit), offset);
   }
 }
 
@@ -86,8 +103,9 @@ export class FakeDevice {
     });
   }
 
-  createBuffer(desc: { size: number; usage: number; label?: string }): FakeBuffer {
+  createBuffer(desc: { size: number; usage: number; label?: string; mappedAtCreation?: boolean }): FakeBuffer {
     const buffer = new FakeBuffer(desc.size, desc.usage, desc.label ?? "");
+    if (desc.mappedAtCreation === true) buffer.mapState = "mapped";
     this.created.push(buffer);
     const fail = this.failNext;
     this.failNext = undefined;

@@ -13,16 +13,20 @@
  * learns where staging wins most, and errs towards writeBuffer below. Measured once per adapter in a page (a later device of the same
  * adapter reuses the figures).
  *
- * Ready before the first transfer: when staging is used at all, mapped write
- * staging for a 16 MiB upload is kept (what the measurement made); read
- * staging of the read plan's single size, mapped once, is kept. The map time of
- * one against touching fresh memory of its size says whether a readback into
- * a new array touches its pages while the GPU works.
+ * Ready before the first transfer (sized by {@link readyStaging}): when staging
+ * is used at all, mapped write staging for a 16 MiB upload (its pieces); four
+ * read staging buffers of the read plan's single size, mapped once. With a
+ * memory budget, all of it fits in 1/8 of the budget (smaller and fewer
+ * buffers; none where they would serve nothing), and the measurement itself
+ * uploads at most 1/4 of it. Whatever else the measurement made is destroyed.
+ * Under memory pressure the rings are trimmed like every cache (room.ts). The
+ * map time of one read buffer against touching fresh memory of its size says
+ * whether a readback into a new array touches its pages while the GPU works.
  */
 import { GPUUsage } from "../allocation/create.js";
 import { type ReadPlan, readRange } from "./read.js";
-import { createBufferAs, WEBDLPACK_OWNER } from "../memory/meter.js";
-import { type ReadRing, touch, type WriteRing } from "./staging.js";
+import { createBufferAs, meterOf, WEBDLPACK_OWNER } from "../memory/meter.js";
+import { type ReadRing, STAGING_MIN_BYTES, touch, type WriteRing } from "./staging.js";
 import { pieceSize, type WritePlan, writeRange } from "./write.js";
 import type { Inflight } from "./inflight.js";
 
@@ -37,6 +41,10 @@ const BUDGET_MS = 250;
 const READ_BUFFERS = 4;
 /** Write staging made ready at setup: the pieces of an upload of this size. */
 const READY_UPLOAD_BYTES = 16 * MiB;
+/** With a memory budget, the staging made ready at setup takes at most this share of it … */
+const READY_BUDGET_SHARE = 1 / 8;
+/** … and the measurement uploads at most this share. */
+const MEASURE_BUDGET_SHARE = 1 / 4;
 
 /** Figures measured per adapter (a page that sets up the same adapter again measures nothing). */
 const measured = new Map<string, Omit<Calibrated, "calibration"> & { calibration: Calibration }>();
@@ -93,23 +101,65 @@ export async function calibrate(t: CalibrationTarget): Promise<Calibrated> {
   const known = t.adapterKey === null ? undefined : measured.get(t.adapterKey);
   const found = known ?? (await measure(t));
   if (known === undefined && t.adapterKey !== null) measured.set(t.adapterKey, found);
-  if (found.write.stagingMinBytes !== Number.POSITIVE_INFINITY) {
-    const piece = pieceSize(READY_UPLOAD_BYTES, t.write);
-    await t.writes.prepare(piece, Math.ceil(READY_UPLOAD_BYTES / piece));
-  }
-  if (known !== undefined) await t.reads.prepare(readBytes(t), READ_BUFFERS);
+  const ready = readyStaging(t, found.write.stagingMinBytes, budgetOf(t.device));
+  await t.writes.settled();
+  t.writes.keepOnly(ready.writeBytes, ready.writeCount);
+  t.reads.keepOnly(ready.readBytes, ready.readCount);
+  if (ready.writeCount > 0) await t.writes.prepare(ready.writeBytes, ready.writeCount);
+  if (ready.readCount > 0) await t.reads.prepare(ready.readBytes, ready.readCount);
   return found;
 }
 
-/** Bytes of one read staging buffer made ready. */
-const readBytes = (t: CalibrationTarget): number =>
-  Math.min(t.read.singleBytes, Math.floor(t.device.limits.maxBufferSize / 4) * 4);
+/** Staging made ready at setup: `count` buffers of `bytes` per ring. */
+export interface ReadyStaging {
+  readBytes: number;
+  readCount: number;
+  writeBytes: number;
+  writeCount: number;
+}
+
+/** The largest power of two not above `n` (0 below 1). */
+const floorPow2 = (n: number): number => (n < 1 ? 0 : 2 ** Math.floor(Math.log2(n)));
+
+/** The memory budget of `device` (null: none, or not counted). */
+const budgetOf = (device: GPUDevice): number | null => meterOf(device)?.budget ?? null;
+
+/**
+ * What setup keeps ready (see the file comment): without a budget, {@link READ_BUFFERS} read buffers of the read
+ * plan's single size and, when uploads use staging (`stagingMinBytes` finite), the pieces of a
+ * {@link READY_UPLOAD_BYTES} upload; with one, all of it within {@link READY_BUDGET_SHARE} of the budget — read
+ * buffers within half of that (or all of it when uploads never stage), write staging only for an upload the
+ * plan would stage.
+ */
+export function readyStaging(
+  t: Pick<CalibrationTarget, "device" | "read" | "write">,
+  stagingMinBytes: number,
+  budget: number | null,
+): ReadyStaging {
+  const share = budget === null ? Number.POSITIVE_INFINITY : budget * READY_BUDGET_SHARE;
+  const staging = stagingMinBytes !== Number.POSITIVE_INFINITY;
+  const readShare = staging ? share / 2 : share;
+  const single = Math.min(t.read.singleBytes, Math.floor(t.device.limits.maxBufferSize / 4) * 4);
+  const readBytes = Math.min(single, floorPow2(readShare));
+  const readCount = readBytes < STAGING_MIN_BYTES ? 0 : Math.min(READ_BUFFERS, Math.floor(readShare / readBytes));
+  const upload = Math.min(READY_UPLOAD_BYTES, floorPow2(share - readBytes * readCount));
+  if (!staging || upload < Math.max(stagingMinBytes, STAGING_MIN_BYTES))
+    return { readBytes, readCount, writeBytes: 0, writeCount: 0 };
+  // Pieces of at most the upload itself (in Node a piece may be 64 MiB: a 16 MiB upload is one 16 MiB piece).
+  const piece = Math.min(pieceSize(upload, t.write), upload);
+  return { readBytes, readCount, writeBytes: piece, writeCount: Math.ceil(upload / piece) };
+}
 
 /** Measure the device (see the file comment). Leaves the staging it made in the rings. */
 async function measure(t: CalibrationTarget): Promise<Calibrated> {
   const { device } = t;
   const t0 = now();
-  const largest = Math.min(UPLOAD_SIZES[0]!, Math.floor(device.limits.maxBufferSize / 4) * 4);
+  const budget = budgetOf(device);
+  const largest = Math.min(
+    UPLOAD_SIZES[0]!,
+    Math.floor(device.limits.maxBufferSize / 4) * 4,
+    budget === null ? Number.POSITIVE_INFINITY : floorPow2(budget * MEASURE_BUDGET_SHARE),
+  );
   const target = createBufferAs(
     device,
     { size: largest, usage: GPUUsage.COPY_DST | GPUUsage.COPY_SRC, label: "webdlpack calibration" },
@@ -156,7 +206,8 @@ async function measure(t: CalibrationTarget): Promise<Calibrated> {
   await t.writes.settled();
   if (stagingMinBytes === Number.POSITIVE_INFINITY) t.writes.clear();
 
-  const { readMapMs, touchMs } = await readStaging(t);
+  const ready = readyStaging(t, stagingMinBytes, budget);
+  const { readMapMs, touchMs } = await readStaging(t, ready.readCount > 0 ? ready.readBytes : 0);
   const calibration: Calibration = { upload, readMapMs, touchMs, totalMs: now() - t0 };
   return {
     write: { stagingMinBytes, coldStagingMinBytes },
@@ -166,12 +217,12 @@ async function measure(t: CalibrationTarget): Promise<Calibrated> {
 }
 
 /**
- * Make the read staging ready (kept) and time one readback of its size through the readback path (which so runs
- * once before the first user's call) against touching fresh memory of the same size.
+ * Time one readback of `n` bytes through the readback path (which so runs once before the first user's call;
+ * its staging stays in the ring) against touching fresh memory of the same size. 0 bytes: nothing measured.
  */
-async function readStaging(t: CalibrationTarget): Promise<{ readMapMs: number; touchMs: number }> {
-  const n = readBytes(t);
-  await t.reads.prepare(n, READ_BUFFERS);
+async function readStaging(t: CalibrationTarget, n: number): Promise<{ readMapMs: number; touchMs: number }> {
+  if (n === 0) return { readMapMs: 0, touchMs: 0 };
+  await t.reads.prepare(n, 1);
   const source = createBufferAs(
     t.device,
     { size: n, usage: GPUUsage.COPY_SRC, label: "webdlpack calibration" },

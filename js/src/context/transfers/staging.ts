@@ -54,6 +54,8 @@ abstract class Ring {
   protected readonly free = new Map<number, GPUBuffer[]>();
   protected readonly order = new Set<GPUBuffer>();
   protected readonly out = new Set<GPUBuffer>();
+  /** Buffers out when the ring was cleared (memory pressure): destroyed when they come back, not kept. */
+  protected readonly dropOnReturn = new Set<GPUBuffer>();
   protected readonly destroyBuffer: (buffer: GPUBuffer) => void;
   protected keptBytes = 0;
   protected closed = false;
@@ -152,7 +154,7 @@ abstract class Ring {
 
   /** Keep `buffer`, dropping the least recently kept ones over the budget; one larger than the budget is destroyed. */
   protected keep(buffer: GPUBuffer): void {
-    if (this.closed || bufferFacts(buffer).size > this.maxKeptBytes) {
+    if (this.closed || this.dropOnReturn.delete(buffer) || bufferFacts(buffer).size > this.maxKeptBytes) {
       this.destroyBuffer(buffer);
       return;
     }
@@ -187,16 +189,34 @@ abstract class Ring {
     this.clear();
   }
 
-  /** Destroy what is kept; the ring stays open. */
+  /** Destroy what is kept, and what is out once it comes back; the ring stays open. */
   clear(): void {
-    for (const b of this.order) this.destroyBuffer(b);
-    this.free.clear();
-    this.order.clear();
-    this.keptBytes = 0;
+    for (const b of this.out) this.dropOnReturn.add(b);
+    this.#destroyKept(() => true);
+  }
+
+  /** Keep at most `count` buffers of `bytes`' class and none of another class (staging made ready at setup). */
+  keepOnly(bytes: number, count: number): void {
+    const size = stagingClass(bytes);
+    let left = count;
+    this.#destroyKept((b) => bufferFacts(b).size !== size || left-- <= 0);
+  }
+
+  /** Destroy the kept buffers `drop` picks (asked most recently kept first). */
+  #destroyKept(drop: (buffer: GPUBuffer) => boolean): void {
+    for (const b of [...this.order].reverse()) {
+      if (!drop(b)) continue;
+      this.order.delete(b);
+      const stack = this.free.get(bufferFacts(b).size)!;
+      stack.splice(stack.indexOf(b), 1);
+      this.keptBytes -= bufferFacts(b).size;
+      this.destroyBuffer(b);
+    }
   }
 
   /** Destroy a buffer that failed mid-transfer (never reused). */
   discard(buffer: GPUBuffer): void {
+    this.dropOnReturn.delete(buffer);
     if (this.out.delete(buffer)) buffer.destroy();
   }
 
@@ -205,6 +225,7 @@ abstract class Ring {
     this.drain();
     for (const b of this.out) b.destroy();
     this.out.clear();
+    this.dropOnReturn.clear();
   }
 }
 
@@ -247,6 +268,7 @@ export class ReadRing extends Ring {
   give(buffer: GPUBuffer): void {
     if (!this.out.delete(buffer)) return;
     if (buffer.mapState !== "unmapped") {
+      this.dropOnReturn.delete(buffer);
       this.destroyBuffer(buffer);
       return;
     }
@@ -320,6 +342,7 @@ export class WriteRing extends Ring {
       },
       () => {
         this.#rearming.delete(mapped);
+        this.dropOnReturn.delete(buffer);
         if (this.out.delete(buffer)) buffer.destroy();
       },
     );

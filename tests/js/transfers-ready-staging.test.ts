@@ -1,0 +1,166 @@
+/**
+ * The staging setup() keeps ready (transfers/calibrate.ts): sized by what the plan uses and by the memory
+ * budget, and given back under memory pressure — also the buffers out in a transfer when the pressure came.
+ * Against fake WebGPU (tests/js/context-fakes.ts).
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { PageContext } from "../../js/src/context/context.js";
+import { CONTEXT_PROTOCOL } from "../../js/src/context/get-context.js";
+import { readyStaging } from "../../js/src/context/transfers/calibrate.js";
+import { DEFAULT_TRANSFER_PLAN } from "../../js/src/context/transfers/device-transfers.js";
+import { ReadRing, WriteRing } from "../../js/src/context/transfers/staging.js";
+import { asGPU, DEFAULT_LIMITS, FakeAdapter, FakeDevice, FakeGPU } from "./context-fakes.js";
+
+const MiB = 2 ** 20;
+const GiB = 2 ** 30;
+const usage = 0x80 | 0x4 | 0x8; // STORAGE | COPY_SRC | COPY_DST
+
+/** The calibration target readyStaging reads: a device of `maxBufferSize`, the default plan (`minPieceBytes`). */
+function target(maxBufferSize = GiB, minPieceBytes = DEFAULT_TRANSFER_PLAN.write.minPieceBytes) {
+  return {
+    device: asGPU<GPUDevice>({ limits: { maxBufferSize } }),
+    read: DEFAULT_TRANSFER_PLAN.read,
+    write: { ...DEFAULT_TRANSFER_PLAN.write, minPieceBytes },
+  };
+}
+
+const total = (r: ReturnType<typeof readyStaging>): number => r.readBytes * r.readCount + r.writeBytes * r.writeCount;
+
+test("without a budget: four 4 MiB read buffers, and the pieces of a 16 MiB upload only where uploads stage", () => {
+  assert.deepEqual(readyStaging(target(), MiB, null), {
+    readBytes: 4 * MiB,
+    readCount: 4,
+    writeBytes: 4 * MiB,
+    writeCount: 4,
+  });
+  // In Node a piece may be 64 MiB: a 16 MiB upload is one 16 MiB piece, not a 64 MiB buffer.
+  assert.deepEqual(readyStaging(target(GiB, 64 * MiB), MiB, null), {
+    readBytes: 4 * MiB,
+    readCount: 4,
+    writeBytes: 16 * MiB,
+    writeCount: 1,
+  });
+  // Uploads never stage (a software adapter): no write staging.
+  assert.deepEqual(readyStaging(target(), Number.POSITIVE_INFINITY, null), {
+    readBytes: 4 * MiB,
+    readCount: 4,
+    writeBytes: 0,
+    writeCount: 0,
+  });
+  // A device whose buffers are small: read buffers of its largest size.
+  assert.equal(readyStaging(target(MiB), MiB, null).readBytes, MiB);
+});
+
+test("with a budget: everything within 1/8 of it, write staging only for uploads that stage", () => {
+  // The page of the brief: 40 MiB of budget loses at most 5 MiB to staging (was 32 MiB).
+  const forty = readyStaging(target(), MiB, 40 * MiB);
+  assert.deepEqual(forty, { readBytes: 2 * MiB, readCount: 1, writeBytes: 2 * MiB, writeCount: 1 });
+  // Uploads stage from 4 MiB only: a 2 MiB ready buffer would serve none of them.
+  assert.deepEqual(readyStaging(target(), 4 * MiB, 40 * MiB), {
+    readBytes: 2 * MiB,
+    readCount: 1,
+    writeBytes: 0,
+    writeCount: 0,
+  });
+  // No upload staging: the read buffers take the whole share.
+  assert.deepEqual(readyStaging(target(), Number.POSITIVE_INFINITY, 40 * MiB), {
+    readBytes: 4 * MiB,
+    readCount: 1,
+    writeBytes: 0,
+    writeCount: 0,
+  });
+  assert.equal(total(readyStaging(target(), MiB, 1024)), 0, "a 1 KiB budget: nothing kept");
+  for (let budget = 64 * 1024; budget <= 4 * GiB; budget *= 2) {
+    for (const minPiece of [4 * MiB, 64 * MiB]) {
+      for (const stagingMin of [64 * 1024, MiB, 16 * MiB, Number.POSITIVE_INFINITY]) {
+        const r = readyStaging(target(GiB, minPiece), stagingMin, budget);
+        assert.ok(total(r) <= budget / 8, `budget ${budget}: ${JSON.stringify(r)}`);
+        assert.ok(r.readCount <= 4 && r.writeBytes * r.writeCount <= 16 * MiB);
+      }
+    }
+  }
+});
+
+/** A context set up on a fake GPU whose buffers may be 1 GiB. */
+async function setUp(memoryBudget?: number) {
+  const ctx = new PageContext(CONTEXT_PROTOCOL);
+  const gpu = new FakeGPU(new FakeAdapter(undefined, { ...DEFAULT_LIMITS, maxBufferSize: GiB }));
+  await ctx.setup({
+    gpu: asGPU<GPU>(gpu),
+    requiredLimits: { maxBufferSize: GiB },
+    ...(memoryBudget === undefined ? {} : { memoryBudget }),
+  });
+  return { ctx, device: gpu.adapter!.devices[0]! };
+}
+
+test("setup under a 40 MiB budget keeps at most 5 MiB of staging and measured within half the budget", async () => {
+  const { ctx } = await setUp(40 * MiB);
+  const m = ctx.memory();
+  const stats = ctx.transferStats();
+  assert.ok(m.totalBytes <= 5 * MiB, `kept ${m.totalBytes} bytes`);
+  assert.equal(m.totalBytes, stats.read.keptBytes + stats.write.keptBytes, "all of it is staging");
+  assert.ok(stats.read.kept >= 1, "a read buffer is still ready before the first readback");
+  assert.ok(m.peakBytes <= 20 * MiB, `peak ${m.peakBytes} bytes during setup`);
+  assert.equal(m.pressureEvents, 0, "setup never pressed the budget");
+  assert.ok(
+    stats.calibration!.upload.every((u) => u.bytes <= 8 * MiB),
+    "uploads measured up to 1/4 of the budget",
+  );
+});
+
+test("setup without a budget keeps at most 16 MiB read and 16 MiB write staging, nothing else", async () => {
+  const { ctx } = await setUp();
+  const stats = ctx.transferStats();
+  assert.ok(stats.read.keptBytes <= 16 * MiB && stats.write.keptBytes <= 16 * MiB, JSON.stringify(stats));
+  assert.equal(ctx.memory().totalBytes, stats.read.keptBytes + stats.write.keptBytes);
+});
+
+test("pressure gives the staging back, buffers out in a transfer when it came too; transfers go on", async () => {
+  const { ctx } = await setUp();
+  assert.ok(ctx.memory().totalBytes > 0, "staging is ready after setup");
+  const ptr = await ctx.allocWebGPUChecked(8 * MiB, { usage });
+  const bytes = Uint8Array.from({ length: 8 * MiB }, (_, i) => i % 251);
+  ctx.upload(ptr, bytes); // its staging is out now, being mapped again
+  const reading = ctx.readback(ptr); // and so is the read's
+  const out = ctx.transferStats();
+  assert.ok(out.read.inUse + out.write.inUse > 0);
+  assert.ok((await ctx.trimMemory()) > 0);
+  assert.deepEqual(new Uint8Array(await reading), bytes, "the read in flight still delivers");
+  await ctx.flush();
+  const s = ctx.transferStats();
+  assert.equal(s.read.kept + s.write.kept + s.read.inUse + s.write.inUse, 0, "what was out is not kept again");
+  assert.equal(ctx.memory().totalBytes, 8 * MiB, "the device holds the tensor's buffer, no staging");
+  // Transfers after the trim make new staging.
+  ctx.upload(ptr, bytes.reverse());
+  assert.deepEqual(new Uint8Array(await ctx.readback(ptr)), bytes);
+  ctx.freeWebGPU(ptr);
+});
+
+test("a ring cleared while buffers are out destroys them when they come back", async () => {
+  const device = asGPU<GPUDevice>(new FakeDevice([], { maxBufferSize: GiB }));
+  const destroyed: GPUBuffer[] = [];
+  const destroy = (b: GPUBuffer): void => {
+    destroyed.push(b);
+    b.destroy();
+  };
+  const reads = new ReadRing(device, destroy, 64 * MiB);
+  const r = reads.take(MiB);
+  reads.clear();
+  reads.give(r);
+  assert.deepEqual(destroyed, [r]);
+  assert.equal(reads.stats().kept, 0);
+  const again = reads.take(MiB);
+  assert.notEqual(again, r);
+  reads.give(again);
+  assert.equal(reads.stats().kept, 1, "after the clear, buffers are kept again");
+
+  const writes = new WriteRing(device, destroy, 64 * MiB);
+  const w = writes.take(MiB); // mapped at creation
+  w.unmap();
+  writes.rearm(w); // mapping again in the background
+  writes.clear();
+  await writes.settled();
+  assert.deepEqual(destroyed, [r, w]);
+  assert.equal(writes.stats().kept + writes.stats().inUse, 0);
+});
