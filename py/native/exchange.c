@@ -16,7 +16,8 @@
  * capsule collection see one registry whichever path made an export.
  *
  * The same module calls the deleters of structs Python imported: deleters.c (through JS's try/catch caller
- * in Pyodide) and owner.c (ManagedOwner's base type, which calls the deleter once).
+ * in Pyodide) and owner.c (ManagedOwner's base type, which calls the deleter once); adopt.c adopts a block
+ * seen before in one call.
  *
  * Built as a Pyodide extension module (emcc -sSIDE_MODULE=1, shipped in the wheel) and natively for
  * the CPython that runs the tests; python_abi.h declares the stable-ABI pieces used.
@@ -186,6 +187,14 @@ static PyMethodDef methods[] = {
      "call_deleter(fn, address): call a managed struct's deleter."},
     {"owner_type", wdl_py_owner_type, METH_NOARGS, "owner_type() -> the C base type of ManagedOwner (made once)."},
     {"owner_counters", wdl_py_owner_counters, METH_NOARGS, "owner_counters() -> (adopted, released)."},
+    {"bind_adopt", (PyCFunction)(void (*)(void))wdl_py_bind_adopt, METH_FASTCALL,
+     "bind_adopt(seen, Tensor, ManagedOwner, scopes, track): what adopt() uses (adopt.c)."},
+    {"adopt", (PyCFunction)(void (*)(void))wdl_py_adopt, METH_FASTCALL,
+     "adopt(address, versioned) -> the Tensor of a block adopt.py's cache holds unchanged, or None."},
+    {"bind_take", (PyCFunction)(void (*)(void))wdl_py_bind_take, METH_FASTCALL,
+     "bind_take(export_function, adopt): what take() uses (adopt.c)."},
+    {"take", (PyCFunction)(void (*)(void))wdl_py_take, METH_FASTCALL,
+     "take(value) -> the Tensor of JS's export of value (from_js's common case)."},
     {NULL, NULL, 0, NULL},
 };
 

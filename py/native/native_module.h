@@ -1,5 +1,5 @@
 /*
- * native_module.h — what the C files of webdlpack's native module (exchange.c, deleters.c, owner.c) share.
+ * native_module.h — what the C files of webdlpack's native module (exchange.c, deleters.c, owner.c, adopt.c) share.
  * Internal: nothing here is exported from the library but PyInit_exchange.
  */
 #ifndef WEBDLPACK_NATIVE_MODULE_H
@@ -31,5 +31,14 @@ INTERNAL PyObject *wdl_py_call_deleter(PyObject *self, PyObject *const *args, Py
 /* owner_type() and owner_counters() (owner.c). */
 INTERNAL PyObject *wdl_py_owner_type(PyObject *self, PyObject *unused);
 INTERNAL PyObject *wdl_py_owner_counters(PyObject *self, PyObject *unused);
+/* A new owner of `type` (ManagedOwner) of the struct at `address`, as its __init__ makes one (owner.c). */
+INTERNAL PyObject *wdl_py_owner_make(PyObject *type, void *address, void *deleter, int versioned);
+
+/* bind_adopt(seen, Tensor, ManagedOwner, scopes, track), adopt(address, versioned), bind_take(export_function,
+ * adopt), take(value) (adopt.c). */
+INTERNAL PyObject *wdl_py_bind_adopt(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+INTERNAL PyObject *wdl_py_adopt(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+INTERNAL PyObject *wdl_py_bind_take(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+INTERNAL PyObject *wdl_py_take(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 
 #endif

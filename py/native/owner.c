@@ -58,6 +58,18 @@ static int owner_init(PyObject *self, PyObject *args, PyObject *kwds) {
   return 0;
 }
 
+PyObject *wdl_py_owner_make(PyObject *type, void *address, void *deleter, int versioned) {
+  PyObject *self = ((allocfunc)PyType_GetSlot(type, Py_tp_alloc))(type, 0);
+  if (self == NULL) return NULL;
+  Owner *o = (Owner *)self;
+  o->address = (unsigned long)(uintptr_t)address;
+  o->deleter = (unsigned long)(uintptr_t)deleter;
+  o->versioned = (char)(versioned != 0);
+  o->live = 1;
+  adopted++;
+  return self;
+}
+
 static PyObject *owner_release(PyObject *self, PyObject *unused) {
   (void)unused;
   return release_once((Owner *)self) == 0 ? wdl_py_none() : NULL;

@@ -78,6 +78,8 @@ typedef struct PyType_Spec {
 
 #define Py_TPFLAGS_BASETYPE (1UL << 10)
 #define Py_TPFLAGS_DEFAULT (1UL << 18) /* Py_TPFLAGS_HAVE_VERSION_TAG */
+#define Py_TPFLAGS_TYPE_SUBCLASS (1UL << 31)
+#define Py_tp_alloc 47
 #define Py_tp_dealloc 52
 #define Py_tp_doc 56
 #define Py_tp_init 60
@@ -111,9 +113,11 @@ typedef struct PyGetSetDef {
 } PyGetSetDef;
 
 typedef void (*freefunc)(void *);
+typedef PyObject *(*allocfunc)(PyObject *type, Py_ssize_t nitems);
 
 extern PyObject *PyType_FromSpec(PyType_Spec *spec);
 extern void *PyType_GetSlot(void *type, int slot);
+extern unsigned long PyType_GetFlags(void *type);
 extern PyObject *PyType_GenericNew(void *type, PyObject *args, PyObject *kwds);
 extern void PyErr_WriteUnraisable(PyObject *obj);
 
@@ -128,6 +132,12 @@ extern Py_ssize_t PyLong_AsSsize_t(PyObject *o);
 extern int PyObject_IsTrue(PyObject *o);
 extern int PyCallable_Check(PyObject *o);
 extern PyObject *PyObject_CallNoArgs(PyObject *callable);
+extern PyObject *PyObject_CallOneArg(PyObject *callable, PyObject *arg);
+extern PyObject *PyObject_Vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames);
+extern PyObject *PyObject_GetAttrString(PyObject *o, const char *name);
+extern int PyObject_SetAttr(PyObject *o, PyObject *name, PyObject *value);
+extern PyObject *PyUnicode_InternFromString(const char *s);
+extern int PyContextVar_Get(PyObject *var, PyObject *default_value, PyObject **value);
 extern PyObject *PyObject_Call(PyObject *callable, PyObject *args, PyObject *kwargs);
 extern PyObject *PyByteArray_FromStringAndSize(const char *s, Py_ssize_t n);
 extern char *PyByteArray_AsString(PyObject *o);
@@ -154,6 +164,7 @@ extern void PyGILState_Release(PyGILState_STATE state);
 extern PyObject *PyExc_TypeError;
 extern PyObject *PyExc_ValueError;
 extern PyObject *PyExc_MemoryError;
+extern PyObject PyLong_Type; /* only its address is used (a type check) */
 extern PyObject _Py_NoneStruct;
 extern PyObject _Py_TrueStruct;
 extern PyObject _Py_FalseStruct;

@@ -17,6 +17,8 @@ import type { PyodideModuleLike, PyodideWithModule } from "./pyodide-types.js";
 export const PYTHON_JS_MODULE = "webdlpack_js";
 
 export const VERSIONED = Object.freeze({ versioned: true, owner: PYTHON_GPU_OWNER });
+/** The toManaged options of from_js's common case (one object, not one per export). */
+const VERSIONED_EXPORT = Object.freeze({ versioned: true, holder: PYTHON_GPU_OWNER });
 
 /**
  * The address of a managed struct (versioned or legacy) JS wrote for `value` (a Tensor, or a TypedArray: over the
@@ -63,7 +65,11 @@ export function exportForPython(host: WasmHost, value: unknown, versioned: boole
   try {
     return tensor.toManaged(
       host,
-      copy === undefined ? { versioned, holder: PYTHON_GPU_OWNER } : { versioned, copy, holder: PYTHON_GPU_OWNER },
+      copy === undefined
+        ? versioned
+          ? VERSIONED_EXPORT
+          : { versioned, holder: PYTHON_GPU_OWNER }
+        : { versioned, copy, holder: PYTHON_GPU_OWNER },
     );
   } finally {
     // The export holds its own reference; a wrapper made here is not needed after it.
@@ -131,8 +137,11 @@ export function pythonFacingModule(host: WasmHost, module: PyodideModuleLike): R
     /** JS → Python: export a JS tensor (or TypedArray) as a managed struct in the heap. */
     exportManaged: (value: unknown, versioned: boolean, copy: boolean | null | undefined) =>
       exportForPython(host, value, versioned !== false, copy === null ? undefined : copy),
-    /** `exportManaged(value, true, undefined)` with two arguments fewer to convert (the `from_js` path). */
-    exportVersioned: (value: unknown) => exportForPython(host, value, true, undefined),
+    /**
+     * `exportManaged(value, true, undefined)` with two arguments fewer to convert (the `from_js` path; Python's
+     * native module calls it from C and takes the result as an unsigned int).
+     */
+    exportVersioned: (value: unknown) => exportForPython(host, value, true, undefined) >>> 0,
     /**
      * Call a managed struct's deleter (function-table entry `index`) with its address: Python's
      * ManagedOwner uses this instead of a ctypes call, which costs about twice as much in Pyodide.

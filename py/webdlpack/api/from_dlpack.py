@@ -12,12 +12,24 @@ from ..core.abi import DLPACK_VERSION
 from ..core.device import Device
 from ..core.device import device as parse_device
 from ..core.errors import ErrorCode, WebDLPackAttributeError, WebDLPackBufferError, WebDLPackDeviceError
-from ..exchange.adopt import adopt_view
+from ..core.native import NATIVE
+from ..exchange.adopt import SEEN, SEEN_CACHE, adopt_view
 from ..exchange.capsule import take_pointer
+from ..exchange.owner import ManagedOwner
 from ..tensor.moves import check_copy, crosses_webgpu, move_view, refuse_copy, serves, target_device
+from ..tensor.scope import OPEN_SCOPES, track
 from ..tensor.tensor import Tensor
 
-__all__ = ["adopt", "from_capsule", "from_dlpack"]
+__all__ = ["adopt", "adopt_seen", "from_capsule", "from_dlpack"]
+
+#: ``(address, versioned) -> Tensor | None``: the native module's adopt of a block adopt_view checked before and
+#: still unchanged (py/native/adopt.c: one C call for the cache hit, the owner and the Tensor, as
+#: ``Tensor._wrap(*adopt_view(...))`` would make them); None where there is no such cache (CPython) or no
+#: native module. A None result took nothing: the caller adopts with :func:`adopt`.
+adopt_seen: Any = None
+if NATIVE is not None and SEEN_CACHE:
+    NATIVE.bind_adopt(SEEN, Tensor, ManagedOwner, OPEN_SCOPES, track)
+    adopt_seen = NATIVE.adopt
 
 
 def adopt(address: int, versioned: bool = True) -> Tensor:
@@ -38,6 +50,10 @@ def adopt(address: int, versioned: bool = True) -> Tensor:
     -------
     Tensor
     """
+    if adopt_seen is not None:
+        tensor = adopt_seen(address, versioned)
+        if tensor is not None:
+            return tensor  # type: ignore[no-any-return]
     view, owner = adopt_view(address, versioned)
     return Tensor._wrap(view, owner)
 

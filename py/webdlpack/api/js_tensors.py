@@ -27,10 +27,11 @@ from typing import Any
 from ..bridge import js
 from ..bridge.js import is_js_tensor
 from ..core.errors import WebDLPackError
+from ..core.native import NATIVE
 from ..exchange.export import release_export
 from ..tensor.moves import check_copy
 from ..tensor.tensor import Tensor
-from .from_dlpack import adopt
+from .from_dlpack import adopt, adopt_seen
 from .managed import export_managed
 
 __all__ = ["to_js", "from_js", "is_js_tensor"]
@@ -92,5 +93,22 @@ def from_js(js_tensor: Any, *, copy: bool | None = None) -> Tensor:
         not None, True or False (``INVALID_ARGUMENT``, field ``copy``, as
         ``from_dlpack``), checked before JS is called.
     """
-    address = js.export_managed(js_tensor, True, None if copy is None else check_copy(copy))
-    return adopt(address, True)
+    if copy is None:
+        try:
+            return _take(js_tensor)
+        except js.JsException as exc:  # JS refused the value (nothing was taken)
+            raise js.translate(exc, gpu=False) from None
+    return adopt(js.export_managed(js_tensor, True, check_copy(copy)), True)
+
+
+def _take_in_python(js_tensor: Any) -> Tensor:
+    """from_js's common case without the native module: JS's export, then :func:`adopt`."""
+    return adopt(js.export_versioned(js_tensor), True)
+
+
+#: from_js's common case: the native module's take (py/native/adopt.c: JS's export and, when adopt_view's cache
+#: holds the block unchanged, the Tensor, in one C call) where there is a cache (Pyodide), else in Python.
+_take: Any = _take_in_python
+if NATIVE is not None and adopt_seen is not None:
+    NATIVE.bind_take(js.export_versioned_function, adopt)
+    _take = NATIVE.take

@@ -12,7 +12,7 @@ from ..core.validate import read_dltensor_fields
 from ..core.view import TensorView
 from .owner import ManagedOwner, call_deleter
 
-__all__ = ["adopt_view"]
+__all__ = ["SEEN", "SEEN_CACHE", "adopt_view"]
 
 #: Blocks adopted before, by address: ``(versioned, nbytes, their bytes, deleter, view)``. A producer that hands
 #: tensors over in a loop writes the same struct (and its shape/strides right after it) at the same address again
@@ -20,6 +20,8 @@ __all__ = ["adopt_view"]
 #: there every address below the memory size stays readable; on CPython a block seen once may be unmapped since.
 _FAST = IS_PYODIDE
 _SEEN: dict[int, tuple[bool, int, bytes, int, TensorView]] = {}
+#: The cache (the native module's adopt reads it too: py/native/adopt.c) and whether it is kept on this host.
+SEEN, SEEN_CACHE = _SEEN, _FAST
 _SEEN_MAX = 64
 _BYTES = MEMORY.cast("B")
 _INT64 = 8

@@ -11,9 +11,25 @@ raises a typed error: :class:`~webdlpack.WebDLPackDeviceError` (code
 :class:`~webdlpack.WebDLPackBufferError` (``UNSUPPORTED``) for tensor hand-over.
 """
 
-from .calls import bridge_loaded, call, import_js_module, is_js_proxy, js_module, note_unavailable, pyodide_api
+from .calls import (
+    JsException,
+    bridge_loaded,
+    call,
+    import_js_module,
+    is_js_proxy,
+    js_module,
+    note_unavailable,
+    pyodide_api,
+)
 from .errors import translate
-from .handover import deleter_caller, export_managed, import_versioned, is_js_tensor
+from .handover import (
+    deleter_caller,
+    export_managed,
+    export_versioned,
+    export_versioned_function,
+    import_versioned,
+    is_js_tensor,
+)
 from .waits import can_wait, require_wait, wait, wait_async
 
 __all__ = [
@@ -29,6 +45,9 @@ __all__ = [
     "is_js_tensor",
     "import_versioned",
     "export_managed",
+    "export_versioned",
+    "export_versioned_function",
+    "JsException",
     "deleter_caller",
     "import_js_module",
     "note_unavailable",

@@ -16,7 +16,14 @@ from ...core.native import NATIVE
 from .calls import FIX_BRIDGE, JsException, load, why
 from .errors import translate
 
-__all__ = ["deleter_caller", "export_managed", "import_versioned", "is_js_tensor"]
+__all__ = [
+    "deleter_caller",
+    "export_managed",
+    "export_versioned",
+    "export_versioned_function",
+    "import_versioned",
+    "is_js_tensor",
+]
 
 #: JS functions of the tensor hand-over, looked up once (each attribute access on a JS module makes a new proxy).
 _HANDOVER: dict[str, Any] = {}
@@ -81,14 +88,34 @@ def export_managed(value: Any, versioned: bool, copy: bool | None) -> int:
     int
         The struct's address (unsigned) in the wasm memory.
     """
+    if versioned and copy is None:  # from_js's common case: one argument to convert, not three
+        return export_versioned(value)
     try:
-        if versioned and copy is None:  # from_js's common case: one argument to convert, not three
-            fn = _HANDOVER.get("exportVersioned") or _handover("exportVersioned")
-            return int(fn(value)) & 0xFFFFFFFF
         fn = _HANDOVER.get("exportManaged") or _handover("exportManaged")  # the lookup inline: a hot path
         return int(fn(value, versioned, copy)) & 0xFFFFFFFF
     except JsException as exc:
         raise translate(exc, gpu=False) from None
+
+
+def export_versioned(value: Any) -> int:
+    """``webdlpack_js.exportVersioned(value)``: ``export_managed(value, True, None)`` with one argument to convert.
+
+    The address of a versioned managed struct JS wrote for ``value`` (unsigned); Python owns it. A JS error
+    comes back typed (see :func:`translate`).
+    """
+    fn = _HANDOVER.get("exportVersioned") or _handover("exportVersioned")  # the lookup inline: a hot path
+    try:
+        return int(fn(value)) & 0xFFFFFFFF
+    except JsException as exc:
+        raise translate(exc, gpu=False) from None
+
+
+def export_versioned_function() -> Any:
+    """The JS function behind :func:`export_versioned` (for a caller that calls it from C and translates errors).
+
+    Raises ``UNSUPPORTED`` without the bridge, as :func:`export_versioned` does.
+    """
+    return _HANDOVER.get("exportVersioned") or _handover("exportVersioned")
 
 
 def deleter_caller() -> Callable[[int, int], None] | None:

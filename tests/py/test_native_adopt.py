@@ -1,0 +1,140 @@
+"""The native module's adopt of a block seen before (py/native/adopt.c), on its own: a Tensor only while every
+cached byte is the same, an owner that calls the deleter exactly once, the open scopes honoured, and take()
+(from_js's common case: JS's export, then that adopt or the full one) passing errors through with nothing taken.
+
+On CPython webdlpack keeps no cache (a block seen once may be unmapped since), so nothing binds these functions
+here but the tests; in Pyodide from_dlpack.py and js_tensors.py bind them (tests/py/pyodide_fast_paths_body.py
+and tests/browser/python-bridge.spec.ts run them there)."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+
+import pytest
+import webdlpack as w
+from webdlpack.api import debug as _debug
+from webdlpack.core import abi as _abi
+from webdlpack.core.native import NATIVE
+from webdlpack.exchange.owner import ManagedOwner
+from webdlpack.tensor.scope import OPEN_SCOPES, track
+
+pytestmark = pytest.mark.skipif(os.environ.get("WEBDLPACK_NATIVE") == "0", reason="native module turned off")
+
+STRUCT = ctypes.sizeof(_abi.DLManagedTensorVersioned)
+
+
+class Block:
+    """A hand-written versioned struct over four float32 values, its shape right after it, a counting deleter."""
+
+    def __init__(self) -> None:
+        self.data = (ctypes.c_float * 4)(1.0, 2.0, 3.0, 4.0)
+        self.memory = (ctypes.c_uint64 * 12)()
+        self.address = ctypes.addressof(self.memory)
+        self.deleted: list[int] = []
+        self.deleter = _abi.DELETER(lambda address: self.deleted.append(address))
+        m = _abi.DLManagedTensorVersioned.from_address(self.address)
+        m.version.major, m.version.minor = 1, 1
+        m.deleter = self.deleter
+        t = m.dl_tensor
+        t.data = ctypes.addressof(self.data)
+        t.device.device_type, t.device.device_id = 1, 0
+        t.ndim = 1
+        t.dtype.code, t.dtype.bits, t.dtype.lanes = 2, 32, 1
+        self.shape = ctypes.c_int64.from_address(self.address + STRUCT)
+        self.shape.value = 4
+        t.shape = ctypes.cast(self.address + STRUCT, ctypes.POINTER(ctypes.c_int64))
+        self.nbytes = STRUCT + 8
+
+    def entry(self, view: object) -> tuple:
+        """What adopt.py's _remember stores for this block."""
+        deleter = ctypes.cast(self.deleter, ctypes.c_void_p).value
+        return (True, self.nbytes, ctypes.string_at(self.address, self.nbytes), deleter, view)
+
+
+@pytest.fixture
+def cached():
+    """A block, a view of it (as a full check made it), and a cache dict bound to the native adopt."""
+    block = Block()
+    view = w.from_buffer(block.data)._view  # float32[4] over the block's data, what the full check would give
+    seen: dict[int, tuple] = {block.address: block.entry(view)}
+    NATIVE.bind_adopt(seen, w.Tensor, ManagedOwner, OPEN_SCOPES, track)
+    return block, seen
+
+
+def test_an_unchanged_block_is_adopted_as_a_tensor_whose_deleter_runs_once(cached):
+    block, _ = cached
+    before = _debug.import_stats()
+    t = NATIVE.adopt(block.address, True)
+    assert type(t) is w.Tensor and t.tolist() == [1.0, 2.0, 3.0, 4.0] and t.shape == (4,)
+    assert (t._templates, t._exporter) == (None, None) and isinstance(t._owner, ManagedOwner)
+    assert _debug.import_stats()["live"] == before["live"] + 1 and block.deleted == []
+    t.dispose()
+    t.dispose()
+    assert block.deleted == [block.address]
+    assert _debug.import_stats()["live"] == before["live"]
+
+
+def test_any_difference_is_a_miss_that_takes_nothing(cached):
+    block, seen = cached
+    before = _debug.import_stats()
+    assert NATIVE.adopt(block.address, False) is None  # the other kind of struct
+    assert NATIVE.adopt(block.address + 8, True) is None  # not cached
+    block.shape.value = 2  # a byte of the shape array, after the struct
+    assert NATIVE.adopt(block.address, True) is None
+    block.shape.value = 4
+    seen[block.address] = ("not", "an", "entry")  # not what _remember stores: a miss
+    assert NATIVE.adopt(block.address, True) is None
+    assert block.deleted == [] and _debug.import_stats() == before
+
+
+def test_the_open_scope_gets_the_tensor_as_tensor_wrap_gives_it(cached):
+    block, _ = cached
+    with w.scope():
+        t = NATIVE.adopt(block.address, True)
+        kept = w.keep(NATIVE.adopt(block.address, True))
+    assert t.disposed and block.deleted == [block.address]
+    assert not kept.disposed
+    kept.dispose()
+    assert block.deleted == [block.address, block.address]
+
+
+def test_take_exports_then_adopts_cached_or_in_full_and_passes_errors_through(cached):
+    block, _ = cached
+    full: list[tuple[int, bool]] = []
+    answers: list[object] = [block.address, block.address + 8, "no int"]
+    exported: list[object] = []
+
+    def export(value: object) -> object:
+        exported.append(value)
+        answer = answers.pop(0)
+        if isinstance(answer, BaseException):
+            raise answer
+        return answer
+
+    NATIVE.bind_take(lambda: export, lambda address, versioned: full.append((address, versioned)) or "adopted")
+    t = NATIVE.take("js tensor")
+    assert type(t) is w.Tensor and t.tolist() == [1.0, 2.0, 3.0, 4.0]
+    t.dispose()
+    assert NATIVE.take("other") == "adopted" and full == [(block.address + 8, True)]  # a miss: the full adopt
+    with pytest.raises(TypeError, match="did not return an address"):
+        NATIVE.take("third")
+    answers.append(ValueError("refused by JS"))
+    with pytest.raises(ValueError, match="refused by JS"):
+        NATIVE.take("fourth")
+    assert exported == ["js tensor", "other", "third", "fourth"] and block.deleted == [block.address]
+
+
+def test_bad_calls_are_refused():
+    with pytest.raises(TypeError, match="takes 5 arguments"):
+        NATIVE.bind_adopt({})
+    with pytest.raises(TypeError, match="track must be callable"):
+        NATIVE.bind_adopt({}, w.Tensor, ManagedOwner, OPEN_SCOPES, 5)
+    with pytest.raises(TypeError, match="must be types"):
+        NATIVE.bind_adopt({}, 5, ManagedOwner, OPEN_SCOPES, track)
+    with pytest.raises(TypeError, match="takes 2 arguments"):
+        NATIVE.adopt(1)
+    with pytest.raises(TypeError, match="must be callable"):
+        NATIVE.bind_take(5, print)
+    with pytest.raises(TypeError, match="takes 1 argument"):
+        NATIVE.take()
