@@ -118,9 +118,16 @@ static int check_device(DLDevice d) {
   return 0;
 }
 
-/* a * b when it stays within +-(2^53 - 1); else nonzero. */
+/* a * b into *out when it stays within +-(2^53 - 1); else nonzero (*out untouched). On wasm32 an overflow-checked
+ * int64 multiply is a call to compiler-rt's 128-bit __multi3: five of them were most of a validation's time. Here
+ * the magnitudes decide: both below 2^26, the product is below 2^52; else one unsigned division says whether
+ * |a| * |b| exceeds the limit (then no int64 product is formed). */
 static int safe_mul(int64_t a, int64_t b, int64_t *out) {
-  return __builtin_mul_overflow(a, b, out) || *out > WDL_SAFE_MAX || *out < -WDL_SAFE_MAX;
+  uint64_t ua = a < 0 ? 0 - (uint64_t)a : (uint64_t)a;
+  uint64_t ub = b < 0 ? 0 - (uint64_t)b : (uint64_t)b;
+  if (((ua | ub) >> 26) != 0 && ua != 0 && ub > (uint64_t)WDL_SAFE_MAX / ua) return 1;
+  *out = (int64_t)(ua * ub) * ((a < 0) != (b < 0) ? -1 : 1);
+  return 0;
 }
 
 static int64_t floor_div8(int64_t v) { return v / 8 - (v % 8 < 0); }
