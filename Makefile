@@ -78,6 +78,7 @@ $(JS_EMBEDDED): scripts/embed-assets.mjs js/src/assets.ts $(BUILD)/wheel/.built 
 
 js/dist/index.js: $(JS_SRC) $(JS_EMBEDDED) tsconfig.json $(STAMPS)/npm
 	npx tsc -p tsconfig.json
+	node scripts/prune-dist.mjs
 
 js/dist/webdlpack.bundle.js: $(JS_SRC) $(JS_EMBEDDED) $(STAMPS)/npm
 	npx esbuild js/src/index.ts --bundle --format=esm --target=es2022 --sourcemap --log-level=warning \
@@ -136,7 +137,7 @@ $(BUILD)/wheel/.built: $(PY_SRC) $(PY_NATIVE_WASM) $(PY_JS_HALF) pyproject.toml 
 # The wheel and the side module ship next to the JS, so pages load them from the same origin.
 WHEEL_FILE := $(shell python3 scripts/build_pyodide_wheel.py --name)
 js/dist/python/$(WHEEL_FILE): $(BUILD)/wheel/.built
-	@mkdir -p js/dist/python && cp $(BUILD)/wheel/$(WHEEL_FILE) $@
+	@mkdir -p js/dist/python && rm -f js/dist/python/*.whl && cp $(BUILD)/wheel/$(WHEEL_FILE) $@
 js/dist/wasm/libwebdlpack.so: wasm/build/libwebdlpack.so
 	@mkdir -p js/dist/wasm && cp $< $@
 
