@@ -43,12 +43,16 @@ export class ContextTransfers {
     return this.#afterCheck(wait, ptr, "readback").then((checked) => readbackEntry(checked, range));
   }
 
-  /** `ctx.readbackInto(ptr, target, range)`. */
-  async readbackInto(ptr: GPUPointer, target: ReadbackTarget, range?: ReadbackRange): Promise<void> {
-    const entry = this.#table.usable(ptr, "readbackInto");
-    const wait = pendingBufferCheck(entry.buffer, ptr, entry.device.id);
-    if (wait === null) return readbackEntryInto(entry, target, range);
-    return this.#afterCheck(wait, ptr, "readbackInto").then((checked) => readbackEntryInto(checked, target, range));
+  /** `ctx.readbackInto(ptr, target, range)`. Not async (a throw becomes the rejection): no extra promise per call. */
+  readbackInto(ptr: GPUPointer, target: ReadbackTarget, range?: ReadbackRange): Promise<void> {
+    try {
+      const entry = this.#table.usable(ptr, "readbackInto");
+      const wait = pendingBufferCheck(entry.buffer, ptr, entry.device.id);
+      if (wait === null) return readbackEntryInto(entry, target, range);
+      return this.#afterCheck(wait, ptr, "readbackInto").then((checked) => readbackEntryInto(checked, target, range));
+    } catch (err) {
+      return Promise.reject(err);
+    }
   }
 
   /** `ptr`'s entry once its buffer's register check (still running when the read was asked for) let it through. */
@@ -104,9 +108,10 @@ async function readbackEntry(entry: BufferEntry, range: ByteRange | undefined): 
 
 /** ctx.readbackInto: straight into the caller's memory, piece by piece, no intermediate array. */
 function readbackEntryInto(entry: BufferEntry, target: HostBytes, range: ByteRange | undefined): Promise<void> {
-  // Not async: the caller (ctx.readbackInto, async) turns a throw here into its rejection; one async frame less.
+  // Not async: the caller (ctx.readbackInto) turns a throw here into its rejection; one async frame less.
   const length = range?.byteLength ?? hostLength(target, "readbackInto");
-  const { offset } = resolveRange({ ...(range ?? {}), byteLength: length }, bufferFacts(entry.buffer).size, length);
+  const whole = range === undefined ? { byteLength: length } : { ...range, byteLength: length };
+  const { offset } = resolveRange(whole, bufferFacts(entry.buffer).size, length);
   hostView(target, length); // refuse a bad target before queueing work
   return transfersOf(entry).read(entry.buffer, offset, length, (bytes, at) =>
     hostView(target, bytes.byteLength, at).set(bytes),

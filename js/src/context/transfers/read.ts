@@ -169,7 +169,7 @@ async function readPieces(job: ReadJob, plan: ReadPlan): Promise<void> {
       const to = Math.min(len, lead + length - at);
       if (to > from) sink(mapped.subarray(from, to), at + from - lead);
       staging[k]!.unmap();
-      ring.give(staging[k]!);
+      ring.give(staging[k]!, true);
     }
   } catch (err) {
     for (let j = k; j < staging.length; j++) ring.discard(staging[j]!);
@@ -198,10 +198,12 @@ async function readOne(job: ReadJob): Promise<void> {
     const mapped = inflight.guard(staging.mapAsync(MAP_MODE_READ, 0, span));
     whileWaiting?.();
     await mapped;
-    await checkCopied(refused, device, source);
+    // The scope's answer came before the mapping (sent first): awaited here, not in a helper (one async frame less).
+    const error = await refused;
+    if (error !== null && error !== undefined) throw await bufferUseError("readback", device, source, error.message);
     sink(new Uint8Array(staging.getMappedRange(0, span), lead, length), 0);
     staging.unmap();
-    ring.give(staging);
+    ring.give(staging, true);
   } catch (err) {
     if (staging !== undefined) ring.discard(staging);
     throw await inflight.settle(err, "readback");

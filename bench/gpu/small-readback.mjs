@@ -1,0 +1,136 @@
+#!/usr/bin/env node
+/**
+ * Where a small readback's time goes (Node + dawn.node): a hand-written readback (one kept MAP_READ buffer,
+ * copy + submit + mapAsync + copy out), then the same with each piece of bookkeeping webdlpack's readback adds,
+ * one at a time, up to `ctx.readbackInto` itself. Variants interleaved in rotating order, medians of `rounds`.
+ *
+ *   raw                 the hand-written readback (the bench's anchor)
+ *   + error scope       pushErrorScope("validation") around the copy, its answer awaited after the map
+ *                       (what lets webdlpack refuse a copy WebGPU rejected instead of returning stale bytes)
+ *   + loss guard        the map raced against device loss (Inflight.guard: DEVICE_LOST at once on loss)
+ *   + staging ring      the staging buffer taken from and given back to the read ring (ReadRing)
+ *   replica             all three, inline (readOne's steps without its function frames)
+ *   DeviceTransfers.read the transfers layer (read.ts readOne)
+ *   ctx.readbackInto    the public call (pointer lookup, target checks, then the above)
+ *   empty submit        submit([]) + onSubmittedWorkDone, the queue's round trip
+ *
+ *   node bench/gpu/small-readback.mjs [--sizes 1024,16384] [--rounds 400] [--out FILE.json]
+ */
+import { writeFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+
+const { values: args } = parseArgs({
+  options: {
+    sizes: { type: "string", default: "1024,16384,262144" },
+    rounds: { type: "string", default: "400" },
+    out: { type: "string" },
+  },
+});
+
+const { create, globals } = await import("webgpu");
+Object.assign(globalThis, globals);
+const webdlpack = await import("../../js/dist/index.js");
+const { transfersFor } = await import("../../js/dist/context/transfers/index.js");
+const { ReadRing } = await import("../../js/dist/context/transfers/staging.js");
+const { Inflight } = await import("../../js/dist/context/transfers/inflight.js");
+
+const ctx = webdlpack.getContext();
+await ctx.setup({ gpu: create([]) });
+const device = ctx.getWebGPUDevice(0);
+const info = (await create([]).requestAdapter())?.info;
+const U = GPUBufferUsage;
+const READ = GPUMapMode.READ;
+
+/** The variants at `n` bytes: name → async function. */
+async function variants(n) {
+  const srcPtr = await ctx.allocWebGPUChecked(n, { usage: U.STORAGE | U.COPY_SRC | U.COPY_DST });
+  const src = ctx.gpuPointerToBuffer(srcPtr);
+  device.queue.writeBuffer(src, 0, new Uint8Array(n).fill(7));
+  const out = new Uint8Array(n);
+  const staging = device.createBuffer({ size: n, usage: U.MAP_READ | U.COPY_DST });
+  const ring = new ReadRing(device, (b) => b.destroy(), 64 * 2 ** 20);
+  const inflight = new Inflight(device, "bench");
+  const transfers = transfersFor(device);
+  const sink = (bytes, at) => out.set(bytes, at);
+  const copy = (dst) => {
+    const enc = device.createCommandEncoder();
+    enc.copyBufferToBuffer(src, 0, dst, 0, n);
+    device.queue.submit([enc.finish()]);
+  };
+  const copyOut = (buffer) => {
+    out.set(new Uint8Array(buffer.getMappedRange(0, n)));
+    buffer.unmap();
+  };
+  return {
+    raw: async () => {
+      copy(staging);
+      await staging.mapAsync(READ, 0, n);
+      copyOut(staging);
+    },
+    "+ error scope": async () => {
+      device.pushErrorScope("validation");
+      copy(staging);
+      const refused = device.popErrorScope().catch(() => null);
+      await staging.mapAsync(READ, 0, n);
+      await refused;
+      copyOut(staging);
+    },
+    "+ loss guard": async () => {
+      const done = inflight.begin();
+      copy(staging);
+      await inflight.guard(staging.mapAsync(READ, 0, n));
+      copyOut(staging);
+      done();
+    },
+    "+ staging ring": async () => {
+      const buffer = ring.take(n);
+      copy(buffer);
+      await buffer.mapAsync(READ, 0, n);
+      copyOut(buffer);
+      ring.give(buffer, true);
+    },
+    replica: async () => {
+      const done = inflight.begin();
+      const buffer = ring.take(n);
+      device.pushErrorScope("validation");
+      copy(buffer);
+      const refused = device.popErrorScope().catch(() => null);
+      await inflight.guard(buffer.mapAsync(READ, 0, n));
+      await refused;
+      copyOut(buffer);
+      ring.give(buffer, true);
+      done();
+    },
+    "DeviceTransfers.read": () => transfers.read(src, 0, n, sink),
+    "ctx.readbackInto": () => ctx.readbackInto(srcPtr, out),
+    "empty submit": async () => {
+      device.queue.submit([]);
+      await device.queue.onSubmittedWorkDone();
+    },
+  };
+}
+
+const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
+const rounds = Number(args.rounds);
+const result = { adapter: info ? `${info.vendor} ${info.device || info.architecture}` : "unknown", rounds, sizes: [] };
+for (const n of args.sizes.split(",").map(Number)) {
+  const v = await variants(n);
+  const names = Object.keys(v);
+  const samples = Object.fromEntries(names.map((k) => [k, []]));
+  for (const k of names) for (let i = 0; i < 20; i++) await v[k]();
+  for (let r = 0; r < rounds; r++) {
+    for (let j = 0; j < names.length; j++) {
+      const k = names[(j + r) % names.length];
+      const t0 = performance.now();
+      await v[k]();
+      samples[k].push(performance.now() - t0);
+    }
+  }
+  const us = Object.fromEntries(names.map((k) => [k, median(samples[k]) * 1000]));
+  result.sizes.push({ bytes: n, medianUs: us });
+  console.log(`\n${n} bytes on ${result.adapter}, median µs of ${rounds} interleaved rounds (ratio: raw ÷ variant)`);
+  for (const k of names)
+    console.log(`  ${k.padEnd(22)} ${us[k].toFixed(1).padStart(8)}  ${(us.raw / us[k]).toFixed(2)}×`);
+}
+if (args.out) writeFileSync(args.out, `${JSON.stringify(result, null, 1)}\n`);
+process.exit(0);
