@@ -12,7 +12,7 @@ from typing import Any
 
 from ..core.errors import ErrorCode, WebDLPackBufferError
 from ..tensor.tensor import Tensor
-from .from_dlpack import adopt, from_dlpack
+from .from_dlpack import adopt, adopt_seen, from_dlpack
 
 __all__ = ["export_managed", "import_managed"]
 
@@ -77,4 +77,8 @@ def import_managed(address: int, versioned: bool = True) -> Tensor:
     ValueError, BufferError
         An invalid struct or major version (the deleter has been called).
     """
+    if adopt_seen is not None:  # adopt()'s first step inline: a frame less for the C and JS callers
+        tensor = adopt_seen(address, versioned)
+        if tensor is not None:
+            return tensor  # type: ignore[no-any-return]
     return adopt(address, versioned)
