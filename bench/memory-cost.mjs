@@ -4,11 +4,15 @@
 // counted). Each row runs in both pages in turn, alternating which goes first, `rounds` times; the
 // ratio is accounted ÷ untouched of the medians. Rows: raw device.createBuffer + destroy, the
 // `disabled` cache mode (a created buffer per allocWebGPUChecked) and `bucket` (cache hits, nothing
-// created), at 1 KiB and 16 MiB. Writes bench/out/memory-cost.json and prints a table.
-// Usage: node bench/memory-cost.mjs   (after `make js`)
+// created), at 1 KiB and 16 MiB. Beside the ratio of medians, the median (and quartiles) of the per-round
+// ratios: each round's two runs are adjacent in time, so a machine that slows down for a while (2 cores
+// shared by several engineers) moves both. Writes bench/out/memory-cost.json and prints a table.
+// Usage: node bench/memory-cost.mjs [--rounds N] [--repeat K] [--out FILE.json]   (after `make js`)
+//   --repeat K runs the whole comparison K times (fresh browser each) and reports every run.
 import { chromium } from "@playwright/test";
 import { browserSettings } from "../scripts/browser-settings.mjs";
 import { startServer } from "../scripts/serve.mjs";
+import { writeFileSync } from "node:fs";
 import { summarize, writeOut } from "./lib.mjs";
 
 /** One timed run in the page: µs per cycle of `row` at `nbytes`, `ops` cycles, after the GPU settled. */
@@ -33,6 +37,35 @@ async function runInPage({ row, nbytes, ops }) {
   if (row === "raw") await settle();
   else await ctx.flush();
   return ((performance.now() - t0) / ops) * 1000;
+}
+
+/**
+ * In the counted page only: create + destroy of a 1 KiB buffer through the counted `device.createBuffer` against
+ * the same call on the uncounted prototype method (`GPUDevice.prototype.createBuffer.call`), interleaved in one
+ * page (no page-to-page difference), `n` cycles in a tight loop and `n / 4` with an await after each. µs per cycle.
+ */
+async function samePageInPage({ n }) {
+  const device = window.webdlpack.getContext().getWebGPUDevice(0);
+  const usage = GPUBufferUsage.STORAGE;
+  const proto = GPUDevice.prototype.createBuffer;
+  const variants = {
+    counted: () => device.createBuffer({ size: 1024, usage }),
+    uncounted: () => proto.call(device, { size: 1024, usage }),
+  };
+  const out = {};
+  for (const [name, create] of Object.entries(variants)) {
+    let t0 = performance.now();
+    for (let i = 0; i < n; i++) create().destroy();
+    out[`${name} loop`] = ((performance.now() - t0) / n) * 1000;
+    t0 = performance.now();
+    for (let i = 0; i < n / 4; i++) {
+      create().destroy();
+      await null;
+    }
+    out[`${name} await`] = ((performance.now() - t0) / (n / 4)) * 1000;
+  }
+  await new Promise((r) => setTimeout(r, 0));
+  return out;
 }
 
 const ROWS = [
@@ -76,24 +109,65 @@ export async function memoryCost({ rounds = 21 } = {}) {
       }
       const untouched = summarize(samples.untouched);
       const accounted = summarize(samples.accounted);
-      rows.push({ row, nbytes, ops, untouched, accounted, ratio: accounted.median / untouched.median });
+      const paired = samples.accounted.map((a, i) => a / samples.untouched[i]).sort((a, b) => a - b);
+      const q = (f) => paired[Math.min(paired.length - 1, Math.floor(paired.length * f))];
+      rows.push({
+        row,
+        nbytes,
+        ops,
+        untouched,
+        accounted,
+        ratio: accounted.median / untouched.median,
+        pairedRatio: { median: q(0.5), q1: q(0.25), q3: q(0.75) },
+      });
     }
-    return { chromium: browser.version(), rounds, rows };
+    const same = {};
+    for (let r = 0; r < rounds; r++) {
+      const got = await pages.accounted.evaluate(samePageInPage, { n: 2000 });
+      for (const [k, v] of Object.entries(got)) {
+        same[k] ??= [];
+        same[k].push(v);
+      }
+    }
+    const samePage = Object.fromEntries(Object.entries(same).map(([k, v]) => [k, summarize(v)]));
+    return { chromium: browser.version(), rounds, rows, samePage };
   } finally {
     await browser.close();
     await server.close();
   }
 }
 
+/** The value after `--name` on the command line, or `fallback`. */
+function arg(name, fallback) {
+  const at = process.argv.indexOf(`--${name}`);
+  return at > 0 && at + 1 < process.argv.length ? process.argv[at + 1] : fallback;
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const result = await memoryCost();
+  const rounds = Number(arg("rounds", 21));
+  const repeat = Number(arg("repeat", 1));
+  const runs = [];
+  for (let k = 0; k < repeat; k++) runs.push(await memoryCost({ rounds }));
+  const result = runs[0];
   writeOut("memory-cost", result);
-  console.log(`Chromium ${result.chromium}: µs per cycle, median (min) of ${result.rounds} alternating runs`);
-  for (const r of result.rows) {
-    const size = r.nbytes >= 2 ** 20 ? `${r.nbytes / 2 ** 20} MiB` : `${r.nbytes / 1024} KiB`;
-    const cell = (s) => `${s.median.toFixed(2)} (${s.min.toFixed(2)})`;
+  const file = arg("out", null);
+  if (file !== null) writeFileSync(file, `${JSON.stringify({ runs }, null, 1)}\n`);
+  for (const [k, run] of runs.entries()) {
     console.log(
-      `${r.row.padEnd(9)} ${size.padStart(7)}  untouched ${cell(r.untouched).padStart(18)}  accounted ${cell(r.accounted).padStart(18)}  ratio ${r.ratio.toFixed(3)}`,
+      `run ${k + 1}/${runs.length}, Chromium ${run.chromium}: µs per cycle, median (min) of ${run.rounds} alternating runs`,
+    );
+    for (const r of run.rows) {
+      const size = r.nbytes >= 2 ** 20 ? `${r.nbytes / 2 ** 20} MiB` : `${r.nbytes / 1024} KiB`;
+      const cell = (s) => `${s.median.toFixed(2)} (${s.min.toFixed(2)})`;
+      const p = r.pairedRatio;
+      console.log(
+        `${r.row.padEnd(9)} ${size.padStart(7)}  untouched ${cell(r.untouched).padStart(18)}  accounted ${cell(r.accounted).padStart(18)}  ratio ${r.ratio.toFixed(3)}  paired ${p.median.toFixed(3)} [${p.q1.toFixed(3)}, ${p.q3.toFixed(3)}]`,
+      );
+    }
+    const sp = run.samePage;
+    console.log(
+      `one page, 1 KiB create + destroy, µs: counted ${sp["counted loop"].median.toFixed(2)} vs uncounted ${sp["uncounted loop"].median.toFixed(2)} in a loop; ` +
+        `${sp["counted await"].median.toFixed(2)} vs ${sp["uncounted await"].median.toFixed(2)} with an await after each`,
     );
   }
 }

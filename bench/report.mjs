@@ -336,12 +336,20 @@ function memoryCostSection(out) {
     cell(r.untouched.median, r.untouched.min),
     cell(r.accounted.median, r.accounted.min),
     ratio(r.ratio),
+    r.pairedRatio ? ratio(r.pairedRatio.median) : "—",
   ]);
+  const sp = c.samePage;
+  const same = sp
+    ? `\nIn the counted page alone, 1 KiB create + destroy through the counted \`device.createBuffer\` vs the uncounted ` +
+      `prototype method: ${num(sp["counted loop"].median)} vs ${num(sp["uncounted loop"].median)} µs in a loop, ` +
+      `${num(sp["counted await"].median)} vs ${num(sp["uncounted await"].median)} µs with an await after each.\n`
+    : "";
   return (
     `## Memory accounting\n\nµs per cycle, median (min) of ${c.rounds} runs alternating between two pages of one browser: ` +
     "one set up with `memoryAccounting: false` (the device untouched), one counted (docs/memory.md); " +
-    "ratio = counted ÷ untouched.\n\n" +
-    table(["row", "untouched", "counted", "ratio"], rows)
+    "ratio = counted ÷ untouched (of the medians; paired: the median of each round's ratio).\n\n" +
+    table(["row", "untouched", "counted", "ratio", "paired"], rows) +
+    same
   );
 }
 
