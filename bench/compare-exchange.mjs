@@ -6,11 +6,13 @@
  * which checkout goes first alternates by round, so a slow spell of the machine hits both alike.
  *
  *   node bench/compare-exchange.mjs BEFORE_DIR AFTER_DIR      (both built with `make build`)
- *   ROUNDS=5 (default) SIZES=1024 (default; bytes, comma-separated)
+ *   ROUNDS=5 (default) SIZES=1024 (default; bytes, comma-separated) SAMPLES=n (samples per row and round; default
+ *   cpu-exchange.js's own)
  *
  * Prints, per row, the median over rounds of each checkout's µs, each round's ratio after ÷ before (both timed
  * in that round), the median of those ratios, and for webdlpack rows each checkout's median ratio to its
- * direction's copy row (the anchor, timed in the same page); writes every sample's row to
+ * direction's copy row (the anchor, timed in the same page) and the same ratio of the fastest samples over all
+ * rounds (on a loaded machine the medians carry the load, the minimums less so); writes every sample's row to
  * bench/out/compare-exchange.json. `node bench/compare-exchange.mjs --report FILE.json` prints a saved run.
  */
 import { chromium } from "@playwright/test";
@@ -33,15 +35,16 @@ function print(results) {
     `${results.browser}; before: ${before.root}; after: ${after.root}; ${results.table[0].perRound.length} rounds, alternating order\n`,
   );
   console.log(
-    "| size | row | kind | before µs | after µs | after ÷ before, each round | median after ÷ before | ÷ copy anchor, before → after |",
+    "| size | row | kind | before µs | after µs | after ÷ before, each round | median after ÷ before | ÷ copy anchor, before → after | fastest ÷ fastest copy, before → after |",
   );
-  console.log("|---|---|---|---:|---:|---|---:|---|");
+  console.log("|---|---|---|---:|---:|---|---:|---|---|");
   for (const t of results.table) {
     const rounds = t.perRound.map((p) => f(p.ratio)).join(" ");
     const anchor = t.anchor === null ? "—" : `${f(t.beforeVsCopy)} → ${f(t.afterVsCopy)}`;
+    const fastest = t.anchor === null ? "—" : `${f(t.beforeMinVsCopy)} → ${f(t.afterMinVsCopy)}`;
     const us = (name) => f(median(t.perRound.map((p) => p[name])));
     console.log(
-      `| ${t.nbytes} B | ${t.case} | ${t.kind} | ${us("before")} | ${us("after")} | ${rounds} | ×${f(t.medianRatio, 3)} | ${anchor} |`,
+      `| ${t.nbytes} B | ${t.case} | ${t.kind} | ${us("before")} | ${us("after")} | ${rounds} | ×${f(t.medianRatio, 3)} | ${anchor} | ${fastest} |`,
     );
   }
 }
@@ -54,6 +57,7 @@ const [beforeDir, afterDir] = process.argv.slice(2).map((d) => resolve(d));
 if (afterDir === undefined) throw new Error("usage: node bench/compare-exchange.mjs BEFORE_DIR AFTER_DIR");
 const rounds = Number(process.env.ROUNDS ?? 5);
 const sizes = (process.env.SIZES ?? "1024").split(",").map(Number);
+const samples = process.env.SAMPLES === undefined ? undefined : Number(process.env.SAMPLES);
 const trees = [
   { name: "before", root: beforeDir },
   { name: "after", root: afterDir },
@@ -68,7 +72,10 @@ async function measure(browser, tree) {
     await page.waitForFunction(() => window.benchReady !== undefined);
     await page.evaluate(() => window.benchReady);
     tree.info ??= await page.evaluate(() => window.benchInfo);
-    const rows = await page.evaluate((s) => window.benchmarks.cpuExchange({ sizes: s }), sizes);
+    const rows = await page.evaluate(
+      ([s, n]) => window.benchmarks.cpuExchange(n === null ? { sizes: s } : { sizes: s, samples: n }),
+      [sizes, samples ?? null],
+    );
     return new Map(rows.map((r) => [`${r.nbytes}|${r.case}`, r]));
   } finally {
     await page.close();
@@ -115,6 +122,8 @@ for (const key of keys) {
     aKey === undefined
       ? null
       : median(results.rounds.map((r) => r[name].get(key).median_us / r[name].get(aKey).median_us));
+  const fastest = (name, k) => Math.min(...results.rounds.map((r) => r[name].get(k).min_us));
+  const minVsCopy = (name) => (aKey === undefined ? null : fastest(name, key) / fastest(name, aKey));
   table.push({
     nbytes: row.nbytes,
     case: row.case,
@@ -124,6 +133,8 @@ for (const key of keys) {
     anchor: aKey === undefined ? null : aKey.split("|")[1],
     beforeVsCopy: vsCopy("before"),
     afterVsCopy: vsCopy("after"),
+    beforeMinVsCopy: minVsCopy("before"),
+    afterMinVsCopy: minVsCopy("after"),
   });
 }
 results.table = table;
