@@ -225,12 +225,15 @@ screenshot: build
 	npx playwright test tests/browser/demo-page.spec.ts
 	cp build/screenshots/demo.png docs/demo.png
 
+# The reports it writes are Markdown that `make lint` checks: formatted here, as `make format` would.
 bench: build $(STAMPS)/extras-bench tvm
 	node bench/run.mjs
+	npx biome format --write bench docs >/dev/null
 
 # bench/results-gpu-<adapter>.json/.md/.png; VK_DRIVER_FILES picks a GPU's driver, else SwiftShader (scripts/vk-env.sh).
 bench-gpu: js $(STAMPS)/extras-bench
 	bash scripts/vk-env.sh node bench/gpu/node.mjs
+	npx biome format --write bench docs >/dev/null
 
 serve: build
 	node scripts/serve.mjs --port $${WEBDLPACK_PORT:-8765}
