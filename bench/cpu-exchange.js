@@ -108,8 +108,8 @@ export function closeEnv(env) {
  * of the direction), "baseline" (the plain FFI call).
  */
 export function sizeCases(env, nbytes, samples) {
-  // Memory through webdlpack's host (malloc/free): Pyodide before 314 exports no module._malloc.
-  const { fns, host, clib, webdlpack, sinkRef, pyodide, bridge } = env;
+  // Set-up memory through webdlpack's host (malloc/free): Pyodide before 314 exports no module._malloc.
+  const { fns, host, module: m, clib, webdlpack, sinkRef, pyodide, bridge } = env;
   const n = nbytes / 4;
   const x = clib.exports;
   // A C-owned float32 buffer made by the side module; its DLTensor is the view C exports from.
@@ -229,13 +229,22 @@ export function sizeCases(env, nbytes, samples) {
       "js→c",
       "copy",
       "malloc + set + free (copy into the heap)",
-      () => {
-        const p = host.malloc(nbytes) >>> 0;
-        const heap = new Uint8Array(host.buffer);
-        heap.set(plainBytes, p);
-        sinkRef.sink += heap[p];
-        host.free(p);
-      },
+      // The anchor is the plainest copy there is: the module's own malloc, HEAPU8 and free where it exports them
+      // (Pyodide 314 and later); before 314 only webdlpack's host has them, a slower anchor (bench-smoke only).
+      typeof m._malloc === "function"
+        ? () => {
+            const p = m._malloc(nbytes) >>> 0;
+            m.HEAPU8.set(plainBytes, p);
+            sinkRef.sink += m.HEAPU8[p];
+            m._free(p);
+          }
+        : () => {
+            const p = host.malloc(nbytes) >>> 0;
+            const heap = new Uint8Array(host.buffer);
+            heap.set(plainBytes, p);
+            sinkRef.sink += heap[p];
+            host.free(p);
+          },
       copySamples,
     ),
     // C ↔ Python through ctypes, each one JS → Python call.
