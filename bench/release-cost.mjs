@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 /**
- * Micro-benchmark (not a test) of the two release hot paths, for comparing builds in one process:
+ * Micro-benchmark (not a test) of the release hot paths, for comparing builds in one process:
  * `tensor.toManaged(host)` + the struct's deleter (a 1 KiB float32 tensor in the host's memory, with an owner),
- * and `ctx.allocWebGPU(1024)` + `ctx.freeWebGPU(ptr)` (bucket cache warm, the Node tests' fake GPU).
+ * the same struct taken by `Tensor.fromManaged` and disposed (the JS side of to_js, fromPython and C → JS: decode,
+ * Tensor, ownership, dispose running the deleter), and `ctx.allocWebGPU(1024)` + `ctx.freeWebGPU(ptr)` (bucket
+ * cache warm, the Node tests' fake GPU).
  * Each round times every build once, in rotating order, in CPU time; it prints per-build medians and minimums
  * and, for each build after the first, the median of its per-round ratio to the first.
  *
@@ -41,6 +43,9 @@ async function build(dir) {
     exportLoop(n) {
       for (let i = 0; i < n; i++) host.callVoidPointer(deleter, tensor.toManaged(host));
     },
+    importLoop(n) {
+      for (let i = 0; i < n; i++) Tensor.fromManaged(host, tensor.toManaged(host)).dispose();
+    },
     allocLoop(n) {
       for (let i = 0; i < n; i++) ctx.freeWebGPU(ctx.allocWebGPU(1024));
     },
@@ -58,28 +63,34 @@ const ns = (fn, n) => {
   fn(n);
   return ((cpuMs() - t0) / n) * 1e6;
 };
-const res = builds.map(() => ({ exp: [], alloc: [] }));
+const res = builds.map(() => ({ exp: [], imp: [], alloc: [] }));
 for (const b of builds) {
   b.exportLoop(N);
+  b.importLoop(N);
   b.allocLoop(N / 4);
 }
 for (let r = 0; r < ROUNDS; r++) {
   for (let k = 0; k < builds.length; k++) {
     const i = (k + r) % builds.length;
     res[i].exp.push(ns(builds[i].exportLoop, N));
+    res[i].imp.push(ns(builds[i].importLoop, N));
     res[i].alloc.push(ns(builds[i].allocLoop, N / 4));
   }
 }
 const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
 const min = (a) => Math.min(...a);
 for (let i = 0; i < builds.length; i++) {
-  const { exp, alloc } = res[i];
+  const { exp, imp, alloc } = res[i];
   console.log(
     `${process.argv[2 + i]}: toManaged+deleter median ${median(exp).toFixed(0)} ns, min ${min(exp).toFixed(0)}; ` +
+      `toManaged+fromManaged+dispose median ${median(imp).toFixed(0)} ns, min ${min(imp).toFixed(0)}; ` +
       `alloc+free median ${median(alloc).toFixed(0)} ns, min ${min(alloc).toFixed(0)}`,
   );
   if (i > 0) {
     const ratio = (key) => median(res[i][key].map((x, r) => x / res[0][key][r])).toFixed(3);
-    console.log(`  ÷ ${process.argv[2]}: toManaged+deleter ×${ratio("exp")}, alloc+free ×${ratio("alloc")}`);
+    console.log(
+      `  ÷ ${process.argv[2]}: toManaged+deleter ×${ratio("exp")}, toManaged+fromManaged+dispose ×${ratio("imp")}, ` +
+        `alloc+free ×${ratio("alloc")}`,
+    );
   }
 }

@@ -83,6 +83,8 @@ export interface LedgerDebug {
 export const RELEASE = Symbol("webdlpack.ledger.release");
 /** Internal: track options that need no checking (made by webdlpack). Not exported from the package. */
 export const TRACK_CHECKED = Symbol("webdlpack.ledger.trackChecked");
+/** Internal: whether the ledger watches an object for this entry (only then has the registry a cell to unregister). */
+export const WATCHED = Symbol("webdlpack.ledger.watched");
 /** Internal: mark released without calling the release function (the resource was freed another way). */
 export const MARK_RELEASED = Symbol("webdlpack.ledger.markReleased");
 
@@ -118,6 +120,8 @@ export class LedgerEntry implements Release {
   /** The one release: leaves the ledger's live list, then runs the release function. */
   readonly #once: Once<ReleaseReason>;
   readonly #onReleased: (entry: LedgerEntry) => void;
+  /** Internal ({@link WATCHED}): set by `Ledger.watch`. */
+  [WATCHED] = false;
 
   /** Made by {@link Ledger.track}; do not construct directly. */
   constructor(

@@ -24,6 +24,7 @@ import {
   ownerLabel,
   RELEASE,
   TRACK_CHECKED,
+  WATCHED,
   type LeakReport,
   type LedgerDebug,
   type LedgerEntryInfo,
@@ -126,7 +127,10 @@ export class Ledger {
       });
     }
     this.#byObject.set(object, entry);
-    if (!entry.released) this.#registry?.register(object, entry, entry);
+    if (!entry.released && this.#registry !== null) {
+      this.#registry.register(object, entry, entry);
+      entry[WATCHED] = true;
+    }
   }
 
   /** Snapshots of every live entry, oldest first. */
@@ -326,7 +330,9 @@ export class Ledger {
       if (held?.length === 0) this.#byPointer.delete(entry.pointer);
     }
     this.#unscope(entry);
-    this.#registry?.unregister(entry);
+    // Only a watched entry has a registry cell: unregistering one that has none cost as much as the rest of a
+    // bucket alloc + free (bench/release-cost.mjs).
+    if (entry[WATCHED]) this.#registry?.unregister(entry);
   }
 
   #collected(entry: LedgerEntry): void {

@@ -80,8 +80,6 @@ export class BufferTable {
   readonly #devices: DeviceRegistry;
   /** Buffers in the table, to refuse adopting one twice. */
   readonly #byBuffer = new WeakMap<GPUBuffer, GPUPointer>();
-  /** Ledger entries that stand for this table's own pointers. */
-  readonly #ownEntries = new WeakSet<LedgerEntry>();
   /**
    * Translation fast path: for slot s, `#fast[2s]` is the live pointer whose
    * buffer can be handed out as is (-1: go the slow way — freed, lost device,
@@ -168,7 +166,6 @@ export class BufferTable {
         if (this.#table.has(ptr)) this.free(ptr);
       },
     });
-    this.#ownEntries.add(ledgerEntry);
     entry.ledger = ledgerEntry;
     return ptr;
   }
@@ -222,9 +219,14 @@ export class BufferTable {
     return this.#table.get(ptr);
   }
 
-  /** Whether `entry` is the ledger entry of one of this table's pointers. */
+  /**
+   * Whether `entry` is the ledger entry of one of this table's live pointers: the entry the pointer's own record
+   * holds (no set of entries kept beside the table: a WeakSet add per allocation cost a third of a bucket
+   * alloc + free, most of it in the garbage collector).
+   */
   isOwnEntry(entry: LedgerEntry): boolean {
-    return this.#ownEntries.has(entry);
+    const ptr = entry.pointer;
+    return ptr !== null && this.#table.has(ptr) && this.#table.get(ptr).ledger === entry;
   }
 
   /** `ctx.gpuPointerToBuffer(ptr)`: one array read on the fast path, else full checks. */
