@@ -20,6 +20,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { mergeRerun } from "./matrix-doc.mjs";
 import { startServer } from "./serve.mjs";
 import { browserSettings } from "./browser-settings.mjs";
 import {
@@ -205,8 +206,6 @@ const HEADER = [
   "| package | version (installed as) | page loaded | demo | browser specs passed | also | result | time | run (UTC) |",
   "|---|---|---|---|---|---|---|---|---|",
 ];
-/** A row's first two cells: the key a rerun (--only) replaces it by. */
-const key = (line) => line.split(" | ").slice(0, 2).join(" | ");
 const rowLines = rows.map(
   (r) =>
     `| ${r.what} | ${r.version} | ${r.served} | ${r.demo} | ${r.tests} | ${r.extra} | ${r.ok ? "pass" : "FAIL"} | ${r.seconds.toFixed(0)} s | ${now} |`,
@@ -231,13 +230,10 @@ function writeDoc() {
   let table = rowLines;
   let when = `Full run ${now} UTC, ${minutes} min in all, on ${machine()}.`;
   if (only.length > 0 && existsSync(path)) {
-    const old = readFileSync(path, "utf8").split("\n");
-    const kept = old.filter((l) => /^\| [^-]/.test(l) && !l.startsWith("| package |"));
-    const fresh = new Map(rowLines.map((l) => [key(l), l]));
-    table = kept.map((l) => fresh.get(key(l)) ?? l);
-    for (const l of rowLines) if (!kept.some((k) => key(k) === key(l))) table.push(l);
-    const said = old.filter((l) => /^(Full run|Rerun) /.test(l));
-    when = [...said, `Rerun ${now} UTC (--only ${only.join(", ")}), ${minutes} min, on ${machine()}.`].join("\n\n");
+    const note = `Rerun ${now} UTC (--only ${only.join(", ")}), ${minutes} min, on ${machine()}.`;
+    const merged = mergeRerun(readFileSync(path, "utf8"), rowLines, note);
+    table = merged.rows;
+    when = merged.notes.join("\n\n");
   }
   const doc = [
     "# Version matrix",
