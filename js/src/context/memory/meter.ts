@@ -69,6 +69,17 @@ export function createBufferAs(device: GPUDevice, descriptor: GPUBufferDescripto
   return meter === undefined ? device.createBuffer(descriptor) : meter.create(descriptor, owner);
 }
 
+/**
+ * True when `device`'s meter counted `buffer` when it was made and it has not been destroyed since (every destroy
+ * goes through the wrapped `GPUBuffer.prototype.destroy`, device loss starts a new epoch): the buffer is then
+ * known, without asking the GPU, to belong to `device` and to be alive — two of the facts WebGPU validates for a copy.
+ * False when unsure (not counted: accounting off, another device, a buffer of an older copy's meter).
+ */
+export function countedAlive(buffer: GPUBuffer, device: GPUDevice): boolean {
+  const c = (buffer as unknown as { [COUNTED]?: Counted })[COUNTED];
+  return c !== undefined && !c.released && c.meter.device === device && c.epoch === c.meter.epoch;
+}
+
 /** Wrap `destroy` on the prototype of `buffer` once, so every destroy of a counted buffer is seen. */
 function wrapDestroy(buffer: GPUBuffer): void {
   const proto = Object.getPrototypeOf(buffer) as { destroy?: (this: GPUBuffer) => void } | null;
@@ -101,6 +112,11 @@ export class DeviceMeter {
   readonly #create: CreateBuffer;
   #installed: CreateBuffer | undefined;
   #epoch = 0;
+
+  /** Bumped when the device is lost: buffers counted in an older epoch are gone. */
+  get epoch(): number {
+    return this.#epoch;
+  }
 
   /** A meter for `device` (not yet instrumenting it: {@link install}). */
   constructor(device: GPUDevice) {

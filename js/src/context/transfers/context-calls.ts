@@ -20,6 +20,7 @@ import {
   type HostBytes,
   type ReadbackRange,
   type ReadbackTarget,
+  type ReadSink,
   type TransferStats,
 } from "./index.js";
 import type { DeviceTransfers } from "./index.js";
@@ -109,13 +110,16 @@ async function readbackEntry(entry: BufferEntry, range: ByteRange | undefined): 
 /** ctx.readbackInto: straight into the caller's memory, piece by piece, no intermediate array. */
 function readbackEntryInto(entry: BufferEntry, target: HostBytes, range: ByteRange | undefined): Promise<void> {
   // Not async: the caller (ctx.readbackInto) turns a throw here into its rejection; one async frame less.
+  const sink: ReadSink = (bytes, at) => hostView(target, bytes.byteLength, at).set(bytes);
+  if (range === undefined && ArrayBuffer.isView(target) && target.byteLength <= bufferFacts(entry.buffer).size) {
+    // The common call, a whole view from byte 0: nothing to resolve (the sink checks the view per piece).
+    return transfersOf(entry).read(entry.buffer, 0, target.byteLength, sink);
+  }
   const length = range?.byteLength ?? hostLength(target, "readbackInto");
   const whole = range === undefined ? { byteLength: length } : { ...range, byteLength: length };
   const { offset } = resolveRange(whole, bufferFacts(entry.buffer).size, length);
   hostView(target, length); // refuse a bad target before queueing work
-  return transfersOf(entry).read(entry.buffer, offset, length, (bytes, at) =>
-    hostView(target, bytes.byteLength, at).set(bytes),
-  );
+  return transfersOf(entry).read(entry.buffer, offset, length, sink);
 }
 
 /** ctx.upload: the bytes of `source` into the entry's buffer at range.byteOffset, taken before this returns. */

@@ -122,6 +122,11 @@ export class DeviceTransfers {
     this.#reads = new ReadRing(device, destroy, plan.maxKeptReadBytes);
     this.#writes = new WriteRing(device, destroy, plan.maxKeptWriteBytes);
     this.#inflight = new Inflight(device, name);
+    // A loss destroys the staging in use (its maps reject at once) even where no context follows this device.
+    device.lost.then(
+      (info) => this.lose(info?.reason ?? "unknown"),
+      () => this.lose("unknown"),
+    );
   }
 
   /** Read `length` bytes at `offset` of `source` into `sink`, piece by piece, after all submitted work. */

@@ -12,15 +12,19 @@
  * piece k + 1. The sink writes each piece straight into the caller's memory
  * (re-derived per piece, so wasm memory growth is harmless).
  *
- * The copies are encoded and submitted inside a validation error scope, and the
- * sink sees no byte before the scope came back clean: a copy WebGPU refused (a
- * buffer another GPUDevice made, or a destroyed one) leaves the staging buffer
- * untouched, and its bytes must never pass for the source's. Such a read rejects
- * (BAD_DEVICE / INVALID_ARGUMENT, register-check.ts). The scope's answer arrives
- * with the mapping, so it costs no extra wait.
+ * A copy WebGPU refused (a buffer another GPUDevice made, or a destroyed one)
+ * leaves the staging buffer untouched, and its bytes must never pass for the
+ * source's: such a read rejects (BAD_DEVICE / INVALID_ARGUMENT, register-check.ts).
+ * Where JS can not know every fact WebGPU validates for the copy (a registered
+ * buffer of unknown origin), the copies are encoded and submitted inside a
+ * validation error scope and the sink sees no byte before it came back clean
+ * (its answer arrives with the mapping: no extra wait). Where it can (a buffer
+ * the device's meter saw made and not destroyed, see validatedHere), the scope —
+ * 1–3 µs of a 20–80 µs small readback — is left out.
  */
 import { WebDLPackError } from "../../errors.js";
 import { GPUUsage } from "../allocation/create.js";
+import { countedAlive } from "../memory/meter.js";
 import { bufferUseError } from "../pointers/register-check.js";
 import { bufferFacts } from "./buffer-facts.js";
 import type { Inflight } from "./inflight.js";
@@ -28,6 +32,8 @@ import type { ReadRing } from "./staging.js";
 
 /** GPUMapMode.READ. */
 const MAP_MODE_READ = 0x0001;
+/** GPUBufferUsage.MAP_READ | MAP_WRITE: a buffer that can be mapped (and so can not be copied while it is). */
+const MAP_USAGE = 0x0003;
 
 /** How a readback is split (measured: bench/gpu, see docs in bench/results-gpu-*.md). */
 export interface ReadPlan {
@@ -107,7 +113,20 @@ export function readRange(
   const lead = offset - start;
   const span = Math.ceil((offset + length) / 4) * 4 - start;
   // Not async itself: the one-piece case (small readbacks) is readOne's promise, with no extra async frame.
-  const job: ReadJob = { device, ring, inflight, source, start, span, lead, length, sink, whileWaiting };
+  const job: ReadJob = {
+    device,
+    ring,
+    inflight,
+    source,
+    start,
+    span,
+    lead,
+    length,
+    sink,
+    whileWaiting,
+    scope: undefined,
+    refused: undefined,
+  };
   return span <= plan.singleBytes ? readOne(job) : readPieces(job, plan);
 }
 
@@ -123,6 +142,10 @@ interface ReadJob {
   length: number;
   sink: ReadSink;
   whileWaiting: (() => void) | undefined;
+  /** readOne: the validation scope's answer arriving, when the copy ran in one … */
+  scope: Promise<void> | undefined;
+  /** … and the answer once it is in (null: no error). */
+  refused: GPUError | null | undefined;
 }
 
 /** The pieces case of {@link readRange} (see the file comment). */
@@ -179,37 +202,101 @@ async function readPieces(job: ReadJob, plan: ReadPlan): Promise<void> {
   }
 }
 
-/** The one-piece case (small readbacks): one staging buffer, one submit, one map, no per-piece arrays. */
-async function readOne(job: ReadJob): Promise<void> {
-  const { device, ring, inflight, source, start, span, lead, length, sink, whileWaiting } = job;
-  const done = inflight.begin();
+/**
+ * The one-piece case (small readbacks): one staging buffer, one submit, one map. Not async: the map's promise with
+ * one reaction is the caller's promise — as few promise hops between the GPU's answer and the caller as a
+ * hand-written `await buffer.mapAsync()` (each hop costs on a round trip of 20–80 µs; bench/gpu/small-readback.mjs).
+ * The map needs no race against device loss: a loss destroys every staging buffer in use (DeviceTransfers.lose),
+ * which rejects its map at once, and the failure is then reported as DEVICE_LOST.
+ */
+function readOne(job: ReadJob): Promise<void> {
+  const { device, ring, inflight, source, start, span } = job;
+  let done: () => void;
   let staging: GPUBuffer | undefined;
+  let mapped: Promise<undefined>;
+  try {
+    done = inflight.begin();
+  } catch (err) {
+    return Promise.reject(err);
+  }
   try {
     staging = ring.take(span);
-    device.pushErrorScope("validation");
-    let refused: Promise<GPUError | null>;
-    try {
-      const encoder = device.createCommandEncoder();
-      encoder.copyBufferToBuffer(source, start, staging, 0, span);
-      device.queue.submit([encoder.finish()]);
-    } finally {
-      refused = popScope(device);
+    if (validatedHere(source, device)) {
+      encodeCopy(device, source, start, staging, span);
+    } else {
+      device.pushErrorScope("validation");
+      try {
+        encodeCopy(device, source, start, staging, span);
+      } finally {
+        job.scope = popScope(device).then((error) => {
+          job.refused = error ?? null;
+        });
+      }
     }
-    const mapped = inflight.guard(staging.mapAsync(MAP_MODE_READ, 0, span));
-    whileWaiting?.();
-    await mapped;
-    // The scope's answer came before the mapping (sent first): awaited here, not in a helper (one async frame less).
-    const error = await refused;
-    if (error !== null && error !== undefined) throw await bufferUseError("readback", device, source, error.message);
-    sink(new Uint8Array(staging.getMappedRange(0, span), lead, length), 0);
-    staging.unmap();
-    ring.give(staging, true);
+    mapped = staging.mapAsync(MAP_MODE_READ, 0, span);
+    job.whileWaiting?.();
   } catch (err) {
     if (staging !== undefined) ring.discard(staging);
-    throw await inflight.settle(err, "readback");
-  } finally {
     done();
+    return failed(inflight, err);
   }
+  const buffer = staging;
+  return mapped.then(
+    () => copyOut(job, buffer, done),
+    (err: unknown) => {
+      ring.discard(buffer);
+      done();
+      return failed(inflight, err);
+    },
+  );
+}
+
+/**
+ * True when every fact WebGPU validates for the readback's copy is known here, so no validation scope is needed:
+ * the source was made by this device and is alive (countedAlive: its meter saw it made and sees every destroy), it
+ * can not be mapped (no MAP usage), and checkReadable checked its usage and the range (4-aligned by construction);
+ * the staging buffer is the ring's own, unmapped. Anything else (a registered buffer of unknown origin, accounting
+ * off) is copied inside a scope and refused with a typed error when WebGPU refuses it.
+ */
+function validatedHere(source: GPUBuffer, device: GPUDevice): boolean {
+  return (bufferFacts(source).usage & MAP_USAGE) === 0 && countedAlive(source, device);
+}
+
+/** Copy `span` bytes of `source` from `start` into the start of `staging`, submitted now. */
+function encodeCopy(device: GPUDevice, source: GPUBuffer, start: number, staging: GPUBuffer, span: number): void {
+  const encoder = device.createCommandEncoder();
+  encoder.copyBufferToBuffer(source, start, staging, 0, span);
+  device.queue.submit([encoder.finish()]);
+}
+
+/** The mapped staging of {@link readOne} into the sink, once its scope (if any) said the copy ran. */
+function copyOut(job: ReadJob, staging: GPUBuffer, done: () => void): Promise<void> | undefined {
+  const { device, ring, inflight, source, span, lead, length, sink } = job;
+  if (job.scope !== undefined) {
+    // The scope's answer was sent before the mapping's and is in by now; waited for should it not be.
+    if (job.refused === undefined) return job.scope.then(() => copyOut(job, staging, done));
+    if (job.refused !== null) {
+      ring.discard(staging);
+      done();
+      return bufferUseError("readback", device, source, job.refused.message).then((error) => failed(inflight, error));
+    }
+  }
+  try {
+    sink(new Uint8Array(staging.getMappedRange(0, span), lead, length), 0);
+    staging.unmap();
+  } catch (err) {
+    ring.discard(staging);
+    done();
+    return failed(inflight, err);
+  }
+  ring.give(staging, true);
+  done();
+  return undefined;
+}
+
+/** The rejection of a failed readback: DEVICE_LOST after a loss, typed errors as they are, else GPU_ERROR. */
+function failed(inflight: Inflight, err: unknown): Promise<never> {
+  return inflight.settle(err, "readback").then((error) => Promise.reject(error));
 }
 
 /** Pop the readback's validation scope: its error, or null (also when the device is gone: that rejects elsewhere). */

@@ -156,23 +156,31 @@ abstract class Ring {
 
   /** Keep `buffer`, dropping the least recently kept ones over the budget; one larger than the budget is destroyed. */
   protected keep(buffer: GPUBuffer): void {
-    if (this.closed || this.dropOnReturn.delete(buffer) || bufferFacts(buffer).size > this.maxKeptBytes) {
+    // Every small readback ends here: one size lookup, and no iterator unless something must be dropped.
+    const size = bufferFacts(buffer).size;
+    if (this.closed || (this.dropOnReturn.size > 0 && this.dropOnReturn.delete(buffer)) || size > this.maxKeptBytes) {
       this.destroyBuffer(buffer);
       return;
     }
-    for (const old of this.order) {
-      if (this.keptBytes + bufferFacts(buffer).size <= this.maxKeptBytes) break;
-      this.order.delete(old);
-      const stack = this.free.get(bufferFacts(old).size)!;
-      stack.splice(stack.indexOf(old), 1);
-      this.keptBytes -= bufferFacts(old).size;
-      this.destroyBuffer(old);
+    if (this.keptBytes + size > this.maxKeptBytes) {
+      for (const old of this.order) {
+        if (this.keptBytes + size <= this.maxKeptBytes) break;
+        const oldSize = bufferFacts(old).size;
+        this.order.delete(old);
+        const stack = this.free.get(oldSize)!;
+        stack.splice(stack.indexOf(old), 1);
+        this.keptBytes -= oldSize;
+        this.destroyBuffer(old);
+      }
     }
-    const stack = this.free.get(bufferFacts(buffer).size) ?? [];
+    let stack = this.free.get(size);
+    if (stack === undefined) {
+      stack = [];
+      this.free.set(size, stack);
+    }
     stack.push(buffer);
-    this.free.set(bufferFacts(buffer).size, stack);
     this.order.add(buffer);
-    this.keptBytes += bufferFacts(buffer).size;
+    this.keptBytes += size;
   }
 
   stats(): RingStats {
