@@ -12,12 +12,21 @@
  *   replica             all three, inline (readOne's steps without its function frames)
  *   DeviceTransfers.read the transfers layer (read.ts readOne)
  *   ctx.readbackInto    the public call (pointer lookup, target checks, then the above)
+ *   raw, fresh array    the hand-written readback into a new array
+ *   ctx.readback        the public call into a new array
+ *   writeBuffer + wait  the hand-written small upload, waited for
+ *   ctx.upload + wait   the public upload, waited for
  *   empty submit        submit([]) + onSubmittedWorkDone, the queue's round trip
+ *
+ * Each round runs every variant once in a new seeded order (as bench/gpu/suite.js): work a variant leaves for
+ * later (webdlpack unmaps a readback's staging in a later task) then lands on a different variant each round,
+ * not always on the same successor.
  *
  *   node bench/gpu/small-readback.mjs [--sizes 1024,16384] [--rounds 400] [--out FILE.json]
  */
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { seeded, shuffled } from "./suite.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -47,6 +56,10 @@ async function variants(n) {
   const src = ctx.gpuPointerToBuffer(srcPtr);
   device.queue.writeBuffer(src, 0, new Uint8Array(n).fill(7));
   const out = new Uint8Array(n);
+  let fresh;
+  const host = new Uint8Array(n).fill(9);
+  const dstPtr = await ctx.allocWebGPUChecked(n, { usage: U.STORAGE | U.COPY_SRC | U.COPY_DST });
+  const dst = ctx.gpuPointerToBuffer(dstPtr);
   const staging = device.createBuffer({ size: n, usage: U.MAP_READ | U.COPY_DST });
   const ring = new ReadRing(device, (b) => b.destroy(), 64 * 2 ** 20);
   const inflight = new Inflight(device, "bench");
@@ -103,12 +116,38 @@ async function variants(n) {
     },
     "DeviceTransfers.read": () => transfers.read(src, 0, n, sink),
     "ctx.readbackInto": () => ctx.readbackInto(srcPtr, out),
+    "raw, fresh array": async () => {
+      copy(staging);
+      await staging.mapAsync(READ, 0, n);
+      fresh = new Uint8Array(n);
+      fresh.set(new Uint8Array(staging.getMappedRange(0, n)));
+      staging.unmap();
+    },
+    "ctx.readback": async () => {
+      fresh = new Uint8Array(await ctx.readback(srcPtr));
+    },
+    "writeBuffer + wait": async () => {
+      device.queue.writeBuffer(dst, 0, host);
+      await device.queue.onSubmittedWorkDone();
+    },
+    "ctx.upload + wait": async () => {
+      ctx.upload(dstPtr, host);
+      await device.queue.onSubmittedWorkDone();
+    },
     "empty submit": async () => {
       device.queue.submit([]);
       await device.queue.onSubmittedWorkDone();
     },
   };
 }
+
+/** The hand-written variant each row is compared with (default: raw). */
+const ANCHORS = {
+  "raw, fresh array": "raw, fresh array",
+  "ctx.readback": "raw, fresh array",
+  "writeBuffer + wait": "writeBuffer + wait",
+  "ctx.upload + wait": "writeBuffer + wait",
+};
 
 const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
 const rounds = Number(args.rounds);
@@ -118,9 +157,9 @@ for (const n of args.sizes.split(",").map(Number)) {
   const names = Object.keys(v);
   const samples = Object.fromEntries(names.map((k) => [k, []]));
   for (const k of names) for (let i = 0; i < 20; i++) await v[k]();
+  const random = seeded(n);
   for (let r = 0; r < rounds; r++) {
-    for (let j = 0; j < names.length; j++) {
-      const k = names[(j + r) % names.length];
+    for (const k of shuffled([...names], random)) {
       const t0 = performance.now();
       await v[k]();
       samples[k].push(performance.now() - t0);
@@ -128,9 +167,11 @@ for (const n of args.sizes.split(",").map(Number)) {
   }
   const us = Object.fromEntries(names.map((k) => [k, median(samples[k]) * 1000]));
   result.sizes.push({ bytes: n, medianUs: us });
-  console.log(`\n${n} bytes on ${result.adapter}, median µs of ${rounds} interleaved rounds (ratio: raw ÷ variant)`);
-  for (const k of names)
-    console.log(`  ${k.padEnd(22)} ${us[k].toFixed(1).padStart(8)}  ${(us.raw / us[k]).toFixed(2)}×`);
+  console.log(`\n${n} bytes on ${result.adapter}, median µs of ${rounds} interleaved rounds (ratio: anchor ÷ variant)`);
+  for (const k of names) {
+    const anchor = ANCHORS[k] ?? "raw";
+    console.log(`  ${k.padEnd(22)} ${us[k].toFixed(1).padStart(8)}  ${(us[anchor] / us[k]).toFixed(2)}× ${anchor}`);
+  }
 }
 if (args.out) writeFileSync(args.out, `${JSON.stringify(result, null, 1)}\n`);
 process.exit(0);

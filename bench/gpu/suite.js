@@ -15,7 +15,7 @@ const U = { COPY_SRC: 4, COPY_DST: 8, STORAGE: 128 };
 const rotate = (list, k) => list.map((_, i) => list[(i + k) % list.length]);
 
 /** A seeded xorshift generator of floats in [0, 1) (the same order every run). */
-function seeded(seed) {
+export function seeded(seed) {
   let x = seed >>> 0 || 1;
   return () => {
     x ^= x << 13;
@@ -26,7 +26,7 @@ function seeded(seed) {
 }
 
 /** `list` in an order drawn from `random` (Fisher–Yates). */
-function shuffled(list, random) {
+export function shuffled(list, random) {
   for (let i = list.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
     [list[i], list[j]] = [list[j], list[i]];

@@ -36,12 +36,16 @@ export class ContextTransfers {
     this.#devices = devices;
   }
 
-  /** `ctx.readback(ptr, range)`. */
-  async readback(ptr: GPUPointer, range?: ReadbackRange): Promise<ArrayBuffer> {
-    const entry = this.#table.usable(ptr, "readback");
-    const wait = pendingBufferCheck(entry.buffer, ptr, entry.device.id);
-    if (wait === null) return readbackEntry(entry, range);
-    return this.#afterCheck(wait, ptr, "readback").then((checked) => readbackEntry(checked, range));
+  /** `ctx.readback(ptr, range)`. Not async (a throw becomes the rejection): no promise hops beyond the read's own. */
+  readback(ptr: GPUPointer, range?: ReadbackRange): Promise<ArrayBuffer> {
+    try {
+      const entry = this.#table.usable(ptr, "readback");
+      const wait = pendingBufferCheck(entry.buffer, ptr, entry.device.id);
+      if (wait === null) return readbackEntry(entry, range);
+      return this.#afterCheck(wait, ptr, "readback").then((checked) => readbackEntry(checked, range));
+    } catch (err) {
+      return Promise.reject(err);
+    }
   }
 
   /** `ctx.readbackInto(ptr, target, range)`. Not async (a throw becomes the rejection): no extra promise per call. */
@@ -97,8 +101,8 @@ function defaultLength(requestedSize: number, range: ByteRange | undefined): num
   return Math.max(0, requestedSize - offset);
 }
 
-/** ctx.readback: bytes of the entry's buffer in a new ArrayBuffer, after all submitted work. */
-async function readbackEntry(entry: BufferEntry, range: ByteRange | undefined): Promise<ArrayBuffer> {
+/** ctx.readback: bytes of the entry's buffer in a new ArrayBuffer, after all submitted work (throws: see readbackInto). */
+function readbackEntry(entry: BufferEntry, range: ByteRange | undefined): Promise<ArrayBuffer> {
   const { offset, length } = resolveRange(
     range,
     bufferFacts(entry.buffer).size,

@@ -144,12 +144,18 @@ export class DeviceTransfers {
     );
   }
 
-  /** Read `length` bytes at `offset` of `source` into a new ArrayBuffer. */
-  async readNew(source: GPUBuffer, offset: number, length: number): Promise<ArrayBuffer> {
-    const out = new Uint8Array(length);
+  /** Read `length` bytes at `offset` of `source` into a new ArrayBuffer (one promise hop after the read's). */
+  readNew(source: GPUBuffer, offset: number, length: number): Promise<ArrayBuffer> {
+    let out: Uint8Array;
+    try {
+      out = new Uint8Array(length);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     const touch = length >= this.plan.touchFreshMinBytes ? () => touchPages(out) : undefined;
-    await this.read(source, offset, length, (bytes, at) => out.set(bytes, at), touch);
-    return out.buffer;
+    return this.read(source, offset, length, (bytes, at) => out.set(bytes, at), touch).then(
+      () => out.buffer as ArrayBuffer,
+    );
   }
 
   /** Upload `bytes` into `target` at `offset` now (the bytes are taken before this returns). */

@@ -6,6 +6,7 @@
  *   write.ts             CPU → GPU through writeBuffer or mapped MAP_WRITE staging, by size
  *   copy.ts              GPU → GPU copyBufferToBuffer and clearBuffer, checked first
  *   staging.ts           the read ring (handed out unmapped) and the write ring (handed out mapped)
+ *   ring.ts              what both rings share: size classes, byte budget, what is out
  *   inflight.ts          pending transfers; a lost device rejects them all with DEVICE_LOST
  *   targets.ts           host memory of a transfer (view or wasm memory + address) and GPU byte ranges
  *   buffer-facts.ts      a GPUBuffer's size and usage, read once (the binding's getters cost µs per transfer)

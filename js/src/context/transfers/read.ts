@@ -283,13 +283,12 @@ function copyOut(job: ReadJob, staging: GPUBuffer, done: () => void): Promise<vo
   }
   try {
     sink(new Uint8Array(staging.getMappedRange(0, span), lead, length), 0);
-    staging.unmap();
   } catch (err) {
     ring.discard(staging);
     done();
     return failed(inflight, err);
   }
-  ring.give(staging, true);
+  ring.giveMapped(staging); // unmapped in a later task, not between the GPU's answer and the caller
   done();
   return undefined;
 }

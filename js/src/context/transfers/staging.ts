@@ -3,245 +3,39 @@
  *
  * - the read ring holds MAP_READ | COPY_DST buffers; a buffer is handed out
  *   only while `unmapped` (a mapped buffer can not be a copy destination) and
- *   taken back only once unmapped — a mapped one is destroyed instead;
+ *   kept only once unmapped — a readback gives its buffer back still mapped
+ *   and the ring unmaps it in a later task, or at once when a readback needs it;
+ *   one given back mapped otherwise is destroyed;
  * - the write ring holds MAP_WRITE | COPY_SRC buffers that are already
  *   mapped, so an upload fills one synchronously; after its copy is submitted
  *   the buffer is mapped again in the background (`mapAsync(WRITE)` resolves
  *   once the GPU has read it) and only then becomes available.
  *
- * Buffers are kept by power-of-two size class, up to a byte budget per ring;
- * past it the least recently kept buffers are destroyed (through the caller's
- * `destroy`), so a run of large transfers keeps its own size class warm. Every buffer handed out is tracked until it comes back, so a lost
- * device can destroy (and so unmap) all of them.
+ * Size classes, the byte budget and the tracking of what is out: ring.ts.
  */
 import { GPUUsage } from "../allocation/create.js";
 import { createBufferAs, WEBDLPACK_OWNER } from "../memory/meter.js";
 import { bufferFacts } from "./buffer-facts.js";
+import { Ring, stagingClass, touch, type RingStats } from "./ring.js";
+
+export { STAGING_MIN_BYTES, stagingClass, touch, type RingStats } from "./ring.js";
 
 /** GPUMapMode.READ / WRITE (literals so this module loads where the global is missing). */
 const MAP_MODE_READ = 0x0001;
 const MAP_MODE_WRITE = 0x0002;
 
-/** A request may take a kept buffer up to this many times its size class. */
-const LARGER_CLASS_FACTOR = 64;
-
-/** Smallest staging buffer. */
-export const STAGING_MIN_BYTES = 256;
-
-/** Power-of-two size class of a request (at least {@link STAGING_MIN_BYTES}). */
-export function stagingClass(bytes: number): number {
-  return Math.max(STAGING_MIN_BYTES, 2 ** Math.ceil(Math.log2(Math.max(bytes, 1))));
-}
-
-/** Counters of one ring (for stats and tests). */
-export interface RingStats {
-  /** Buffers kept, ready to hand out. */
-  kept: number;
-  /** Their bytes. */
-  keptBytes: number;
-  /** Handed out and not yet back (write ring: including those being mapped again). */
-  inUse: number;
-  /** Buffers created since the ring was made. */
-  created: number;
-  /** Buffers handed out from the ring instead of created. */
-  reused: number;
-}
-
-/** What both rings share: size classes, a byte budget (least recently kept dropped first), tracking of what is out. */
-abstract class Ring {
-  protected readonly device: GPUDevice;
-  /** Kept buffers by size class, and all of them in the order they were kept (for eviction). */
-  protected readonly free = new Map<number, GPUBuffer[]>();
-  protected readonly order = new Set<GPUBuffer>();
-  protected readonly out = new Set<GPUBuffer>();
-  /** Buffers out when the ring was cleared (memory pressure): destroyed when they come back, not kept. */
-  protected readonly dropOnReturn = new Set<GPUBuffer>();
-  protected readonly destroyBuffer: (buffer: GPUBuffer) => void;
-  protected keptBytes = 0;
-  protected closed = false;
-  created = 0;
-  reused = 0;
-
-  constructor(
-    device: GPUDevice,
-    destroy: (buffer: GPUBuffer) => void,
-    readonly maxKeptBytes: number,
-  ) {
-    this.device = device;
-    this.destroyBuffer = destroy;
-  }
-
-  /** The map state a kept buffer must be in to be handed out. */
-  protected abstract readonly ready: GPUBufferMapState;
-
-  /** A new buffer of `size` (in the `ready` state). */
-  protected abstract create(size: number): GPUBuffer;
-
-  /**
-   * A buffer of at least `bytes` in the `ready` state: a kept one of its size class, else the smallest kept one
-   * of a larger class up to {@link LARGER_CLASS_FACTOR}× (staging made ready at setup serves smaller transfers
-   * on their first call), else a new one.
-   */
-  take(bytes: number): GPUBuffer {
-    const kept = this.#pop(stagingClass(bytes));
-    if (kept !== undefined) {
-      this.reused += 1;
-      this.out.add(kept);
-      return kept;
-    }
-    return this.make(stagingClass(bytes));
-  }
-
-  /** A new buffer of class `size`, counted and tracked as out. */
-  protected make(size: number): GPUBuffer {
-    this.created += 1;
-    const buffer = this.create(size);
-    this.out.add(buffer);
-    return buffer;
-  }
-
-  /** True when {@link take} would hand out a kept buffer (no new one) for `bytes`. */
-  hasReady(bytes: number): boolean {
-    for (const size of this.#classesFor(stagingClass(bytes)))
-      if (this.free.get(size)!.some((b) => b.mapState === this.ready)) return true;
-    return false;
-  }
-
-  /** Kept size classes that can serve a request of class `size`, smallest first. */
-  #classesFor(size: number): number[] {
-    const limit = Math.max(size * LARGER_CLASS_FACTOR, size);
-    return [...this.free.keys()]
-      .filter((c) => c >= size && c <= limit && this.free.get(c)!.length > 0)
-      .sort((a, b) => a - b);
-  }
-
-  /** Pop a kept buffer in the ready state for a request of class `size` (others popped on the way are destroyed). */
-  #pop(size: number): GPUBuffer | undefined {
-    const own = this.free.get(size);
-    // The common case: a kept buffer of the request's own class. Kept buffers are in the ready state by construction
-    // (kept only unmapped, or once mapped again), so its mapState, a native getter (~0.2 µs in dawn.node), is not read.
-    if (own !== undefined && own.length > 0) {
-      const buffer = own.pop()!;
-      this.order.delete(buffer);
-      this.keptBytes -= bufferFacts(buffer).size;
-      return buffer;
-    }
-    for (const c of this.#classesFor(size)) {
-      const stack = this.free.get(c)!;
-      while (stack.length > 0) {
-        const buffer = stack.pop()!;
-        this.order.delete(buffer);
-        this.keptBytes -= bufferFacts(buffer).size;
-        if (buffer.mapState === this.ready) return buffer;
-        this.destroyBuffer(buffer);
-      }
-    }
-    return undefined;
-  }
-
-  /** New buffers of `bytes`' class, made ready and kept, `count` of them (within the budget): staging ready before use. */
-  abstract prepare(bytes: number, count: number): Promise<void>;
-
-  /** How many more buffers of `bytes`' class {@link prepare} makes to have `count` kept. */
-  protected missing(bytes: number, count: number): number {
-    return Math.max(0, count - (this.free.get(stagingClass(bytes))?.length ?? 0));
-  }
-
-  /** Room in the budget for `bytes` more (kept plus out). */
-  protected hasRoom(bytes: number): boolean {
-    let out = 0;
-    for (const b of this.out) out += bufferFacts(b).size;
-    return !this.closed && this.keptBytes + out + bytes <= this.maxKeptBytes;
-  }
-
-  /** Keep `buffer`, dropping the least recently kept ones over the budget; one larger than the budget is destroyed. */
-  protected keep(buffer: GPUBuffer): void {
-    // Every small readback ends here: one size lookup, and no iterator unless something must be dropped.
-    const size = bufferFacts(buffer).size;
-    if (this.closed || (this.dropOnReturn.size > 0 && this.dropOnReturn.delete(buffer)) || size > this.maxKeptBytes) {
-      this.destroyBuffer(buffer);
-      return;
-    }
-    if (this.keptBytes + size > this.maxKeptBytes) {
-      for (const old of this.order) {
-        if (this.keptBytes + size <= this.maxKeptBytes) break;
-        const oldSize = bufferFacts(old).size;
-        this.order.delete(old);
-        const stack = this.free.get(oldSize)!;
-        stack.splice(stack.indexOf(old), 1);
-        this.keptBytes -= oldSize;
-        this.destroyBuffer(old);
-      }
-    }
-    let stack = this.free.get(size);
-    if (stack === undefined) {
-      stack = [];
-      this.free.set(size, stack);
-    }
-    stack.push(buffer);
-    this.order.add(buffer);
-    this.keptBytes += size;
-  }
-
-  stats(): RingStats {
-    return {
-      kept: this.order.size,
-      keptBytes: this.keptBytes,
-      inUse: this.out.size,
-      created: this.created,
-      reused: this.reused,
-    };
-  }
-
-  /** Destroy what is kept (the device is being unregistered); buffers out come back to be destroyed. */
-  drain(): void {
-    this.closed = true;
-    this.clear();
-  }
-
-  /** Destroy what is kept, and what is out once it comes back; the ring stays open. */
-  clear(): void {
-    for (const b of this.out) this.dropOnReturn.add(b);
-    this.#destroyKept(() => true);
-  }
-
-  /** Keep at most `count` buffers of `bytes`' class and none of another class (staging made ready at setup). */
-  keepOnly(bytes: number, count: number): void {
-    const size = stagingClass(bytes);
-    let left = count;
-    this.#destroyKept((b) => bufferFacts(b).size !== size || left-- <= 0);
-  }
-
-  /** Destroy the kept buffers `drop` picks (asked most recently kept first). */
-  #destroyKept(drop: (buffer: GPUBuffer) => boolean): void {
-    for (const b of [...this.order].reverse()) {
-      if (!drop(b)) continue;
-      this.order.delete(b);
-      const stack = this.free.get(bufferFacts(b).size)!;
-      stack.splice(stack.indexOf(b), 1);
-      this.keptBytes -= bufferFacts(b).size;
-      this.destroyBuffer(b);
-    }
-  }
-
-  /** Destroy a buffer that failed mid-transfer (never reused). */
-  discard(buffer: GPUBuffer): void {
-    this.dropOnReturn.delete(buffer);
-    if (this.out.delete(buffer)) buffer.destroy();
-  }
-
-  /** The device was lost: destroy everything, kept and out (destroy also unmaps). */
-  lose(): void {
-    this.drain();
-    for (const b of this.out) b.destroy();
-    this.out.clear();
-    this.dropOnReturn.clear();
-  }
-}
+/** Run `task` in a later task (setImmediate where there is one: Node; else a zero timeout). */
+const later: (task: () => void) => void = (() => {
+  const immediate = (globalThis as { setImmediate?: (task: () => void) => unknown }).setImmediate;
+  return typeof immediate === "function" ? (task) => void immediate(task) : (task) => void setTimeout(task, 0);
+})();
 
 /** MAP_READ | COPY_DST buffers, handed out unmapped. */
 export class ReadRing extends Ring {
   protected readonly ready = "unmapped";
+  /** Buffers given back still mapped ({@link giveMapped}), unmapped and kept in a later task. */
+  readonly #unmapping: GPUBuffer[] = [];
+  #unmapQueued = false;
 
   protected create(size: number): GPUBuffer {
     return createBufferAs(
@@ -286,6 +80,67 @@ export class ReadRing extends Ring {
       return;
     }
     this.keep(buffer);
+  }
+
+  /**
+   * Take back a buffer still mapped whose bytes were copied out: it is unmapped and kept in a later task, so the
+   * unmap (about 1 µs in dawn.node) is not between the GPU's answer and the caller; it runs while the caller's next
+   * transfer waits on the GPU. Until then it is neither out nor kept; a readback that finds no kept buffer
+   * meanwhile unmaps it at once ({@link reclaim}) rather than making another.
+   */
+  giveMapped(buffer: GPUBuffer): void {
+    if (!this.out.delete(buffer)) return;
+    if (this.dropOnReturn.size > 0 && this.dropOnReturn.delete(buffer)) {
+      this.destroyBuffer(buffer);
+      return;
+    }
+    this.#unmapping.push(buffer);
+    if (!this.#unmapQueued) {
+      this.#unmapQueued = true;
+      later(() => this.#unmapGiven());
+    }
+  }
+
+  #unmapGiven(): void {
+    this.#unmapQueued = false;
+    for (const buffer of this.#unmapping.splice(0)) {
+      try {
+        buffer.unmap();
+      } catch {
+        this.destroyBuffer(buffer); // its device is gone: never kept mapped
+        continue;
+      }
+      this.keep(buffer);
+    }
+  }
+
+  /** Unmap and keep the buffers given back mapped now (a readback needs one before the later task ran). */
+  protected override reclaim(): boolean {
+    if (this.#unmapping.length === 0) return false;
+    this.#unmapGiven();
+    return true;
+  }
+
+  /** Counts the buffers given back mapped as kept (they are, once unmapped in a moment). */
+  override stats(): RingStats {
+    const s = super.stats();
+    for (const buffer of this.#unmapping) {
+      s.kept += 1;
+      s.keptBytes += bufferFacts(buffer).size;
+    }
+    return s;
+  }
+
+  /** Unmaps the buffers given back mapped first, so they are among those kept or dropped. */
+  override keepOnly(bytes: number, count: number): void {
+    this.reclaim();
+    super.keepOnly(bytes, count);
+  }
+
+  /** Also destroys the buffers given back mapped and not yet unmapped. */
+  override clear(): void {
+    super.clear();
+    for (const buffer of this.#unmapping.splice(0)) this.destroyBuffer(buffer);
   }
 }
 
@@ -361,11 +216,6 @@ export class WriteRing extends Ring {
     );
     this.#rearming.add(mapped);
   }
-}
-
-/** Write one byte per 4 KiB page (fresh memory: the page faults happen now, not during a transfer). */
-export function touch(bytes: Uint8Array): void {
-  for (let i = 0; i < bytes.length; i += 4096) bytes[i] = 0;
 }
 
 /** Read one byte per 4 KiB page (a read mapping: the page faults happen now). */
