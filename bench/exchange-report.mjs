@@ -86,7 +86,8 @@ const WHY = {
   "js→py":
     "from_js is one JS → Python call with the JS Tensor (Pyodide makes a JsProxy for it, as for the copy's " +
     "TypedArray: about 0.7 µs of both rows), then one C call of the native module (py/native/adopt.c) that calls JS's " +
-    "export (one Python → JS call, about 0.3 µs), compares the struct with the block checked before (memcmp: the full " +
+    "export from C with the JsProxy's PyObject* (a wasm-table entry that reads the JS value with Pyodide's " +
+    "JsProxy_Val: no Python → JS call, which cost about 0.5 µs), compares the struct with the block checked before (memcmp: the full " +
     "check when any byte differs) and makes the owner and the Tensor; dispose runs the deleter through one C → JS call " +
     "(a JS deleter may throw, and an exception must not unwind through CPython's frames). Measured in one Chromium page: " +
     "owner + Tensor made and dropped about 0.3 µs, from_js's own frame 0.1-0.2 µs. JsProxy.to_py is a single C-level " +

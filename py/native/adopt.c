@@ -25,9 +25,17 @@ static PyObject *track;            /* track(tensor): adds a tensor to the innerm
 static PyObject *slot_names[4];    /* _view, _owner, _templates, _exporter (interned) */
 static Py_ssize_t slot_offsets[4]; /* where a Tensor keeps them (found by find_slots); 0: set by name instead */
 static allocfunc tensor_alloc;
-static PyObject *export_function; /* () -> JS's exportVersioned (bind_take) */
-static PyObject *export_js;       /* what it returned, once asked */
+static PyObject *export_function; /* () -> (exportVersioned, caller index, take error) (bind_take) */
+static PyObject *export_js;       /* JS's exportVersioned, once asked */
 static PyObject *full_adopt;      /* adopt(address, versioned): the full check (bind_take) */
+
+/* JS's export caller (Pyodide, js/src/bridge/pyodide-callers.ts): called with a PyObject*, it returns the address
+ * of a new versioned struct for a JsProxy's JS value, 0 for anything else, or EXPORT_FAILED when JS threw (the
+ * error is kept for export_failure, which raises it). NULL where there is none: every call goes through export_js. */
+typedef uintptr_t (*js_export_caller)(PyObject *value);
+#define EXPORT_FAILED UINTPTR_MAX /* 0xFFFFFFFF on wasm32 (JS returns -1) */
+static js_export_caller export_caller;
+static PyObject *export_failure;
 
 /* Find where a Tensor stores each of its four slots: set each on a probe instance to a distinct object (its
  * own name) and look for that pointer in the instance. Writing there later is what the slot's descriptor does
@@ -174,12 +182,51 @@ PyObject *wdl_py_adopt(PyObject *self, PyObject *const *args, Py_ssize_t nargs) 
   return adopt_cached(args[0], args[1], &_Py_NoneStruct);
 }
 
+/* Ask export_function once for JS's export function, caller index and failure function. 0, or -1 with an error. */
+static int bind_export(void) {
+  PyObject *got = PyObject_CallNoArgs(export_function);
+  if (got == NULL) return -1;
+  Py_ssize_t n = PyTuple_Size(got); /* -1 with an error set when `got` is no tuple */
+  void *index = n == 3 ? PyLong_AsVoidPtr(PyTuple_GetItem(got, 1)) : NULL;
+  if (n != 3 || PyErr_Occurred() || (index != NULL && PyCallable_Check(PyTuple_GetItem(got, 2)) != 1)) {
+    PyErr_Clear();
+    PyErr_SetString(PyExc_TypeError, "bind_take: export_function() must return (function, index, on_failure)");
+    Py_DecRef(got);
+    return -1;
+  }
+  PyObject *fn = PyTuple_GetItem(got, 0), *failure = PyTuple_GetItem(got, 2);
+  Py_IncRef(fn);
+  Py_IncRef(failure);
+  export_js = fn;
+  export_failure = failure;
+  export_caller = (js_export_caller)index;
+  Py_DecRef(got);
+  return 0;
+}
+
+/* The address (a new int) of the struct JS exported for `value`, or NULL with JS's error raised. Through JS's
+ * caller when `value` is a JsProxy (no Python -> JS call), else through export_js as any Python -> JS call. */
+static PyObject *export_value(PyObject *value) {
+  if (export_caller != NULL) {
+    uintptr_t address = export_caller(value);
+    if (address == EXPORT_FAILED) {
+      PyObject *r = PyObject_CallNoArgs(export_failure); /* raises the JS error (a JsException) */
+      Py_DecRef(r);
+      if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "take: JS's export failed without an error");
+      return NULL;
+    }
+    if (address != 0) return PyLong_FromSize_t((size_t)address);
+  }
+  return PyObject_CallOneArg(export_js, value);
+}
+
 /* take(value) -> Tensor
  *
  * from_js's common case in one call: JS's exportVersioned(value) (the unsigned address of a versioned managed
- * struct JS wrote, which Python now owns; the function is asked of `export_function` once), then the Tensor
- * of that struct — made here when adopt.py's cache holds its block unchanged, else by `adopt(address, True)`
- * (the full check). An error of the export (a JS error) propagates as it is: nothing was taken. */
+ * struct JS wrote, which Python now owns; asked of `export_function` once, with JS's caller that reaches it from
+ * C for a JsProxy), then the Tensor of that struct — made here when adopt.py's cache holds its block unchanged,
+ * else by `adopt(address, True)` (the full check). An error of the export (a JS error) propagates as it is:
+ * nothing was taken. */
 PyObject *wdl_py_take(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
   (void)self;
   if (wdl_py_expect_args(nargs, 1, "take(value) takes 1 argument") != 0) return NULL;
@@ -187,8 +234,8 @@ PyObject *wdl_py_take(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     PyErr_SetString(PyExc_ValueError, "webdlpack native exchange: bind_take() was not called");
     return NULL;
   }
-  if (export_js == NULL && (export_js = PyObject_CallNoArgs(export_function)) == NULL) return NULL;
-  PyObject *address = PyObject_CallOneArg(export_js, args[0]);
+  if (export_js == NULL && bind_export() != 0) return NULL;
+  PyObject *address = export_value(args[0]);
   if (address == NULL) return NULL;
   if (address->ob_type != (void *)&PyLong_Type) {
     Py_DecRef(address);
@@ -204,7 +251,7 @@ PyObject *wdl_py_take(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
   return tensor;
 }
 
-/* bind_take(export_function, adopt) -> None: what take() uses (the JS function is asked for on first use). */
+/* bind_take(export_function, adopt) -> None: what take() uses (export_function() is asked on first use). */
 PyObject *wdl_py_bind_take(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
   (void)self;
   if (wdl_py_expect_args(nargs, 2, "bind_take(export_function, adopt) takes 2 arguments") != 0) return NULL;
@@ -219,6 +266,8 @@ PyObject *wdl_py_bind_take(PyObject *self, PyObject *const *args, Py_ssize_t nar
     *targets[i] = args[i];
   }
   Py_DecRef(export_js);
-  export_js = NULL;
+  Py_DecRef(export_failure);
+  export_js = export_failure = NULL;
+  export_caller = NULL;
   return wdl_py_none();
 }

@@ -112,7 +112,9 @@ def test_take_exports_then_adopts_cached_or_in_full_and_passes_errors_through(ca
             raise answer
         return answer
 
-    NATIVE.bind_take(lambda: export, lambda address, versioned: full.append((address, versioned)) or "adopted")
+    NATIVE.bind_take(
+        lambda: (export, 0, None), lambda address, versioned: full.append((address, versioned)) or "adopted"
+    )
     t = NATIVE.take("js tensor")
     assert type(t) is w.Tensor and t.tolist() == [1.0, 2.0, 3.0, 4.0]
     t.dispose()
@@ -123,6 +125,48 @@ def test_take_exports_then_adopts_cached_or_in_full_and_passes_errors_through(ca
     with pytest.raises(ValueError, match="refused by JS"):
         NATIVE.take("fourth")
     assert exported == ["js tensor", "other", "third", "fourth"] and block.deleted == [block.address]
+
+
+def test_take_goes_through_js_export_caller_for_what_it_takes_and_through_pyodide_for_the_rest(cached):
+    """JS's export caller (Pyodide: a table entry; here a C callback) gets the PyObject* of take's argument: an
+    address is the export, 0 sends the value through the Python -> JS call, all ones means JS threw (the
+    failure function raises its error and nothing is taken)."""
+    block, _ = cached
+    seen_by_caller: list[object] = []
+    through_call: list[object] = []
+
+    def caller(pointer: int) -> int:
+        value = ctypes.cast(pointer, ctypes.py_object).value
+        seen_by_caller.append(value)
+        return {"js tensor": block.address, "threw": ctypes.c_size_t(-1).value}.get(value, 0)
+
+    callback = ctypes.CFUNCTYPE(ctypes.c_size_t, ctypes.c_void_p)(caller)
+    index = ctypes.cast(callback, ctypes.c_void_p).value
+
+    def failed() -> None:
+        raise ValueError("the kept JS error")
+
+    def export(value: object) -> int:
+        through_call.append(value)
+        return block.address
+
+    NATIVE.bind_take(lambda: (export, index, failed), lambda address, versioned: "adopted in full")
+    t = NATIVE.take("js tensor")
+    assert type(t) is w.Tensor and t.tolist() == [1.0, 2.0, 3.0, 4.0] and through_call == []
+    t.dispose()
+    u = NATIVE.take(42)  # not something the caller takes: the Python -> JS call
+    assert type(u) is w.Tensor and through_call == [42]
+    u.dispose()
+    with pytest.raises(ValueError, match="the kept JS error"):
+        NATIVE.take("threw")
+    assert seen_by_caller == ["js tensor", 42, "threw"] and through_call == [42]
+    assert block.deleted == [block.address, block.address]  # the two taken, nothing for the failed one
+    NATIVE.bind_take(lambda: (export, index, None), print)
+    with pytest.raises(TypeError, match="must return"):
+        NATIVE.take("js tensor")  # an index without a failure function is refused
+    NATIVE.bind_take(lambda: export, print)
+    with pytest.raises(TypeError, match="must return"):
+        NATIVE.take("js tensor")
 
 
 def test_bad_calls_are_refused():

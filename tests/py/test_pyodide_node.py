@@ -29,6 +29,19 @@ def run_body(*body: str) -> dict:
     return report
 
 
+def run_with_bridge(script: str) -> dict:
+    """Run a Node script that loads a fresh Pyodide with the real bridge (js/dist, after `make build`); its JSON line."""
+    bundle = ROOT / "js/dist/webdlpack.bundle.js"
+    node = shutil.which("node")
+    if node is None or not PYODIDE.exists() or not bundle.exists():
+        pytest.fail(f"node ({node}), {PYODIDE} and {bundle} (make build) are required for this test")
+    proc = subprocess.run([node, str(ROOT / script), str(ROOT)], capture_output=True, text=True, timeout=180)
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
+    assert proc.returncode == 0 and lines, f"stdout={proc.stdout[-2000:]!r} stderr={proc.stderr[-3000:]!r}"
+    report: dict = json.loads(lines[-1])
+    return report
+
+
 def test_pyodide_fast_paths_hide_no_change():
     """The import fast path reuses a checked block only while its bytes are the same; deleters called
     through JS run exactly once (tests/py/pyodide_fast_paths_body.py)."""
@@ -57,17 +70,23 @@ def test_pyodide_smoke_round_trip():
 def test_a_throwing_js_deleter_on_the_first_release_is_a_typed_error_and_pyodide_lives_on():
     """tests/py/pyodide_deleter_error.mjs: the real bridge in a fresh Pyodide; the native owner's first release
     goes through Python's fallback caller, which sets JS's try/catch caller in C; the second through that."""
-    bundle = ROOT / "js/dist/webdlpack.bundle.js"
-    node = shutil.which("node")
-    if node is None or not PYODIDE.exists() or not bundle.exists():
-        pytest.fail(f"node ({node}), {PYODIDE} and {bundle} (make build) are required for this test")
-    proc = subprocess.run(
-        [node, str(ROOT / "tests/py/pyodide_deleter_error.mjs"), str(ROOT)], capture_output=True, text=True, timeout=180
-    )
-    lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
-    assert proc.returncode == 0 and lines, f"stdout={proc.stdout[-2000:]!r} stderr={proc.stderr[-3000:]!r}"
-    report = json.loads(lines[-1])
+    report = run_with_bridge("tests/py/pyodide_deleter_error.mjs")
     error = "WebDLPackValueError: [INVALID_ARGUMENT] (from JS) deleter boom"
     # the first release found the bridge (and set JS's caller in C), the second went through that caller
     assert report["messages"] == [f"True {error}", f"True {error}"], report
     assert report["calls"] == 2 and report["released"] == 2 and report["again"] == 20, report
+
+
+def test_from_js_reaches_js_export_from_c_and_refuses_typed_with_pyodide_alive():
+    """tests/py/pyodide_from_js.mjs: the real bridge in a fresh Pyodide; the native take calls JS's export through
+    the bridge's export caller for a JsProxy (no Python -> JS call) and through Pyodide's call for anything else."""
+    report = run_with_bridge("tests/py/pyodide_from_js.mjs")
+    assert report["caller"] is True, report  # this Pyodide has what the export caller needs
+    assert report["a"] == report["again"] == [[1, 2, 3, 4], "float32", False], report
+    assert report["outside"] == [[1.25, 2.5], "float64", True] and report["in_heap"] == [[1, 2], "float32", False]
+    refused = "WebDLPackTypeError INVALID_ARGUMENT js_tensor"
+    assert report["plain"] == report["python_int"] == refused, report
+    assert report["disposed"] == "WebDLPackValueError DISPOSED tensor", report
+    # a struct freed and a new one at the same address with another shape and dtype: each read as it is now
+    assert report["reused_with_both_shapes"] is True, report
+    assert report["live_imports"] == 0 and report["jsLiveExports"] == 0, report

@@ -10,6 +10,7 @@ import { describeValue } from "../describe-value.js";
 import { dtypeOfTypedArray, emscriptenHost, itemsize, parseDType, type WasmHost } from "../dlpack/index.js";
 import { WebDLPackError } from "../errors.js";
 import { isBrandedTensor, looksLikeTensor, Tensor, type BrandedTensor } from "../tensor/index.js";
+import { deleterCaller, exportCaller } from "./pyodide-callers.js";
 import { PYTHON_GPU_OWNER, pythonGPUModule } from "./pyodide-gpu.js";
 import type { PyodideModuleLike, PyodideWithModule } from "./pyodide-types.js";
 
@@ -77,57 +78,9 @@ export function exportForPython(host: WasmHost, value: unknown, versioned: boole
   }
 }
 
-/**
- * The deleter caller Python's native module calls deleters through (`int f(fn, address)` in the wasm table,
- * made once per module): it calls table entry `fn` with `address` inside try/catch and returns 0, or 1 after
- * keeping the error for {@link DeleterCaller.take} — a JS exception must not unwind through CPython's frames.
- */
-interface DeleterCaller {
-  readonly index: number;
-  /** Throw the error the last failed call kept (Python's side turns it into its typed error). */
-  take(): never;
-}
-
-const deleterCallers = new WeakMap<object, DeleterCaller>();
-
-function deleterCaller(module: PyodideModuleLike, host: WasmHost): DeleterCaller {
-  let caller = deleterCallers.get(module);
-  if (caller === undefined) {
-    let failure: unknown;
-    let failed = false;
-    const index =
-      module.addFunction((fn: number, address: number) => {
-        try {
-          host.callVoidPointer(fn >>> 0, address >>> 0);
-          return 0;
-        } catch (err) {
-          failure = err;
-          failed = true;
-          return 1;
-        }
-      }, "iii") >>> 0;
-    caller = {
-      index,
-      take(): never {
-        const err = failed
-          ? failure
-          : new WebDLPackError("INVALID_ARGUMENT", "no deleter call failed", {
-              field: "deleter",
-              value: null,
-              expected: "a failed deleter call just before",
-            });
-        failure = undefined;
-        failed = false;
-        throw err;
-      },
-    };
-    deleterCallers.set(module, caller);
-  }
-  return caller;
-}
-
 /** The functions Python calls through `import webdlpack_js`. All addresses are unsigned. */
 export function pythonFacingModule(host: WasmHost, module: PyodideModuleLike): Record<string, unknown> {
+  const exportVersioned = (value: unknown) => exportForPython(host, value, true, undefined) >>> 0;
   return {
     /** Python → JS: adopt a managed struct Python exported; the JS Tensor owns it. */
     importManaged: (address: number, versioned: boolean) =>
@@ -141,7 +94,14 @@ export function pythonFacingModule(host: WasmHost, module: PyodideModuleLike): R
      * `exportManaged(value, true, undefined)` with two arguments fewer to convert (the `from_js` path; Python's
      * native module calls it from C and takes the result as an unsigned int).
      */
-    exportVersioned: (value: unknown) => exportForPython(host, value, true, undefined) >>> 0,
+    exportVersioned,
+    /**
+     * The table index of the entry the native module calls `exportVersioned` through from C with the PyObject*
+     * of a JsProxy (pyodide-callers.ts), or 0 where this Pyodide lacks what it needs.
+     */
+    exportCallerIndex: () => exportCaller(module, exportVersioned)?.index ?? 0,
+    /** Throw the error of the export that just failed through that entry. */
+    takeExportError: () => exportCaller(module, exportVersioned)?.take(),
     /**
      * Call a managed struct's deleter (function-table entry `index`) with its address: Python's
      * ManagedOwner uses this instead of a ctypes call, which costs about twice as much in Pyodide.

@@ -110,5 +110,5 @@ def _take_in_python(js_tensor: Any) -> Tensor:
 #: holds the block unchanged, the Tensor, in one C call) where there is a cache (Pyodide), else in Python.
 _take: Any = _take_in_python
 if NATIVE is not None and adopt_seen is not None:
-    NATIVE.bind_take(js.export_versioned_function, adopt)
+    NATIVE.bind_take(js.export_versioned_functions, adopt)
     _take = NATIVE.take

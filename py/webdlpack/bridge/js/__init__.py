@@ -26,7 +26,7 @@ from .handover import (
     deleter_caller,
     export_managed,
     export_versioned,
-    export_versioned_function,
+    export_versioned_functions,
     import_versioned,
     is_js_tensor,
 )
@@ -46,7 +46,7 @@ __all__ = [
     "import_versioned",
     "export_managed",
     "export_versioned",
-    "export_versioned_function",
+    "export_versioned_functions",
     "JsException",
     "deleter_caller",
     "import_js_module",

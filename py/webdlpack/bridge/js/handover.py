@@ -20,7 +20,7 @@ __all__ = [
     "deleter_caller",
     "export_managed",
     "export_versioned",
-    "export_versioned_function",
+    "export_versioned_functions",
     "import_versioned",
     "is_js_tensor",
 ]
@@ -110,12 +110,23 @@ def export_versioned(value: Any) -> int:
         raise translate(exc, gpu=False) from None
 
 
-def export_versioned_function() -> Any:
-    """The JS function behind :func:`export_versioned` (for a caller that calls it from C and translates errors).
+def export_versioned_functions() -> tuple[Any, int, Any]:
+    """What a caller of :func:`export_versioned` from C needs (the native module's ``take``; it translates errors).
+
+    Returns
+    -------
+    tuple
+        The JS function behind :func:`export_versioned`; the wasm-table index of JS's export caller
+        (``webdlpack_js.exportCallerIndex``: C calls it with the PyObject* of a JsProxy and gets the address
+        without Pyodide's Python -> JS call; 0 where the bridge or this Pyodide has none); and the function
+        that raises the error of that caller's last failed export (None with index 0).
 
     Raises ``UNSUPPORTED`` without the bridge, as :func:`export_versioned` does.
     """
-    return _HANDOVER.get("exportVersioned") or _handover("exportVersioned")
+    fn = _HANDOVER.get("exportVersioned") or _handover("exportVersioned")
+    index = getattr(load(), "exportCallerIndex", None)
+    caller = int(index()) if index is not None else 0
+    return fn, caller, (_handover("takeExportError") if caller else None)
 
 
 def deleter_caller() -> Callable[[int, int], None] | None:
