@@ -12,7 +12,7 @@ import { ContextMemory } from "./memory/context-memory.js";
 import { ownCachesOf } from "./memory/room.js";
 import { BufferTable } from "./pointers/buffer-table.js";
 import type { PointerTableOptions } from "./pointers/pointer-format.js";
-import { ContextTransfers } from "./transfers/context-calls.js";
+import { ContextTransfers, warmUp } from "./transfers/context-calls.js";
 import { releaseTransfers, transfersFor } from "./transfers/index.js";
 
 /** One context's rooms. */
@@ -39,8 +39,12 @@ export function makeRooms(table?: PointerTableOptions): Rooms {
       if (config.memoryAccounting !== false) memory.attach(0, record.device, ownCachesOf(allocators, record));
       else memory.detach(record.device);
     },
-    // setup() resolves once the transfers are measured on the device and their staging is ready (calibrate.ts).
-    prepare: (device, adapterInfo) => transfersFor(device, adapterInfo).calibrate(),
+    // setup() resolves once the transfers are measured on the device, their staging is ready (calibrate.ts) and
+    // a small upload and readback ran once (warmUp: the page's first transfer then costs what a later one does).
+    prepare: (device, adapterInfo) => {
+      const t = transfersFor(device, adapterInfo);
+      return t.calibrate().then(() => warmUp(t).catch(() => undefined)); // a lost device: its transfers report it
+    },
     registered: (record) => memory.attach(record.id, record.device, ownCachesOf(allocators, record)),
     livePointersOn: (record) => pointers.livePointersOn(record),
     forgotten(record) {

@@ -24,6 +24,8 @@ import {
   type TransferStats,
 } from "./index.js";
 import type { DeviceTransfers } from "./index.js";
+import { GPUUsage } from "../allocation/create.js";
+import { createBufferAs, WEBDLPACK_OWNER } from "../memory/meter.js";
 import { bufferFacts } from "./buffer-facts.js";
 
 /** The transfer calls of one context: pointers resolved in its table, devices in its registry. */
@@ -113,28 +115,72 @@ function readbackEntry(entry: BufferEntry, range: ByteRange | undefined): Promis
 
 /** ctx.readbackInto: straight into the caller's memory, piece by piece, no intermediate array. */
 function readbackEntryInto(entry: BufferEntry, target: HostBytes, range: ByteRange | undefined): Promise<void> {
+  return readInto(transfersOf(entry), entry.buffer, target, range);
+}
+
+/** {@link readbackEntryInto} of `buffer` on the device of `transfers` (also the setup's warm-up). */
+function readInto(
+  transfers: DeviceTransfers,
+  buffer: GPUBuffer,
+  target: HostBytes,
+  range: ByteRange | undefined,
+): Promise<void> {
   // Not async: the caller (ctx.readbackInto) turns a throw here into its rejection; one async frame less.
   const sink: ReadSink = (bytes, at) => hostView(target, bytes.byteLength, at).set(bytes);
-  if (range === undefined && ArrayBuffer.isView(target) && target.byteLength <= bufferFacts(entry.buffer).size) {
+  if (range === undefined && ArrayBuffer.isView(target) && target.byteLength <= bufferFacts(buffer).size) {
     // The common call, a whole view from byte 0: nothing to resolve (the sink checks the view per piece).
-    return transfersOf(entry).read(entry.buffer, 0, target.byteLength, sink);
+    return transfers.read(buffer, 0, target.byteLength, sink);
   }
   const length = range?.byteLength ?? hostLength(target, "readbackInto");
   const whole = range === undefined ? { byteLength: length } : { ...range, byteLength: length };
-  const { offset } = resolveRange(whole, bufferFacts(entry.buffer).size, length);
+  const { offset } = resolveRange(whole, bufferFacts(buffer).size, length);
   hostView(target, length); // refuse a bad target before queueing work
-  return transfersOf(entry).read(entry.buffer, offset, length, sink);
+  return transfers.read(buffer, offset, length, sink);
 }
 
 /** ctx.upload: the bytes of `source` into the entry's buffer at range.byteOffset, taken before this returns. */
 function uploadEntry(entry: BufferEntry, source: HostBytes, range: Pick<ByteRange, "byteOffset"> | undefined): void {
+  uploadFrom(transfersOf(entry), entry.buffer, source, range);
+}
+
+/** {@link uploadEntry} into `buffer` on the device of `transfers` (also the setup's warm-up). */
+function uploadFrom(
+  transfers: DeviceTransfers,
+  buffer: GPUBuffer,
+  source: HostBytes,
+  range: Pick<ByteRange, "byteOffset"> | undefined,
+): void {
+  if (range === undefined && source instanceof Uint8Array) {
+    transfers.write(buffer, 0, source); // the common call: from byte 0 (write checks the fit), the view as it is
+    return;
+  }
   const length = hostLength(source, "upload");
-  const { offset } = resolveRange(
-    { byteOffset: range?.byteOffset ?? 0, byteLength: 0 },
-    bufferFacts(entry.buffer).size,
-    0,
+  const { offset } = resolveRange({ byteOffset: range?.byteOffset ?? 0, byteLength: 0 }, bufferFacts(buffer).size, 0);
+  transfers.write(buffer, offset, hostView(source, length));
+}
+
+/** Bytes of the warm-up's buffer: a readback this small takes the read staging made ready at setup, if any. */
+const WARM_UP_BYTES = 64 * 1024;
+
+/**
+ * Run a small upload and readback through the code of ctx.upload / ctx.readbackInto once on a new device, before
+ * setup resolves, on a scratch buffer destroyed after. Measured (SwiftShader, Node, first calls on fresh devices):
+ * the device's first copy and map, and the first pass through this code after setup's measurement, made a first
+ * small transfer 2–4× its second; paid here, they are not paid by the page's first transfer.
+ */
+export async function warmUp(transfers: DeviceTransfers): Promise<void> {
+  const scratch = createBufferAs(
+    transfers.device,
+    { size: WARM_UP_BYTES, usage: GPUUsage.COPY_SRC | GPUUsage.COPY_DST, label: "webdlpack warm-up" },
+    WEBDLPACK_OWNER,
   );
-  transfersOf(entry).write(entry.buffer, offset, hostView(source, length));
+  try {
+    const host = new Uint8Array(WARM_UP_BYTES);
+    uploadFrom(transfers, scratch, host, undefined);
+    await readInto(transfers, scratch, host, undefined);
+  } finally {
+    scratch.destroy();
+  }
 }
 
 /** ctx.copyBuffer: GPU → GPU between two entries of one device, submitted now. */
