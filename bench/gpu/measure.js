@@ -11,16 +11,21 @@ export function row(name, nbytes, samples, extra = {}) {
   return { name, nbytes, samples, ...extra };
 }
 
+/** The pattern's word at index `i` (a hash of the index, so a GPU shader computes the same: suite.js). */
+export function patternWord(i, seed) {
+  let x = (Math.imul(i, 0x9e3779b9) ^ seed) >>> 0;
+  x ^= x >>> 16;
+  x = Math.imul(x, 0x7feb352d);
+  x ^= x >>> 15;
+  x = Math.imul(x, 0x846ca68b);
+  x ^= x >>> 16;
+  return x >>> 0;
+}
+
 /** Fill `bytes` with a pattern that differs per position (never zeros: zeros hide unwritten outputs). */
 export function pattern(bytes, seed = 1) {
   const words = new Uint32Array(bytes.buffer, bytes.byteOffset, Math.floor(bytes.byteLength / 4));
-  let x = (seed * 2654435761) >>> 0;
-  for (let i = 0; i < words.length; i++) {
-    x = (x ^ (x << 13)) >>> 0;
-    x = (x ^ (x >>> 17)) >>> 0;
-    x = (x ^ (x << 5)) >>> 0;
-    words[i] = x;
-  }
+  for (let i = 0; i < words.length; i++) words[i] = patternWord(i, seed);
   for (let i = words.length * 4; i < bytes.byteLength; i++) bytes[i] = (i * 31 + seed) & 0xff;
   return bytes;
 }

@@ -160,13 +160,18 @@ export function markdownReport(out) {
   const c = out.calibration;
   if (c)
     md +=
-      `\nWhat setup measured (ms, writeBuffer / staging, cold then warm): ` +
+      `\nWhat setup measured and decided (ms, writeBuffer / staging, cold then warm → the way of the size's class, ` +
+      `cold / warm; \`ctx.transferStats().calibration\`): ` +
       c.upload
-        .map(
-          (u) =>
-            `${sizeLabel(u.bytes)} ${num(u.writeBufferCold)}/${num(u.stagingCold)}, ${num(u.writeBuffer)}/${num(u.staging)}`,
-        )
+        .map((u) => {
+          const way = (w) => (w === undefined ? "" : w === "staging" ? "st" : "wb");
+          const decided = u.cold === undefined ? "" : ` → ${way(u.cold)}/${way(u.warm)} from ${sizeLabel(u.fromBytes)}`;
+          return `${sizeLabel(u.bytes)} ${num(u.writeBufferCold)}/${num(u.stagingCold)}, ${num(u.writeBuffer)}/${num(u.staging)}${decided}`;
+        })
         .join("; ") +
+      (c.newStagingMs === undefined
+        ? ""
+        : `; new staging at the largest size ${num(c.newStagingMs)} (${c.makeStaging ? "made" : "not made"} where none is ready)`) +
       `; read staging map ${num(c.readMapMs)} vs touching fresh memory ${num(c.touchMs)}; ${num(c.totalMs)} ms in all.\n`;
   for (const phase of ["cold", "warm"]) {
     for (const dir of ["upload", "readback", "anchor"]) {

@@ -1,7 +1,7 @@
 // One GPU transfer benchmark run, the same in Node (node.mjs) and in Chromium (transfers.html). At each size:
 //   cold: each variant's FIRST call on a fresh device (webdlpack's after ctx.setup on it, which measures the device
-//         and makes staging ready; every device gets one empty submit first), `coldReps` times (at most 3 from
-//         64 MiB), the variants in rotating order;
+//         and makes staging ready; the source buffer is filled by a shader, so nothing has used writeBuffer or a
+//         mapped buffer there before), `coldReps` times (at most 3 from 64 MiB), the variants in rotating order;
 //   warm: on one fresh device, rounds of one call of every variant, each round in a new order (seeded shuffle, so every
 //         variant follows every other one alike; a round of warm-up first, not kept), until the size's budget is spent.
 // Every ratio the report draws compares variants of the same size and phase from this run. Returns the rows with
@@ -32,6 +32,55 @@ export function shuffled(list, random) {
     [list[i], list[j]] = [list[j], list[i]];
   }
   return list;
+}
+
+/** The pattern (measure.js patternWord) computed on the GPU: word i of the buffer is hash(i). */
+const FILL_WGSL = `
+override seed: u32;
+override base: u32 = 0;
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) g: vec3u, @builtin(num_workgroups) groups: vec3u) {
+  let k = g.x + g.y * groups.x * 256u;
+  if (k >= arrayLength(&out)) { return; }
+  var x = ((base + k) * 0x9e3779b9u) ^ seed;
+  x ^= x >> 16u;
+  x *= 0x7feb352du;
+  x ^= x >> 15u;
+  x *= 0x846ca68bu;
+  x ^= x >> 16u;
+  out[k] = x;
+}`;
+/** Bytes one dispatch fills (within the default maxStorageBufferBindingSize, 128 MiB). */
+const FILL_CHUNK = 64 * 2 ** 20;
+
+/**
+ * Fill the first `n` bytes (a multiple of 4) of `buffer` (STORAGE usage) with the pattern of `seed`, submitted now.
+ * A shader, not writeBuffer or a mapped buffer: a variant's first call on a fresh device must be the first of its
+ * kind there (a writeBuffer of the same size before it would warm writeBuffer's own staging).
+ */
+function fillOnGPU(device, buffer, n, seed) {
+  const module = device.createShaderModule({ code: FILL_WGSL });
+  const encoder = device.createCommandEncoder();
+  const pass = encoder.beginComputePass();
+  for (let at = 0; at < n; at += FILL_CHUNK) {
+    const size = Math.min(FILL_CHUNK, n - at);
+    const pipeline = device.createComputePipeline({
+      layout: "auto",
+      compute: { module, entryPoint: "main", constants: { seed, base: at / 4 } },
+    });
+    const bindGroup = device.createBindGroup({
+      layout: pipeline.getBindGroupLayout(0),
+      entries: [{ binding: 0, resource: { buffer, offset: at, size } }],
+    });
+    pass.setPipeline(pipeline);
+    pass.setBindGroup(0, bindGroup);
+    const groups = Math.ceil(size / 4 / 256);
+    const x = Math.min(groups, 65535);
+    pass.dispatchWorkgroups(x, Math.ceil(groups / x));
+  }
+  pass.end();
+  device.queue.submit([encoder.finish()]);
 }
 
 /**
@@ -65,8 +114,7 @@ export async function runTransferBench({ newDevice, webdlpack, sizes, coldReps =
       env.src = device.createBuffer({ size: n, usage: U.STORAGE | U.COPY_SRC | U.COPY_DST });
       env.dst = device.createBuffer({ size: n, usage: U.STORAGE | U.COPY_SRC | U.COPY_DST });
     }
-    device.queue.writeBuffer(env.src, 0, expected);
-    device.queue.submit([]);
+    fillOnGPU(device, env.src, n, 13);
     await device.queue.onSubmittedWorkDone();
     return env;
   }

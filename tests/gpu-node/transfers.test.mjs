@@ -9,7 +9,7 @@ import { create, globals } from "webgpu";
 import { getContext, WebDLPackError } from "../../js/dist/index.js";
 import { DEFAULT_TRANSFER_PLAN, DeviceTransfers } from "../../js/dist/context/transfers/device-transfers.js";
 import { ReadRing } from "../../js/dist/context/transfers/staging.js";
-import { thresholdFrom } from "../../js/dist/context/transfers/calibrate.js";
+import { classStarts, uploadClasses } from "../../js/dist/context/transfers/calibrate.js";
 import { transfersFor } from "../../js/dist/context/transfers/registry.js";
 
 Object.assign(globalThis, globals);
@@ -170,40 +170,41 @@ describe("staging ring", () => {
 });
 
 describe("measured at setup", () => {
-  test("setup measures both upload paths, takes thresholds from the figures and leaves staging ready", () => {
+  test("setup measures both upload ways per size, cold and warm, and the plan takes a class per size", () => {
     const stats = ctx.transferStats(0);
     const c = stats.calibration;
     // Largest first, as many sizes as the time budget allowed (a loaded machine measures fewer), at least 16 MiB.
     assert.ok(c && c.upload.length >= 1 && c.upload.at(-1).bytes === 16 * MiB, `figures (${JSON.stringify(c)})`);
-    for (const u of c.upload)
+    for (const u of c.upload) {
       for (const k of ["writeBufferCold", "stagingCold", "writeBuffer", "staging"])
         assert.ok(u[k] > 0 && Number.isFinite(u[k]), `${k} at ${u.bytes}`);
+      // Each decision follows its own figures: warm by the faster, cold only where staging won by twice.
+      assert.equal(u.warm, u.staging < u.writeBuffer ? "staging" : "writeBuffer", `warm at ${u.bytes}`);
+      assert.equal(u.cold, 2 * u.stagingCold < u.writeBufferCold ? "staging" : "writeBuffer", `cold at ${u.bytes}`);
+    }
+    assert.deepEqual(
+      c.upload.map((u) => u.fromBytes),
+      classStarts(c.upload.map((u) => u.bytes)),
+    );
+    assert.equal(c.makeStaging, c.newStagingMs < c.upload.at(-1).writeBufferCold, "new staging: at the largest size");
     const plan = transfersFor(device).plan.write;
-    const sizes = c.upload.map((u) => u.bytes);
-    assert.equal(
-      plan.stagingMinBytes,
-      thresholdFrom(
-        sizes,
-        c.upload.map((u) => u.staging < u.writeBuffer),
-      ),
-    );
-    assert.equal(
-      plan.coldStagingMinBytes,
-      thresholdFrom(
-        sizes,
-        c.upload.map((u) => u.stagingCold < u.writeBufferCold),
-      ),
-    );
+    assert.deepEqual(plan.classes, uploadClasses(c.upload));
+    assert.equal(plan.makeStaging, c.makeStaging);
     assert.ok(stats.read.kept >= 1, "read staging is ready before the first readback");
     assert.equal(stats.read.inUse + stats.write.inUse, 0);
   });
 
-  test("thresholdFrom: the smallest size from which every larger measured size wins", () => {
-    const sizes = [1, 2, 4, 8];
-    assert.equal(thresholdFrom(sizes, [false, true, true, true]), 2);
-    assert.equal(thresholdFrom(sizes, [true, false, true, true]), 4);
-    assert.equal(thresholdFrom(sizes, [true, true, true, false]), Number.POSITIVE_INFINITY);
-    assert.equal(thresholdFrom([], []), Number.POSITIVE_INFINITY);
+  test("classes: each size from the geometric middle below it; none below the first that stages", () => {
+    assert.deepEqual(classStarts([64, 256, 1024, 4096]), [64, 128, 512, 2048]);
+    const f = (fromBytes, cold, warm) => ({ fromBytes, cold, warm });
+    const wb = "writeBuffer";
+    const st = "staging";
+    assert.deepEqual(uploadClasses([f(64, wb, wb), f(128, wb, st), f(512, wb, wb), f(2048, st, st)]), [
+      f(128, wb, st),
+      f(512, wb, wb),
+      f(2048, st, st),
+    ]);
+    assert.deepEqual(uploadClasses([f(64, wb, wb), f(128, wb, wb)]), []);
   });
 
   test("a kept buffer of a larger class (up to 64×) serves a smaller request; a much smaller one gets its own", () => {
@@ -221,10 +222,15 @@ describe("measured at setup", () => {
     ring.lose();
   });
 
-  test("with no staging ready, an upload below coldStagingMinBytes goes through writeBuffer; the next one finds staging", async () => {
+  test("a class's first upload takes its cold way, later ones its warm way; staging lacked is made meanwhile", async () => {
+    // Cold writeBuffer, warm staging (SwiftShader's measured decision from 16 MiB), nothing made ready.
     const plan = {
       ...DEFAULT_TRANSFER_PLAN,
-      write: { ...DEFAULT_TRANSFER_PLAN.write, stagingMinBytes: MiB, coldStagingMinBytes: Number.POSITIVE_INFINITY },
+      write: {
+        ...DEFAULT_TRANSFER_PLAN.write,
+        classes: [{ fromBytes: MiB, cold: "writeBuffer", warm: "staging" }],
+        makeStaging: false,
+      },
     };
     const t = new DeviceTransfers(device, "test device", (b) => b.destroy(), plan);
     const ptr = await ctx.allocWebGPUChecked(6 * MiB);
@@ -233,12 +239,24 @@ describe("measured at setup", () => {
       const src = bytes(6 * MiB + 2, seed).subarray(0, 6 * MiB - 2); // odd length: the last piece is padded
       paths.push(t.write(ctx.gpuPointerToBuffer(ptr), 0, src));
       sameBytes(new Uint8Array(await ctx.readback(ptr, { byteLength: 6 * MiB - 2 })), src, `upload ${seed}`);
-      await new Promise((resolve) => setTimeout(resolve, 20)); // staging is made in a later task
       await device.queue.onSubmittedWorkDone();
+      await new Promise((resolve) => setTimeout(resolve, 20)); // staging is made once the upload's work is done
     }
-    assert.equal(paths[0], "writeBuffer", "nothing ready: writeBuffer while staging is made");
-    assert.equal(paths[2], "staging", `then staging (${paths})`);
+    assert.deepEqual(paths, ["writeBuffer", "staging", "staging"]);
+    // Below the first class: writeBuffer, cold or warm.
+    assert.equal(t.write(ctx.gpuPointerToBuffer(ptr), 0, bytes(4096, 3)), "writeBuffer");
+    // Cold staging where nothing is ready and new staging is not made: writeBuffer for the lacking pieces.
+    const coldStaging = new DeviceTransfers(device, "test device", (b) => b.destroy(), {
+      ...plan,
+      write: { ...plan.write, classes: [{ fromBytes: MiB, cold: "staging", warm: "writeBuffer" }] },
+    });
+    assert.equal(coldStaging.write(ctx.gpuPointerToBuffer(ptr), 0, bytes(2 * MiB, 4)), "writeBuffer");
+    assert.equal(coldStaging.write(ctx.gpuPointerToBuffer(ptr), 0, bytes(2 * MiB, 5)), "writeBuffer");
+    await device.queue.onSubmittedWorkDone();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(coldStaging.stats().write.created, 0, "no staging made for a class whose warm way is writeBuffer");
     t.drain();
+    coldStaging.drain();
     ctx.freeWebGPU(ptr);
   });
 });

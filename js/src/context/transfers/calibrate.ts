@@ -1,17 +1,25 @@
 /**
- * Which upload path is faster at which size on this device, measured on the
- * device itself when it is set up — and staging made ready before the first
- * transfer, so a first call costs what a later one does.
+ * Which upload way is faster at which size on this device, on the first call
+ * and later, measured on the device itself when it is set up — and staging made
+ * ready before the first transfer, so a first call costs what a later one does.
  *
- * Upload: at sizes from 16 MiB down to 64 KiB (descending, until staging
- * loses both cold and warm or the time budget is spent), writeBuffer + wait
- * against the staging path + wait, each first cold (nothing made yet at that
- * size) and then warm (the faster of two calls). The warm threshold is the
- * smallest size from which staging wins at every size measured above it
- * (none: writeBuffer at every size); the cold threshold likewise from the cold
- * figures. Largest first: a busy machine that measures fewer sizes still
- * learns where staging wins most, and errs towards writeBuffer below. Measured once per adapter in a page (a later device of the same
- * adapter reuses the figures).
+ * Upload: at sizes from 16 MiB down to 64 KiB (largest first, until a time
+ * budget is spent; a busy machine that measures fewer sizes still learns where
+ * staging wins most), writeBuffer + wait against the staging path + wait. Each
+ * size stands for a class of uploads (from the geometric middle between it and
+ * the next smaller size measured, or from itself for the smallest) with its own
+ * decision, cold and warm apart (one threshold can not describe a window where
+ * staging wins below a size where it loses): cold is the first call at the size
+ * — writeBuffer's first, against staging's first use of what setup keeps ready
+ * (a larger kept buffer below the largest size), staging taken only where it
+ * was at least twice as fast (one call each: see COLD_MARGIN) — and warm the
+ * faster of two or three calls each, interleaved, with staging buffers of the
+ * size's own class. The first writeBuffer of the largest size, before all this,
+ * is not timed: what it costs once per page is no device's first call.
+ * At the largest size, new staging made for it against the first writeBuffer
+ * says whether a piece that finds no staging ready makes some (`makeStaging`).
+ * Below the smallest size measured: writeBuffer. Measured once per adapter in a
+ * page (a later device of the same adapter reuses the figures).
  *
  * Ready before the first transfer (sized by {@link readyStaging}): when staging
  * is used at all, mapped write staging for a 16 MiB upload (its pieces); four
@@ -27,7 +35,7 @@ import { GPUUsage } from "../allocation/create.js";
 import { type ReadPlan, readRange } from "./read.js";
 import { createBufferAs, meterOf, WEBDLPACK_OWNER } from "../memory/meter.js";
 import { type ReadRing, STAGING_MIN_BYTES, touch, type WriteRing } from "./staging.js";
-import { pieceSize, type WritePlan, writeRange } from "./write.js";
+import { pieceSize, type UploadClass, type UploadWay, type WritePlan, writeRange } from "./write.js";
 import type { Inflight } from "./inflight.js";
 
 const KiB = 1024;
@@ -49,10 +57,31 @@ const MEASURE_BUDGET_SHARE = 1 / 4;
 /** Figures measured per adapter (a page that sets up the same adapter again measures nothing). */
 const measured = new Map<string, Omit<Calibrated, "calibration"> & { calibration: Calibration }>();
 
-/** What a calibration found (kept in transferStats for the benchmark report). */
+/** The figures at one size measured (ms of writeBuffer + wait and staging + wait) and the decisions they gave. */
+export interface UploadFigures {
+  /** The size measured. */
+  bytes: number;
+  /** The class it decides for: uploads from this many bytes up to the next class's `fromBytes`. */
+  fromBytes: number;
+  /** The first call at the size (cold) … */
+  writeBufferCold: number;
+  stagingCold: number;
+  /** … and later calls (warm). */
+  writeBuffer: number;
+  staging: number;
+  /** The way the class's first upload on a device takes, and its later ones. */
+  cold: UploadWay;
+  warm: UploadWay;
+}
+
+/** What a calibration found (kept in transferStats: the per-size decisions and the figures behind them). */
 export interface Calibration {
-  /** Per size, ascending: ms of writeBuffer + wait and staging + wait, cold (first at the size) and warm. */
-  upload: { bytes: number; writeBufferCold: number; stagingCold: number; writeBuffer: number; staging: number }[];
+  /** Per size measured, ascending. */
+  upload: UploadFigures[];
+  /** New staging made for the largest size measured (ms, + wait), against its first writeBuffer … */
+  newStagingMs: number;
+  /** … so whether a staged piece that finds no staging ready makes a new buffer (else writeBuffer). */
+  makeStaging: boolean;
   /** Copy + map of one read staging buffer, and touching fresh memory of its size (ms). */
   readMapMs: number;
   touchMs: number;
@@ -60,9 +89,9 @@ export interface Calibration {
   totalMs: number;
 }
 
-/** Measured thresholds for the write plan, and whether to touch fresh readback arrays. */
+/** The measured upload classes for the write plan, and whether to touch fresh readback arrays. */
 export interface Calibrated {
-  write: Pick<WritePlan, "stagingMinBytes" | "coldStagingMinBytes">;
+  write: Pick<WritePlan, "classes" | "makeStaging">;
   touchFreshMinBytes: number;
   calibration: Calibration;
 }
@@ -89,11 +118,31 @@ async function timed(device: GPUDevice, fn: () => void): Promise<number> {
   return now() - t0;
 }
 
-/** The smallest measured size from which `wins` holds at every larger measured size (Infinity if none). */
-export function thresholdFrom(sizes: readonly number[], wins: readonly boolean[]): number {
-  let from = Number.POSITIVE_INFINITY;
-  for (let i = sizes.length - 1; i >= 0 && wins[i]; i--) from = sizes[i]!;
-  return from;
+/**
+ * How much faster staging must be on a first call to be the cold way. A cold figure is one call, and the first
+ * upload on a later device of the adapter (which reuses the figures) measured up to 2–4× the calibration's for
+ * staging (Chromium on SwiftShader, 16 MiB: 11–21 ms against 5.0) while writeBuffer's matched (6.6 against 9.3).
+ */
+const COLD_MARGIN = 2;
+
+/** The way that took less time (writeBuffer on a tie: it keeps no memory); staging only by `margin`. */
+const faster = (writeBuffer: number, staging: number, margin = 1): UploadWay =>
+  staging * margin < writeBuffer ? "staging" : "writeBuffer";
+
+/** Where the class of each size (ascending) starts: the geometric middle between it and the next smaller size. */
+export function classStarts(sizes: readonly number[]): number[] {
+  return sizes.map((n, i) => (i === 0 ? n : Math.round(Math.sqrt(n * sizes[i - 1]!))));
+}
+
+/** The write plan's classes from the figures (ascending), less those below the first that stages either way. */
+export function uploadClasses(figures: readonly Pick<UploadFigures, "fromBytes" | "cold" | "warm">[]): UploadClass[] {
+  const first = figures.findIndex((c) => c.cold === "staging" || c.warm === "staging");
+  return first < 0 ? [] : figures.slice(first).map(({ fromBytes, cold, warm }) => ({ fromBytes, cold, warm }));
+}
+
+/** The smallest upload the classes stage (cold or warm), or Infinity. */
+export function stagingFrom(classes: readonly UploadClass[]): number {
+  return uploadClasses(classes)[0]?.fromBytes ?? Number.POSITIVE_INFINITY;
 }
 
 /** Measure the device once per adapter (see the file comment), then make staging ready. */
@@ -101,7 +150,7 @@ export async function calibrate(t: CalibrationTarget): Promise<Calibrated> {
   const known = t.adapterKey === null ? undefined : measured.get(t.adapterKey);
   const found = known ?? (await measure(t));
   if (known === undefined && t.adapterKey !== null) measured.set(t.adapterKey, found);
-  const ready = readyStaging(t, found.write.stagingMinBytes, budgetOf(t.device));
+  const ready = readyStaging(t, stagingFrom(found.write.classes), budgetOf(t.device));
   await t.writes.settled();
   t.writes.keepOnly(ready.writeBytes, ready.writeCount);
   t.reads.keepOnly(ready.readBytes, ready.readCount);
@@ -166,51 +215,91 @@ async function measure(t: CalibrationTarget): Promise<Calibrated> {
     WEBDLPACK_OWNER,
   );
   const host = new Uint8Array(largest).fill(1);
-  const upload: Calibration["upload"] = [];
+  const figures: UploadFigures[] = [];
+  let newStagingMs = Number.POSITIVE_INFINITY;
+  let firstWriteBufferMs = 0;
   try {
-    await timed(device, () => device.queue.writeBuffer(target, 0, host, 0, 4)); // the queue's first-use costs
+    // The first uses of the queue and of writeBuffer at this size in the page (a browser's first shared memory of a
+    // size is made once per page, and a later device's first writeBuffer does not pay it again): untimed.
+    await timed(device, () => device.queue.writeBuffer(target, 0, host, 0, largest));
     const started = now(); // the budget counts from here: at least one size is always measured
-    const staged = { ...t.write, stagingMinBytes: 0, coldStagingMinBytes: 0 };
+    const staged: WritePlan = {
+      ...t.write,
+      classes: [{ fromBytes: 0, cold: "staging", warm: "staging" }],
+      makeStaging: true,
+    };
+    let kept: { bytes: number; count: number } | undefined; // the largest size's pieces, as setup keeps them
     for (const n of UPLOAD_SIZES) {
       if (n > largest) continue;
-      if (upload.length > 0 && now() - started > BUDGET_MS) break;
+      if (figures.length > 0 && now() - started > BUDGET_MS) break;
       const bytes = host.subarray(0, n);
       const viaStaging = (): void => {
-        writeRange(device, t.writes, t.inflight, staged, target, 0, bytes);
+        writeRange(device, t.writes, t.inflight, staged, { warm: 1 }, target, 0, bytes);
       };
       const viaWriteBuffer = (): void => device.queue.writeBuffer(target, 0, host, 0, n);
+      const piece = Math.min(pieceSize(n, t.write), n);
       const writeBufferCold = await timed(device, viaWriteBuffer);
+      if (kept === undefined) {
+        // The largest size: new staging (nothing is kept yet), then the first use of it, as setup keeps it.
+        firstWriteBufferMs = writeBufferCold;
+        newStagingMs = await timed(device, viaStaging);
+        await t.writes.settled();
+        kept = { bytes: piece, count: Math.ceil(n / piece) };
+      }
+      // Below it, the first call takes a larger kept buffer (what setup keeps ready).
       const stagingCold = await timed(device, viaStaging);
       await t.writes.settled();
-      // Warm: the faster of two calls each, interleaved (one slow call on a busy machine decides nothing).
-      let staging = await timed(device, viaStaging);
-      let writeBuffer = await timed(device, viaWriteBuffer);
-      await t.writes.settled();
-      writeBuffer = Math.min(writeBuffer, await timed(device, viaWriteBuffer));
-      staging = Math.min(staging, await timed(device, viaStaging));
-      upload.unshift({ bytes: n, writeBufferCold, stagingCold, writeBuffer, staging });
-      if (staging >= writeBuffer && stagingCold >= writeBufferCold) break; // below, neither threshold can be
+      await t.writes.prepare(piece, Math.ceil(n / piece)); // warm: buffers of the size's own class
+      // Warm: the faster of a few calls each, interleaved (one slow call on a busy machine decides nothing).
+      let staging = Number.POSITIVE_INFINITY;
+      let writeBuffer = Number.POSITIVE_INFINITY;
+      for (let i = 0; i < (n > 4 * MiB ? 2 : 3); i++) {
+        if (i % 2 === 0) {
+          staging = Math.min(staging, await timed(device, viaStaging));
+          writeBuffer = Math.min(writeBuffer, await timed(device, viaWriteBuffer));
+        } else {
+          writeBuffer = Math.min(writeBuffer, await timed(device, viaWriteBuffer));
+          staging = Math.min(staging, await timed(device, viaStaging));
+        }
+        await t.writes.settled();
+      }
+      t.writes.keepOnly(kept.bytes, kept.count); // the next size's first call finds only what setup keeps
+      figures.unshift({
+        bytes: n,
+        fromBytes: n,
+        writeBufferCold,
+        stagingCold,
+        writeBuffer,
+        staging,
+        cold: faster(writeBufferCold, stagingCold, COLD_MARGIN),
+        warm: faster(writeBuffer, staging),
+      });
     }
   } finally {
     target.destroy();
   }
-  const sizes = upload.map((u) => u.bytes);
-  const stagingMinBytes = thresholdFrom(
-    sizes,
-    upload.map((u) => u.staging < u.writeBuffer),
-  );
-  const coldStagingMinBytes = thresholdFrom(
-    sizes,
-    upload.map((u) => u.stagingCold < u.writeBufferCold),
-  );
+  const starts = classStarts(figures.map((f) => f.bytes));
+  figures.forEach((f, i) => {
+    f.fromBytes = starts[i]!;
+  });
+  const classes = uploadClasses(figures);
+  const makeStaging = faster(firstWriteBufferMs, newStagingMs) === "staging";
   await t.writes.settled();
+  const stagingMinBytes = stagingFrom(classes);
   if (stagingMinBytes === Number.POSITIVE_INFINITY) t.writes.clear();
 
   const ready = readyStaging(t, stagingMinBytes, budget);
   const { readMapMs, touchMs } = await readStaging(t, ready.readCount > 0 ? ready.readBytes : 0);
-  const calibration: Calibration = { upload, readMapMs, touchMs, totalMs: now() - t0 };
+  const calibration: Calibration = {
+    upload: figures,
+    newStagingMs,
+    makeStaging,
+    readMapMs,
+    touchMs,
+    totalMs: now() - t0,
+  };
   return {
-    write: { stagingMinBytes, coldStagingMinBytes },
+    write: { classes, makeStaging },
     touchFreshMinBytes: readMapMs > touchMs ? t.read.singleBytes / 4 : Number.POSITIVE_INFINITY,
     calibration,
   };

@@ -10,7 +10,7 @@ import { clearBytes, copyBytes } from "./copy.js";
 import { Inflight } from "./inflight.js";
 import { readRange, type ReadPlan, type ReadSink } from "./read.js";
 import { ReadRing, WriteRing, type RingStats } from "./staging.js";
-import { writeRange, type UploadPath, type WritePlan } from "./write.js";
+import { writeRange, type UploadHistory, type UploadPath, type WritePlan } from "./write.js";
 import { calibrate, type Calibration } from "./calibrate.js";
 
 const MiB = 2 ** 20;
@@ -29,8 +29,19 @@ export interface TransferPlan {
 
 /** Defaults: see bench/results-gpu-*.md for the measurements behind each number. */
 export const DEFAULT_TRANSFER_PLAN: Readonly<TransferPlan> = Object.freeze({
-  read: Object.freeze({ singleBytes: 4 * MiB, minPieceBytes: 4 * MiB, maxPieces: 8, submitPerPiece: true }),
-  write: Object.freeze({ stagingMinBytes: MiB, coldStagingMinBytes: MiB, minPieceBytes: 4 * MiB, maxPieces: 8 }),
+  read: Object.freeze({
+    singleBytes: 4 * MiB,
+    minPieceBytes: 4 * MiB,
+    maxPieces: 8,
+    submitPerPiece: true,
+    wholeFromBytes: Number.POSITIVE_INFINITY,
+  }),
+  write: Object.freeze({
+    classes: Object.freeze([Object.freeze({ fromBytes: MiB, cold: "staging", warm: "staging" } as const)]),
+    makeStaging: true,
+    minPieceBytes: 4 * MiB,
+    maxPieces: 8,
+  }),
   // A 256 MiB transfer's pieces plus the 16 MiB made ready at setup (measured: with 256 MiB, 256 MiB transfers in
   // Node evicted and re-made a piece every call, 0.71× a hand-written readback).
   maxKeptReadBytes: 288 * MiB,
@@ -40,15 +51,18 @@ export const DEFAULT_TRANSFER_PLAN: Readonly<TransferPlan> = Object.freeze({
 
 /**
  * The plan for an adapter and runtime before the device is measured (setup measures it: calibrate.ts, and
- * replaces the upload thresholds and the fresh-array touch), from the measurements (bench/results-gpu-*.md,
+ * replaces the upload classes and the fresh-array touch), from the measurements (bench/results-gpu-*.md,
  * 16 MiB medians):
  * - software (CPU) adapter: writeBuffer measured faster than staging at every size (SwiftShader in Node and
  *   Chromium: writeBuffer + wait 0.5–1.9 ms vs a kept MAP_WRITE buffer 1.2–5 ms), so uploads always take writeBuffer;
  * - a GPU: staging measured 3.6–7× faster than writeBuffer from 16 MiB (H100) and equal at 1 MiB, so from 1 MiB;
  * - in a browser the GPU process copies mapped bytes over IPC, and pieces pipeline that (H100 Chromium upload
- *   16 MiB: 4 pieces 6.4 ms vs one buffer 9.2 ms); where WebGPU runs in-process (Node + dawn.node) mapping is
- *   a pointer and pieces only add maps (H100 Node: one buffer 1.86 ms vs 4 pieces 2.31 ms), so uploads go in
- *   pieces of at least 64 MiB there.
+ *   16 MiB: 4 pieces 6.4 ms vs one buffer 9.2 ms); where WebGPU runs in-process on a GPU (Node + dawn.node)
+ *   mapping is a pointer and pieces only add maps: uploads go in one piece up to 256 MiB there (H100, warm medians:
+ *   16 MiB one buffer 1.86 ms vs 4 pieces 2.31; 256 MiB 24.9 ms vs 4 pieces of 64 MiB 29.1, 2 pieces 31.0, a
+ *   hand-written buffer 25.0; 64 MiB 8.53 vs hand-written 8.41), and readbacks of 128 MiB or more in one piece
+ *   too (256 MiB: one buffer 24.1 ms vs 8 pieces 33.5, 4 pieces 31.7, hand-written 23.7; at 64 MiB pieces still
+ *   win, 8 pieces 6.55 ms vs one 7.62).
  */
 export function planFor(
   adapter: { vendor: string; architecture: string; description: string } | null,
@@ -56,18 +70,12 @@ export function planFor(
 ): Readonly<TransferPlan> {
   const software =
     adapter !== null && /swiftshader|llvmpipe|lavapipe|warp/i.test(`${adapter.architecture} ${adapter.description}`);
+  if (!software && !inProcess) return DEFAULT_TRANSFER_PLAN;
   const write = software
-    ? {
-        ...DEFAULT_TRANSFER_PLAN.write,
-        stagingMinBytes: Number.POSITIVE_INFINITY,
-        coldStagingMinBytes: Number.POSITIVE_INFINITY,
-      }
-    : inProcess
-      ? { ...DEFAULT_TRANSFER_PLAN.write, minPieceBytes: 64 * MiB }
-      : DEFAULT_TRANSFER_PLAN.write;
-  return write === DEFAULT_TRANSFER_PLAN.write
-    ? DEFAULT_TRANSFER_PLAN
-    : Object.freeze({ ...DEFAULT_TRANSFER_PLAN, write: Object.freeze(write) });
+    ? { ...DEFAULT_TRANSFER_PLAN.write, classes: [], makeStaging: false }
+    : { ...DEFAULT_TRANSFER_PLAN.write, minPieceBytes: 256 * MiB };
+  const read = software ? DEFAULT_TRANSFER_PLAN.read : { ...DEFAULT_TRANSFER_PLAN.read, wholeFromBytes: 128 * MiB };
+  return Object.freeze({ ...DEFAULT_TRANSFER_PLAN, write: Object.freeze(write), read: Object.freeze(read) });
 }
 
 /** True where WebGPU runs in this process (Node with dawn.node), false in a browser (a GPU process behind IPC). */
@@ -103,6 +111,8 @@ export class DeviceTransfers {
   readonly #writes: WriteRing;
   readonly #inflight: Inflight;
   #lastUploadPath: UploadPath | null = null;
+  /** The plan's upload classes that have had an upload on this device (their next one is warm). */
+  #uploads: UploadHistory = { warm: 0 };
   #calibration: Calibration | null = null;
   #calibrating: Promise<void> | undefined;
   /** The adapter, as a key for figures measured once per adapter (null: unknown). */
@@ -165,6 +175,7 @@ export class DeviceTransfers {
       this.#writes,
       this.#inflight,
       this.plan.write,
+      this.#uploads,
       target,
       offset,
       bytes,
@@ -173,8 +184,8 @@ export class DeviceTransfers {
   }
 
   /**
-   * Measure which upload path wins at which size on this device and make staging ready before the first
-   * transfer (calibrate.ts); the plan takes the measured thresholds. Once per device; setup() awaits it.
+   * Measure which upload path wins at which size on this device, cold and warm, and make staging ready before
+   * the first transfer (calibrate.ts); the plan takes the measured classes. Once per device; setup() awaits it.
    */
   calibrate(): Promise<void> {
     this.#calibrating ??= calibrate({
@@ -193,6 +204,7 @@ export class DeviceTransfers {
           write: Object.freeze({ ...this.plan.write, ...found.write }),
           touchFreshMinBytes: found.touchFreshMinBytes,
         });
+        this.#uploads = { warm: 0 }; // the classes are new: every one is cold on this device
       },
       () => undefined, // a device lost meanwhile: the defaults stay, the transfers report the loss
     );

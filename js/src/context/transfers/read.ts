@@ -6,8 +6,8 @@
  * synchronous step (nothing else can be submitted in between), so the bytes
  * are those every earlier submitted command wrote and nothing submitted later
  * wrote (a torn read is impossible). A range up to
- * `singleBytes` uses one staging buffer (one submit, one map); a larger one is
- * split into pieces, each in its own staging buffer, all mapped at once and
+ * `singleBytes` (or from `wholeFromBytes`) uses one staging buffer (one submit,
+ * one map); one in between is split into pieces, each in its own staging buffer, all mapped at once and
  * copied out in order — the CPU copy of piece k overlaps the mapping of
  * piece k + 1. The sink writes each piece straight into the caller's memory
  * (re-derived per piece, so wasm memory growth is harmless).
@@ -45,6 +45,8 @@ export interface ReadPlan {
   maxPieces: number;
   /** One submit per piece (all in the same task, so still one snapshot) instead of one for all. */
   submitPerPiece: boolean;
+  /** Ranges of at least this many bytes use one staging buffer again (where pieces measured slower for them). */
+  wholeFromBytes: number;
 }
 
 /** Receives the bytes of one piece: `bytes` belong at `at` (0 = the first byte asked for). Valid only during the call. */
@@ -52,7 +54,7 @@ export type ReadSink = (bytes: Uint8Array, at: number) => void;
 
 /** The pieces of the 4-aligned span [start, end): [offset in the span, length] each, 4-byte multiples but the last. */
 export function planPieces(span: number, plan: ReadPlan): [number, number][] {
-  if (span <= plan.singleBytes) return [[0, span]];
+  if (span <= plan.singleBytes || span >= plan.wholeFromBytes) return [[0, span]];
   const wanted = Math.min(plan.maxPieces, Math.ceil(span / plan.minPieceBytes));
   const piece = Math.ceil(span / wanted / 4) * 4;
   const out: [number, number][] = [];

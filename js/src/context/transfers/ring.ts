@@ -135,7 +135,15 @@ export abstract class Ring {
 
   /** How many more buffers of `bytes`' class {@link prepare} makes to have `count` kept. */
   protected missing(bytes: number, count: number): number {
-    return Math.max(0, count - (this.free.get(stagingClass(bytes))?.length ?? 0));
+    return Math.max(0, count - this.owned(bytes));
+  }
+
+  /** Buffers of `bytes`' own size class the ring has, kept or out (in a transfer, or being mapped again). */
+  owned(bytes: number): number {
+    const size = stagingClass(bytes);
+    let n = this.free.get(size)?.length ?? 0;
+    for (const b of this.out) if (bufferFacts(b).size === size) n += 1;
+    return n;
   }
 
   /** Room in the budget for `bytes` more (kept plus out). */

@@ -184,15 +184,20 @@ export class WriteRing extends Ring {
     return Promise.all(this.#rearming).then(() => undefined);
   }
 
-  /** {@link prepare} in a later task (an upload that lacked staging goes on through writeBuffer meanwhile). */
+  /**
+   * {@link prepare} once the GPU work queued so far is done, in a task of its own: making and touching staging
+   * (tens of ms for 64 MiB on a CPU device) never delays the upload that lacked it, which the caller awaits.
+   */
   prepareSoon(bytes: number, count: number): void {
     const size = stagingClass(bytes);
     if (this.#preparing.has(size)) return;
     this.#preparing.add(size);
-    setTimeout(() => {
-      this.#preparing.delete(size);
-      void this.prepare(bytes, count);
-    }, 0);
+    const soon = (): void =>
+      later(() => {
+        this.#preparing.delete(size);
+        void this.prepare(bytes, count);
+      });
+    this.device.queue.onSubmittedWorkDone().then(soon, soon);
   }
 
   /**

@@ -3,17 +3,20 @@
  * from the wasm heap, C's, the adapters').
  *
  * Synchronous: the bytes are taken before it returns, and the write is queued
- * after all work already submitted. Below `stagingMinBytes` it is one
- * `queue.writeBuffer`; above, the bytes go in pieces (see pieceSize) through
- * kept MAP_WRITE staging buffers that are already mapped (one submit per
- * piece, so the GPU copy of piece k overlaps the CPU fill of piece k + 1).
- * A piece with no mapped buffer ready (the first upload of a size, or uploads
- * back to back faster than buffers are mapped again) makes a new one only from
- * `coldStagingMinBytes`; below, it goes through writeBuffer and the staging it
- * lacked is made in the background for the next upload. Both thresholds are
- * measured on the device at setup (calibrate.ts). A length that is not a
- * multiple of 4 is padded with zero bytes up to the next multiple, which must
- * fit in the destination.
+ * after all work already submitted. Which way an upload goes is decided per
+ * size class (the plan's `classes`, measured on the device at setup:
+ * calibrate.ts): the first upload of a class on a device takes the class's
+ * `cold` way, later ones its `warm` way — one `queue.writeBuffer`, or the bytes
+ * in pieces (see pieceSize) through kept MAP_WRITE staging buffers that are
+ * already mapped (one submit per piece, so the GPU copy of piece k overlaps the
+ * CPU fill of piece k + 1). Below the smallest class: writeBuffer. A staged
+ * piece takes a kept buffer of its own size class, else a larger kept one (the
+ * staging setup made ready); with none ready it makes a new one only where
+ * `makeStaging` (new staging measured faster than a first writeBuffer), else it
+ * goes through writeBuffer. Staging a class lacked is made for the next upload
+ * once this one's GPU work is done. A length that is not a multiple of 4 is
+ * padded with zero bytes up to the next multiple, which must fit in the
+ * destination.
  */
 import { WebDLPackError } from "../../errors.js";
 import { GPUUsage } from "../allocation/create.js";
@@ -21,12 +24,25 @@ import { bufferFacts } from "./buffer-facts.js";
 import type { Inflight } from "./inflight.js";
 import type { WriteRing } from "./staging.js";
 
+/** The two ways of an upload: one queue.writeBuffer, or pieces through mapped staging buffers. */
+export type UploadWay = "writeBuffer" | "staging";
+
+/** One size class of uploads: from `fromBytes` up to the next class's, its way cold and warm. */
+export interface UploadClass {
+  /** Uploads of at least this many bytes, and below the next class's `fromBytes`, are of this class. */
+  fromBytes: number;
+  /** The way of the class's first upload on a device. */
+  cold: UploadWay;
+  /** The way of its later uploads. */
+  warm: UploadWay;
+}
+
 /** How an upload is done (measured: bench/gpu). */
 export interface WritePlan {
-  /** Uploads of at least this many bytes go through mapped staging when it is ready; smaller ones through writeBuffer. */
-  stagingMinBytes: number;
-  /** With no mapped staging ready, uploads of at least this many bytes make new staging; smaller ones writeBuffer. */
-  coldStagingMinBytes: number;
+  /** Size classes by ascending `fromBytes` (below the first: writeBuffer). At most 31. */
+  classes: readonly UploadClass[];
+  /** A staged piece with no staging ready makes a new buffer (true) or goes through writeBuffer (false). */
+  makeStaging: boolean;
   /** Staging pieces are at least this large … */
   minPieceBytes: number;
   /** … and at most this many (fewer, larger pieces for large uploads: fewer maps, measured faster from 64 MiB). */
@@ -64,12 +80,28 @@ export function checkWritable(target: GPUBuffer, offset: number, length: number)
   }
 }
 
-/** Upload `bytes` into `target` at `offset` (checked first). Returns the path taken. */
+/** The index of the class an upload of `length` bytes is of (-1: below the first class). */
+export function classIndex(classes: readonly UploadClass[], length: number): number {
+  let k = classes.length - 1;
+  while (k >= 0 && length < classes[k]!.fromBytes) k--;
+  return k;
+}
+
+/** The classes of a device's plan that have had an upload (one bit per class index): their next one is warm. */
+export interface UploadHistory {
+  warm: number;
+}
+
+/**
+ * Upload `bytes` into `target` at `offset` (checked first), the way `plan` gives for its size class, cold or warm
+ * by `history` (updated). Returns the path taken.
+ */
 export function writeRange(
   device: GPUDevice,
   ring: WriteRing,
   inflight: Inflight,
   plan: WritePlan,
+  history: UploadHistory,
   target: GPUBuffer,
   offset: number,
   bytes: Uint8Array,
@@ -79,25 +111,38 @@ export function writeRange(
   const length = bytes.byteLength;
   if (length === 0) return "writeBuffer";
   try {
-    if (length < plan.stagingMinBytes) {
+    const k = length < (plan.classes[0]?.fromBytes ?? Number.POSITIVE_INFINITY) ? -1 : classIndex(plan.classes, length);
+    if (k < 0) {
       writeDirect(device, target, offset, bytes);
       return "writeBuffer";
     }
+    const bit = 1 << k;
+    const cold = (history.warm & bit) === 0;
+    history.warm |= bit;
+    const { cold: coldWay, warm: warmWay } = plan.classes[k]!;
     const piece = pieceSize(length, plan);
-    const cold = length < plan.coldStagingMinBytes;
+    const pieceBytes = ceil4(Math.min(piece, length));
+    const count = Math.ceil(length / piece);
     let staged = 0;
     let lacking = 0;
-    for (let at = 0; at < length; at += piece) {
-      const part = bytes.subarray(at, at + piece);
-      if (cold && !ring.hasReady(ceil4(part.byteLength))) {
-        writeDirect(device, target, offset + at, part);
-        lacking += 1;
-      } else {
-        writePiece(device, ring, target, offset + at, part);
-        staged += 1;
+    if ((cold ? coldWay : warmWay) === "writeBuffer") {
+      writeDirect(device, target, offset, bytes);
+      lacking = count;
+    } else {
+      for (let at = 0; at < length; at += piece) {
+        const part = bytes.subarray(at, at + piece);
+        if (plan.makeStaging || ring.hasReady(ceil4(part.byteLength))) {
+          writePiece(device, ring, target, offset + at, part);
+          staged += 1;
+        } else {
+          writeDirect(device, target, offset + at, part);
+          lacking += 1;
+        }
       }
     }
-    if (lacking > 0) ring.prepareSoon(ceil4(Math.min(piece, length)), lacking);
+    // Later uploads of the class stage: staging of its own size class (this one may have lacked it, or taken a
+    // larger buffer) is made for them once this upload's GPU work is done.
+    if (warmWay === "staging" && ring.owned(pieceBytes) < count) ring.prepareSoon(pieceBytes, count);
     return lacking === 0 ? "staging" : staged === 0 ? "writeBuffer" : "mixed";
   } catch (err) {
     throw inflight.failure(err, "upload");
