@@ -195,6 +195,8 @@ static PyMethodDef methods[] = {
      "bind_take(export_function, adopt): what take() uses (adopt.c)."},
     {"take", (PyCFunction)(void (*)(void))wdl_py_take, METH_FASTCALL,
      "take(value) -> the Tensor of JS's export of value (from_js's common case)."},
+    {"import_managed_function", (PyCFunction)(void (*)(void))wdl_py_import_managed_function, METH_FASTCALL,
+     "import_managed_function(adopt, doc, module) -> import_managed in C, bound to adopt (the full check)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -40,5 +40,7 @@ INTERNAL PyObject *wdl_py_bind_adopt(PyObject *self, PyObject *const *args, Py_s
 INTERNAL PyObject *wdl_py_adopt(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 INTERNAL PyObject *wdl_py_bind_take(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 INTERNAL PyObject *wdl_py_take(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+/* import_managed_function(adopt, doc, module): webdlpack.api.managed.import_managed in C (adopt.c). */
+INTERNAL PyObject *wdl_py_import_managed_function(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 
 #endif

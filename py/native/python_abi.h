@@ -33,6 +33,7 @@ typedef struct PyMethodDef {
   const char *ml_doc;
 } PyMethodDef;
 
+#define METH_KEYWORDS 0x0002
 #define METH_NOARGS 0x0004
 #define METH_FASTCALL 0x0080
 
@@ -137,6 +138,9 @@ extern PyObject *PyObject_Vectorcall(PyObject *callable, PyObject *const *args, 
 extern PyObject *PyObject_GetAttrString(PyObject *o, const char *name);
 extern int PyObject_SetAttr(PyObject *o, PyObject *name, PyObject *value);
 extern PyObject *PyUnicode_InternFromString(const char *s);
+extern const char *PyUnicode_AsUTF8AndSize(PyObject *unicode, Py_ssize_t *size);
+extern int PyUnicode_CompareWithASCIIString(PyObject *unicode, const char *string);
+extern PyObject *PyCFunction_NewEx(PyMethodDef *def, PyObject *self, PyObject *module);
 extern int PyContextVar_Get(PyObject *var, PyObject *default_value, PyObject **value);
 extern PyObject *PyObject_Call(PyObject *callable, PyObject *args, PyObject *kwargs);
 extern PyObject *PyByteArray_FromStringAndSize(const char *s, Py_ssize_t n);

@@ -33,6 +33,7 @@ t.dtype.code, t.dtype.bits, t.dtype.lanes = 2, 32, 1
 shape = ctypes.c_int64.from_address(address + 64)
 shape.value = 4
 t.shape = ctypes.cast(address + 64, ctypes.POINTER(ctypes.c_int64))
+assert type(_managed.import_managed).__name__ == "builtin_function_or_method", "Pyodide binds the C import_managed"
 first = _managed.import_managed(address)
 assert first.tolist() == [1.0, 2.0, 3.0, 4.0]
 first.dispose()

@@ -9,6 +9,7 @@ and tests/browser/python-bridge.spec.ts run them there)."""
 from __future__ import annotations
 
 import ctypes
+import inspect
 import os
 
 import pytest
@@ -167,6 +168,34 @@ def test_take_goes_through_js_export_caller_for_what_it_takes_and_through_pyodid
     NATIVE.bind_take(lambda: export, print)
     with pytest.raises(TypeError, match="must return"):
         NATIVE.take("js tensor")
+
+
+def test_import_managed_in_c_adopts_a_cached_block_else_calls_the_full_adopt(cached):
+    """What webdlpack.api.managed binds as import_managed in Pyodide: the Python function's arguments, keywords,
+    signature and docstring, with no Python frame before the cached adopt."""
+    block, _ = cached
+    full: list[tuple[int, object]] = []
+    fast = NATIVE.import_managed_function(lambda a, v: full.append((a, v)) or "full", "Take it.", "some.module")
+    assert str(inspect.signature(fast)) == "(address, versioned=True)" and fast.__module__ == "some.module"
+    assert fast.__doc__ == "Take it." and fast.__name__ == "import_managed"
+    for call in (lambda: fast(block.address), lambda: fast(address=block.address, versioned=True)):
+        t = call()
+        assert type(t) is w.Tensor and t.tolist() == [1.0, 2.0, 3.0, 4.0]
+        t.dispose()
+    assert block.deleted == [block.address, block.address] and full == []
+    assert fast(block.address + 8) == "full" and fast(block.address, False) == "full"  # not cached; another kind
+    assert full == [(block.address + 8, True), (block.address, False)] and len(block.deleted) == 2
+    again = NATIVE.import_managed_function(print, "Another text.", "m")
+    assert again.__doc__ == "Take it."  # the docstring of the first call is kept (one import_managed per process)
+    for bad, message in (
+        (lambda: fast(), "missing its argument address"),
+        (lambda: fast(1, True, 3), "at most 2 positional"),
+        (lambda: fast(1, copy=True), "keywords address and versioned only"),
+        (lambda: fast(1, address=1), "argument twice"),
+        (lambda: NATIVE.import_managed_function(5, "d", "m"), "adopt must be callable"),
+    ):
+        with pytest.raises(TypeError, match=message):
+            bad()
 
 
 def test_bad_calls_are_refused():

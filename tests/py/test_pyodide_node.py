@@ -30,7 +30,7 @@ def run_body(*body: str) -> dict:
 
 
 def run_with_bridge(script: str) -> dict:
-    """Run a Node script that loads a fresh Pyodide with the real bridge (js/dist, after `make build`); its JSON line."""
+    """Run a Node script loading a fresh Pyodide with the real bridge (js/dist, after `make build`); its JSON line."""
     bundle = ROOT / "js/dist/webdlpack.bundle.js"
     node = shutil.which("node")
     if node is None or not PYODIDE.exists() or not bundle.exists():

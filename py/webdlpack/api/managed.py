@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.errors import ErrorCode, WebDLPackBufferError
+from ..core.native import NATIVE
 from ..tensor.tensor import Tensor
 from .from_dlpack import adopt, adopt_seen, from_dlpack
 
@@ -77,8 +78,14 @@ def import_managed(address: int, versioned: bool = True) -> Tensor:
     ValueError, BufferError
         An invalid struct or major version (the deleter has been called).
     """
-    if adopt_seen is not None:  # adopt()'s first step inline: a frame less for the C and JS callers
+    if adopt_seen is not None:  # adopt()'s first step inline (where the native import_managed below is not bound)
         tensor = adopt_seen(address, versioned)
         if tensor is not None:
             return tensor  # type: ignore[no-any-return]
     return adopt(address, versioned)
+
+
+if adopt_seen is not None and NATIVE is not None:
+    # The same function in C (py/native/adopt.c), with this docstring and signature: no Python frame between a
+    # caller (a C producer's address through ctypes, JS pushing an address) and the cached adopt.
+    import_managed = NATIVE.import_managed_function(adopt, import_managed.__doc__, __name__)
