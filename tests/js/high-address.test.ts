@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { DeviceType, readDLTensor, readManagedTensorVersioned, toAddress } from "../../js/src/dlpack/index.js";
-import { Tensor } from "../../js/src/tensor/index.js";
+import { Tensor, trimExportBlocks } from "../../js/src/tensor/index.js";
 import { createTestHost } from "../../js/src/testing/index.js";
 import { expectError, produce } from "./helpers.js";
 
@@ -41,6 +41,17 @@ test("codec, Tensor view and export with every address >= 0x80000000", () => {
   host.callVoidPointer(e.deleter, exported);
   t.dispose();
   assert.equal(prod.calls(), 1);
+  assert.equal(host.liveAllocations, 1, "the export's block, kept for a later export");
+  const again = Tensor.wasmView(host, { data: prod.data, dtype: "float64", shape: [2, 3], strides: [1, 2] });
+  const reused = again.toManaged(host);
+  assert.equal(reused, exported, "the kept block, at a high address");
+  const r = readManagedTensorVersioned(host, reused);
+  const words = new DataView(host.buffer, reused + 24 + 20, 8); // dl_tensor.shape, dl_tensor.strides
+  const arrays = [words.getUint32(0, true), words.getUint32(4, true)];
+  assert.deepEqual(arrays, [reused + 64, reused + 80], "its own arrays, above 2 GiB");
+  assert.deepEqual([...r.shape, ...r.strides!], [2, 3, 1, 2]);
+  host.callVoidPointer(r.deleter, reused);
+  assert.equal(trimExportBlocks(host), 1);
   assert.equal(host.liveAllocations, 0);
 
   // Contiguous view at a high address, and growth past it.

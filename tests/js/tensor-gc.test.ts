@@ -15,7 +15,7 @@ const tensorUrl = new URL("../../js/src/tensor/index.js", import.meta.url).href;
 const CHILD = `
 const { writeManagedTensorVersioned } = await import(${JSON.stringify(dlpackUrl)});
 const { createTestHost } = await import(${JSON.stringify(testingUrl)});
-const { Tensor, finalizerStats } = await import(${JSON.stringify(tensorUrl)});
+const { Tensor, finalizerStats, trimExportBlocks } = await import(${JSON.stringify(tensorUrl)});
 const host = createTestHost();
 const calls = new Map();
 function make(name) {
@@ -41,6 +41,7 @@ const mid = { dropped: calls.get("dropped") ?? 0, exportedBefore: calls.get("exp
 const deleter = new DataView(host.buffer).getUint32(exported + 12, true);
 host.callVoidPointer(deleter, exported); // consumer releases the export
 await settle();
+const keptBlocks = trimExportBlocks(host); // the export's struct block, kept for a later export
 console.log(JSON.stringify({
   ...mid,
   disposed: calls.get("disposed") ?? 0,
@@ -48,6 +49,7 @@ console.log(JSON.stringify({
   finalized: finalizerStats().finalized,
   errors: finalizerStats().finalizerErrors,
   live: host.liveAllocations,
+  keptBlocks,
 }));
 `;
 
@@ -66,5 +68,6 @@ test("an undisposed owning Tensor's deleter runs once on GC; disposed ones are n
     finalized: 2, // "dropped" and "exported"
     errors: 0,
     live: 0,
+    keptBlocks: 1,
   });
 });

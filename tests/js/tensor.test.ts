@@ -10,7 +10,7 @@ import {
   writeManagedTensorVersioned,
 } from "../../js/src/dlpack/index.js";
 import { WebDLPackError } from "../../js/src/errors.js";
-import { Tensor, liveExportCount, setGPUPointerResolver } from "../../js/src/tensor/index.js";
+import { Tensor, liveExportCount, setGPUPointerResolver, trimExportBlocks } from "../../js/src/tensor/index.js";
 import { createTestHost } from "../../js/src/testing/index.js";
 import { expectError, produce } from "./helpers.js";
 
@@ -242,9 +242,14 @@ test("toManaged of a wasm tensor: zero-copy; the host's one shared deleter frees
   assert.equal(host.liveFunctions, fns + 1, "the host's deleter entry, made on its first export");
   assert.equal(liveExportCount(), exportsBefore + 1);
   host.callVoidPointer(d.deleter, a);
-  assert.equal(host.liveAllocations, allocs);
+  assert.equal(host.liveAllocations, allocs + 1, "the block kept by the host for a later export");
   assert.equal(liveExportCount(), exportsBefore);
-  host.callVoidPointer(d.deleter, a); // a second call does nothing (the strict host would throw on a double free)
+  host.callVoidPointer(d.deleter, a); // a second call does nothing (its kept record is released)
+  assert.equal(host.liveAllocations, allocs + 1);
+  assert.equal(liveExportCount(), exportsBefore);
+  assert.equal(trimExportBlocks(host), 1);
+  assert.equal(host.liveAllocations, allocs);
+  host.callVoidPointer(d.deleter, a); // nor once freed (the strict host would throw on a double free)
   assert.equal(host.liveAllocations, allocs);
   assert.equal(liveExportCount(), exportsBefore);
   // Legacy export, and two live exports: one shared entry, each released once.
@@ -258,8 +263,9 @@ test("toManaged of a wasm tensor: zero-copy; the host's one shared deleter frees
   assert.equal(liveExportCount(), exportsBefore + 2);
   host.callVoidPointer(dl.deleter, l);
   host.callVoidPointer(dl.deleter, b);
-  assert.equal(host.liveAllocations, allocs);
   assert.equal(liveExportCount(), exportsBefore);
+  assert.equal(trimExportBlocks(host), 2, "a legacy and a versioned block");
+  assert.equal(host.liveAllocations, allocs);
 });
 
 test("toManaged of a js tensor copies into the heap (IS_COPIED) unless copy:false", () => {
@@ -310,6 +316,7 @@ test("re-export of an owned tensor keeps the producer alive until both are relea
     }
     assert.equal(prod.calls(), 1, order);
   }
+  assert.equal(trimExportBlocks(host), 1, "the second export had the first one's block");
   assert.equal(host.liveAllocations, 0);
   assert.equal(host.liveFunctions, 3, "the two producers' own deleters and the host's one shared export deleter");
 });
@@ -379,6 +386,7 @@ test("webgpu tensors: lazy GPUBuffer via the resolver; no CPU view", () => {
   assert.equal(back.data, 0x90000010);
   assert.deepEqual([...back.shape], [8, 8]);
   back.dispose();
+  assert.equal(trimExportBlocks(host), 1);
   assert.equal(host.liveAllocations, 0);
   // A producer's WebGPU struct.
   const g = writeManagedTensorVersioned(host, {

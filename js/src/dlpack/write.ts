@@ -1,15 +1,16 @@
 /**
  * Encoding DLPack structs into wasm linear memory (JS → wasm): one writer of
- * the bytes ({@link fillDLTensor}, {@link encodeManaged}) behind every entry.
+ * the bytes ({@link fillDLTensor}, {@link fillManaged}) behind every entry.
  *
  * Whether the description needs checking is decided by which entry is
  * called, and nowhere else: {@link writeDLTensor}, {@link writeManagedTensorVersioned}
  * and {@link writeManagedTensor} take a description from outside and validate
  * it with the rules the reader applies before a byte is written, so whatever
- * they write, `read*` accepts; {@link writeManagedTrusted} takes a description
- * webdlpack validated already (a Tensor's own, exported again and again: wasm
- * memory never shrinks, so it stays valid) and writes it as it is. Int64
- * fields go in as two 32-bit halves, not through BigInt.
+ * they write, `read*` accepts; {@link managedTemplate} and {@link writeManagedTrusted}
+ * take a description webdlpack validated already (a Tensor's own, exported again
+ * and again: wasm memory never shrinks, so it stays valid) and encode it as it is
+ * — the template once per Tensor, host and struct kind, copied to each export's
+ * block by {@link writeTemplate}. Int64 fields go in as two 32-bit halves, not through BigInt.
  */
 import { WebDLPackError } from "../errors.js";
 import { DLPACK_VERSION, DLPackFlag, KNOWN_FLAGS_MASK } from "./constants.js";
@@ -169,86 +170,164 @@ function writeManaged(host: WasmHost, input: ManagedInput, versioned: boolean): 
     subbytePadded: (flags & DLPackFlag.IS_SUBBYTE_TYPE_PADDED) !== 0,
   });
   const withStrides = desc.strides !== null || (input.explicitStrides ?? true);
-  return encodeManaged(
-    host,
-    versioned,
-    desc,
-    desc.data,
-    desc.byteOffset,
-    desc.strides,
-    withStrides,
-    managerCtx,
-    deleter,
-    flags,
-    major,
-    minor,
-  );
+  const fields = { data: desc.data, byteOffset: desc.byteOffset, strides: desc.strides, withStrides };
+  return encodeManaged(host, versioned, desc, { ...fields, managerCtx, deleter, flags, major, minor });
+}
+
+/** The managed struct's layout: versioned or legacy. */
+function layoutOf(versioned: boolean): typeof LAYOUT.DLManagedTensorVersioned | typeof LAYOUT.DLManagedTensor {
+  return versioned ? LAYOUT.DLManagedTensorVersioned : LAYOUT.DLManagedTensor;
+}
+
+/** Bytes of one managed struct block: the struct, then the shape, then the strides (when `withStrides`). */
+function blockBytes(versioned: boolean, ndim: number, withStrides: boolean): number {
+  const arrayBytes = ndim * INT64_SIZE;
+  return layoutOf(versioned).size + arrayBytes + (withStrides ? arrayBytes : 0);
 }
 
 /**
- * The one writer of a managed struct: malloc ONE block for the struct, then
- * the shape, then the strides (when `withStrides`), and fill it. Nothing is
- * checked but malloc's result (OUT_OF_MEMORY; INVALID_POINTER if misaligned).
+ * `host.malloc(bytes)` for a managed struct block: OUT_OF_MEMORY if it returns 0,
+ * INVALID_POINTER (the block freed) if the address is not aligned for the struct.
  */
-function encodeManaged(
-  host: WasmHost,
-  versioned: boolean,
-  desc: DLTensorDesc,
-  data: number,
-  byteOffset: number,
-  strides: readonly number[] | null,
-  withStrides: boolean,
-  managerCtx: number,
-  deleter: number,
-  flags: number,
-  major: number,
-  minor: number,
-): number {
-  const L = versioned ? LAYOUT.DLManagedTensorVersioned : LAYOUT.DLManagedTensor;
-  const arrayBytes = desc.ndim * INT64_SIZE;
-  const total = L.size + arrayBytes + (withStrides ? arrayBytes : 0);
-  const addr = host.malloc(total) >>> 0;
+export function mallocManaged(host: WasmHost, bytes: number, versioned: boolean): number {
+  const L = layoutOf(versioned);
+  const addr = host.malloc(bytes) >>> 0;
   if (addr === 0 || addr % L.align !== 0) {
     if (addr !== 0) host.free(addr);
     const name = versioned ? "DLManagedTensorVersioned" : "DLManagedTensor";
     throw addr === 0
-      ? new WebDLPackError("OUT_OF_MEMORY", `malloc(${total}) failed for a ${name}`, { field: "malloc", value: total })
+      ? new WebDLPackError("OUT_OF_MEMORY", `malloc(${bytes}) failed for a ${name}`, { field: "malloc", value: bytes })
       : new WebDLPackError("INVALID_POINTER", "malloc returned a misaligned address", {
           field: "malloc",
           value: addr,
           expected: `a multiple of ${L.align}`,
         });
   }
-  const view = dataView(host.buffer); // after malloc, which may have grown memory
+  return addr;
+}
+
+/** What a managed struct holds besides its tensor's description. */
+interface ManagedFields {
+  /** `data`, `byte_offset` and strides to write instead of the description's (a copy's); null strides: row-major. */
+  readonly data: number;
+  readonly byteOffset: number;
+  readonly strides: readonly number[] | null;
+  /** Whether the block holds a strides array (else the strides pointer is NULL). */
+  readonly withStrides: boolean;
+  readonly managerCtx: number;
+  /** Function-table index of `void deleter(self)`. */
+  readonly deleter: number;
+  /** DLPackFlag bits and the version (the versioned struct only). */
+  readonly flags: number;
+  readonly major: number;
+  readonly minor: number;
+}
+
+/** The fields of a struct webdlpack exports: strides always written, manager_ctx 0, the current version. */
+function exportFields(
+  data: number,
+  byteOffset: number,
+  strides: readonly number[] | null,
+  deleter: number,
+  flags: number,
+): ManagedFields {
+  const { major, minor } = DLPACK_VERSION;
+  return { data, byteOffset, strides, withStrides: true, managerCtx: 0, deleter, flags, major, minor };
+}
+
+/**
+ * The one writer of a managed struct's bytes: the struct at `addr`, then its
+ * shape, then its strides (when `f.withStrides`), as {@link blockBytes} lays them out.
+ * Nothing is checked.
+ */
+function fillManaged(
+  view: DataView<ArrayBufferLike>,
+  addr: number,
+  versioned: boolean,
+  desc: DLTensorDesc,
+  f: ManagedFields,
+): void {
+  const L = layoutOf(versioned);
   const shapeAt = addr + L.size;
-  fillDLTensor(
-    view,
-    addr + L.dl_tensor,
-    desc,
-    data,
-    byteOffset,
-    strides,
-    shapeAt,
-    withStrides ? shapeAt + arrayBytes : 0,
-  );
-  view.setUint32(addr + L.manager_ctx, managerCtx >>> 0, true);
-  view.setUint32(addr + L.deleter, deleter >>> 0, true);
+  const stridesAt = f.withStrides ? shapeAt + desc.ndim * INT64_SIZE : 0;
+  fillDLTensor(view, addr + L.dl_tensor, desc, f.data, f.byteOffset, f.strides, shapeAt, stridesAt);
+  view.setUint32(addr + L.manager_ctx, f.managerCtx >>> 0, true);
+  view.setUint32(addr + L.deleter, f.deleter >>> 0, true);
   if (versioned) {
     const V = LAYOUT.DLManagedTensorVersioned;
-    view.setUint32(addr + V.version + LAYOUT.DLPackVersion.major, major >>> 0, true);
-    view.setUint32(addr + V.version + LAYOUT.DLPackVersion.minor, minor >>> 0, true);
-    view.setUint32(addr + V.flags, flags >>> 0, true);
+    view.setUint32(addr + V.version + LAYOUT.DLPackVersion.major, f.major >>> 0, true);
+    view.setUint32(addr + V.version + LAYOUT.DLPackVersion.minor, f.minor >>> 0, true);
+    view.setUint32(addr + V.flags, f.flags >>> 0, true);
     view.setUint32(addr + V.flags + 4, 0, true);
   }
+}
+
+/** malloc ONE block for the struct and its arrays ({@link mallocManaged}) and fill it ({@link fillManaged}). */
+function encodeManaged(host: WasmHost, versioned: boolean, desc: DLTensorDesc, f: ManagedFields): number {
+  const addr = mallocManaged(host, blockBytes(versioned, desc.ndim, f.withStrides), versioned);
+  fillManaged(dataView(host.buffer), addr, versioned, desc, f); // the buffer after malloc, which may have grown memory
   return addr;
 }
 
 /**
- * The trusted entry: a managed struct (versioned unless `versioned` is false)
- * for `desc`, which must be a description webdlpack validated (a Tensor's),
- * with `data`, `byteOffset` and `strides` as given (the Tensor's own, or those
- * of a C-contiguous copy of it: the copy's address, 0, null); strides are always
- * written. `flags` must be known DLPack flag bits (0 for the legacy struct);
+ * A managed struct block encoded once, to be copied to any address: its words as
+ * {@link fillManaged} writes them at address 0, and which two words are addresses
+ * inside the block (the shape and strides pointers) that {@link writeTemplate} moves.
+ */
+export interface ManagedTemplate {
+  /** The block's words (its byte length is a multiple of 8). */
+  readonly words: Uint32Array;
+  /** The block's size in bytes. */
+  readonly bytes: number;
+  /** Word index of `dl_tensor.shape` (holds the shape's offset in the block). */
+  readonly shapeWord: number;
+  /** Word index of `dl_tensor.strides` (holds the strides' offset in the block). */
+  readonly stridesWord: number;
+}
+
+/**
+ * The trusted template entry: the block of a managed struct (versioned unless
+ * `versioned` is false) for `desc`, which must be a description webdlpack
+ * validated (a Tensor's), with its own data, byte offset and strides (always
+ * written), manager_ctx 0, `deleter` a function-table index and `flags` known
+ * DLPack flag bits (0 for the legacy struct). Write it with {@link writeTemplate}.
+ */
+export function managedTemplate(
+  desc: DLTensorDesc,
+  deleter: number,
+  flags: number,
+  versioned: boolean,
+): ManagedTemplate {
+  const bytes = blockBytes(versioned, desc.ndim, true);
+  const words = new Uint32Array(bytes / 4);
+  const fields = exportFields(desc.data, desc.byteOffset, desc.strides, deleter, flags);
+  fillManaged(new DataView(words.buffer), 0, versioned, desc, fields);
+  const tensorAt = layoutOf(versioned).dl_tensor;
+  return {
+    words,
+    bytes,
+    shapeWord: (tensorAt + LAYOUT.DLTensor.shape) / 4,
+    stridesWord: (tensorAt + LAYOUT.DLTensor.strides) / 4,
+  };
+}
+
+/**
+ * Copy `template` to `addr` (8-aligned) through `heap`, a view of the whole memory
+ * (`heap.length * 4 >= addr + template.bytes`), and point its shape and strides at
+ * the arrays there. Nothing is checked.
+ */
+export function writeTemplate(heap: Uint32Array<ArrayBufferLike>, addr: number, template: ManagedTemplate): void {
+  const at = addr >>> 2;
+  heap.set(template.words, at);
+  heap[at + template.shapeWord] = template.words[template.shapeWord]! + addr;
+  heap[at + template.stridesWord] = template.words[template.stridesWord]! + addr;
+}
+
+/**
+ * The trusted entry for a copy's struct: a managed struct (versioned unless `versioned` is false)
+ * for `desc`, which must be a description webdlpack validated (a Tensor's), with `data`, `byteOffset`
+ * and `strides` as given (those of a C-contiguous copy of it: the copy's address, 0, null); strides are
+ * always written. `flags` must be known DLPack flag bits (0 for the legacy struct);
  * `deleter` a function-table index. Returns the struct's address; OUT_OF_MEMORY if malloc fails.
  */
 export function writeManagedTrusted(
@@ -261,8 +340,7 @@ export function writeManagedTrusted(
   flags: number,
   versioned: boolean,
 ): number {
-  const v = DLPACK_VERSION;
-  return encodeManaged(host, versioned, desc, data, byteOffset, strides, true, 0, deleter, flags, v.major, v.minor);
+  return encodeManaged(host, versioned, desc, exportFields(data, byteOffset, strides, deleter, flags));
 }
 
 /**

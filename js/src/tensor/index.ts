@@ -8,7 +8,8 @@
  *   cpu-view.ts       views and contiguous copies of bytes in wasm memory or an ArrayBuffer
  *   gpu-pointer.ts    GPU pointer → GPUBuffer (the page context, or a resolver a test sets)
  *   dlpack-export.ts  toManaged: a managed DLPack struct in a wasm host's memory
- *   address-table.ts  values by wasm address with no allocation per add/remove (the live exports)
+ *   export-records.ts toManaged's exports by host: records, kept struct blocks, the shared deleter
+ *   address-table.ts  values by wasm address with no allocation per add/remove (export records)
  *   ownership.ts      exactly-once release of a producer's bytes; the finalizer safety net
  *   brand.ts          how a Tensor is known across copies of webdlpack (Symbol.for("webdlpack.tensor"))
  */
@@ -25,4 +26,4 @@ export type {
 } from "./types.js";
 export { setGPUPointerResolver, type GPUPointerResolver } from "./gpu-pointer.js";
 export { finalizerStats } from "./ownership.js";
-export { liveExportCount } from "./dlpack-export.js";
+export { liveExportCount, trimExportBlocks } from "./export-records.js";

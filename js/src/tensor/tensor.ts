@@ -28,7 +28,7 @@ import type { DLDeviceDesc, DLTensorDesc, DType, TensorExtent, TypedArray, WasmH
 import { TENSOR_BRAND, TENSOR_BRAND_VERSION } from "./brand.js";
 import { copyOf, storageBuffer, viewOf } from "./cpu-view.js";
 import { managedInit, typedArrayInit, wasmViewInit, webgpuInit } from "./create.js";
-import { DEFAULT_TO_MANAGED, exportManaged } from "./dlpack-export.js";
+import { DEFAULT_TO_MANAGED, ExportCache, exportManaged } from "./dlpack-export.js";
 import { resolveGPUPointer } from "./gpu-pointer.js";
 import { watchOwner, type Ownership } from "./ownership.js";
 import type { Release } from "../release.js";
@@ -60,6 +60,8 @@ export class Tensor {
   #disposed = false;
   #viewBuffer: ArrayBufferLike | null = null;
   #view: TypedArray | null = null;
+  /** The encoded struct of its exports that share its bytes (dlpack-export.ts), made on the first one. */
+  #exportCache: ExportCache | null = null;
 
   private constructor(init: TensorInit) {
     this.#desc = init.desc;
@@ -290,7 +292,8 @@ export class Tensor {
    */
   toManaged(host: WasmHost, options: ToManagedOptions = DEFAULT_TO_MANAGED): number {
     this.#alive();
-    return exportManaged(this, this.#desc, this.#storage, this.#flags, this.#owner, host, options);
+    if (this.#exportCache === null) this.#exportCache = new ExportCache();
+    return exportManaged(this, this.#desc, this.#storage, this.#flags, this.#owner, host, options, this.#exportCache);
   }
 
   /**
