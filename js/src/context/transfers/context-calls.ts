@@ -159,12 +159,15 @@ function uploadFrom(
   transfers.write(buffer, offset, hostView(source, length));
 }
 
-/** Bytes of the warm-up's buffer: a readback this small takes the read staging made ready at setup, if any. */
+/** Bytes of the warm-up's readback: this small, it takes the read staging made ready at setup (none is made). */
 const WARM_UP_BYTES = 64 * 1024;
+/** Bytes of the warm-up's upload: below every size class setup measured, a plain writeBuffer that changes nothing. */
+const WARM_UP_UPLOAD_BYTES = 1024;
 
 /**
  * Run a small upload and readback through the code of ctx.upload / ctx.readbackInto once on a new device, before
- * setup resolves, on a scratch buffer destroyed after. Measured (SwiftShader, Node, first calls on fresh devices):
+ * setup resolves, on a scratch buffer destroyed after; the upload is below every measured size class (it changes
+ * no class's first-call way and makes no staging), the readback takes staging made ready at setup. Measured (SwiftShader, Node, first calls on fresh devices):
  * the device's first copy and map, and the first pass through this code after setup's measurement, made a first
  * small transfer 2–4× its second; paid here, they are not paid by the page's first transfer.
  */
@@ -176,11 +179,12 @@ export async function warmUp(transfers: DeviceTransfers): Promise<void> {
   );
   try {
     const host = new Uint8Array(WARM_UP_BYTES);
-    uploadFrom(transfers, scratch, host, undefined);
+    uploadFrom(transfers, scratch, host.subarray(0, WARM_UP_UPLOAD_BYTES), undefined);
     await readInto(transfers, scratch, host, undefined);
   } finally {
     scratch.destroy();
   }
+  await transfers.settleStaging(); // setup leaves no staging work to run during the page's first transfer
 }
 
 /** ctx.copyBuffer: GPU → GPU between two entries of one device, submitted now. */

@@ -243,6 +243,12 @@ export class DeviceTransfers {
     return this.#reads.stats().keptBytes + this.#writes.stats().keptBytes;
   }
 
+  /** Finish the staging work left for later now (read staging given back mapped is unmapped; write staging mapped again). */
+  settleStaging(): Promise<void> {
+    this.#reads.unmapNow();
+    return this.#writes.settled();
+  }
+
   /** Memory pressure: destroy the kept staging buffers (the rings stay open). */
   trim(): void {
     this.#reads.clear();

@@ -121,6 +121,11 @@ export class ReadRing extends Ring {
     return true;
   }
 
+  /** Unmap and keep now what was given back mapped (nothing is left for a later task). */
+  unmapNow(): void {
+    this.reclaim();
+  }
+
   /** Counts the buffers given back mapped as kept (they are, once unmapped in a moment). */
   override stats(): RingStats {
     const s = super.stats();
