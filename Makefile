@@ -108,7 +108,8 @@ PY_NATIVE_WASM := $(PY_NATIVE_LIBS:%=$(PY_NATIVE)/%.emscripten-wasm32.so)
 PY_NATIVE_HOST := $(PY_NATIVE_LIBS:%=$(PY_NATIVE)/%.$(PY_HOST).so)
 PY_NATIVE_FLAGS := -std=c11 -Wall -Wextra -Werror -Iwasm/include -O2 -fPIC
 # Each library is its own .c plus, for exchange, the files it shares native_module.h with.
-PY_NATIVE_EXCHANGE_SRC := py/native/deleters.c py/native/owner.c py/native/adopt.c py/native/native_module.h
+PY_NATIVE_EXCHANGE_SRC := py/native/deleters.c py/native/owner.c py/native/adopt.c py/native/functions.c \
+  py/native/native_module.h
 $(PY_NATIVE)/exchange.emscripten-wasm32.so $(PY_NATIVE)/exchange.$(PY_HOST).so: $(PY_NATIVE_EXCHANGE_SRC)
 $(PY_NATIVE)/%.emscripten-wasm32.so: py/native/%.c py/native/python_abi.h wasm/include/webdlpack/dlpack.h
 	@mkdir -p $(@D)

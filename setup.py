@@ -40,7 +40,13 @@ NATIVE_HOST = _native_host()
 #: Each library: the extension name and its C sources (the headers are found through include_dirs).
 LIBRARIES = {
     "capsule_destructor": ["py/native/capsule_destructor.c"],
-    "exchange": ["py/native/exchange.c", "py/native/deleters.c", "py/native/owner.c", "py/native/adopt.c"],
+    "exchange": [
+        "py/native/exchange.c",
+        "py/native/deleters.c",
+        "py/native/owner.c",
+        "py/native/adopt.c",
+        "py/native/functions.c",
+    ],
 }
 #: What build_ext records beside the libraries (read by webdlpack.core.host).
 BUILD_INFO = "build-info.json"

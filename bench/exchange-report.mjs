@@ -85,12 +85,12 @@ const WHY = {
     "flags), and the consumer's dispose calls the C deleter directly. A plain FFI call is the unit.",
   "js→py":
     "from_js is one JS → Python call with the JS Tensor (Pyodide makes a JsProxy for it, as for the copy's " +
-    "TypedArray: about 0.7 µs of both rows), then one C call of the native module (py/native/adopt.c) that calls JS's " +
+    "TypedArray: about 0.7 µs of both rows), then the native module (py/native/adopt.c) calls JS's " +
     "export from C with the JsProxy's PyObject* (a wasm-table entry that reads the JS value with Pyodide's " +
     "JsProxy_Val: no Python → JS call, which cost about 0.5 µs), compares the struct with the block checked before (memcmp: the full " +
     "check when any byte differs) and makes the owner and the Tensor; dispose runs the deleter through one C → JS call " +
     "(a JS deleter may throw, and an exception must not unwind through CPython's frames). Measured in one Chromium page: " +
-    "owner + Tensor made and dropped about 0.3 µs, from_js's own frame 0.1-0.2 µs. JsProxy.to_py is a single C-level " +
+    "owner + Tensor made and dropped about 0.3 µs; from_js itself is made in C (py/native/functions.c: no Python frame). JsProxy.to_py is a single C-level " +
     "copy: at 1 KiB the memcpy is free, the crossings are not.",
   "py→js pull":
     "One JS → Python call returning an int (the export, made in C by the native module) and no JsProxy: " +

@@ -15,8 +15,6 @@
  * the open scopes as _wrap sends it (the track function, when webdlpack.scope blocks are open). All of them are
  * handed over once by bind_adopt().
  */
-#include <stdlib.h>
-
 #include "native_module.h"
 
 static PyObject *seen;             /* adopt.py's _SEEN dict */
@@ -145,7 +143,7 @@ static PyObject *wrap(PyObject *view, PyObject *owner) {
  * of the same kind (`versioned` is the very bool stored), whose bytes are all still the same. Otherwise `miss`
  * (a new reference unless NULL; nothing was taken: the caller adopts with the full check), or NULL with an
  * error set. */
-static PyObject *adopt_cached(PyObject *key, PyObject *versioned, PyObject *miss) {
+PyObject *wdl_py_adopt_cached(PyObject *key, PyObject *versioned, PyObject *miss) {
   if (seen == NULL) {
     PyErr_SetString(PyExc_ValueError, "webdlpack native exchange: bind_adopt() was not called");
     return NULL;
@@ -177,11 +175,11 @@ static PyObject *adopt_cached(PyObject *key, PyObject *versioned, PyObject *miss
   return tensor;
 }
 
-/* adopt(address: int, versioned: bool) -> Tensor | None: see adopt_cached (None on a miss). */
+/* adopt(address: int, versioned: bool) -> Tensor | None: see wdl_py_adopt_cached (None on a miss). */
 PyObject *wdl_py_adopt(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
   (void)self;
   if (wdl_py_expect_args(nargs, 2, "adopt(address, versioned) takes 2 arguments") != 0) return NULL;
-  return adopt_cached(args[0], args[1], &_Py_NoneStruct);
+  return wdl_py_adopt_cached(args[0], args[1], &_Py_NoneStruct);
 }
 
 /* Ask export_function once for JS's export function, caller index and failure function. 0, or -1 with an error. */
@@ -244,7 +242,7 @@ PyObject *wdl_py_take(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     PyErr_SetString(PyExc_TypeError, "take: JS's export did not return an address (int)");
     return NULL;
   }
-  PyObject *tensor = adopt_cached(address, &_Py_TrueStruct, NULL);
+  PyObject *tensor = wdl_py_adopt_cached(address, &_Py_TrueStruct, NULL);
   if (tensor == NULL && !PyErr_Occurred()) {
     PyObject *pair[2] = {address, &_Py_TrueStruct};
     tensor = PyObject_Vectorcall(full_adopt, pair, 2, NULL);
@@ -272,66 +270,4 @@ PyObject *wdl_py_bind_take(PyObject *self, PyObject *const *args, Py_ssize_t nar
   export_js = export_failure = NULL;
   export_caller = NULL;
   return wdl_py_none();
-}
-
-/* import_managed(address, versioned=True) -> Tensor: webdlpack.api.managed.import_managed (whose docstring it
- * carries) without a Python frame between its caller and the cached adopt: the Tensor of a block adopt.py's
- * cache holds unchanged, else `full(address, versioned)` (from_dlpack.adopt: the full check). `full` is the
- * function's self. */
-static PyObject *import_managed(PyObject *full, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-  static const char *names[2] = {"address", "versioned"};
-  PyObject *values[2] = {NULL, &_Py_TrueStruct};
-  if (nargs > 2) {
-    PyErr_SetString(PyExc_TypeError, "import_managed() takes at most 2 positional arguments");
-    return NULL;
-  }
-  for (Py_ssize_t i = 0; i < nargs; i++) values[i] = args[i];
-  Py_ssize_t keywords = kwnames != NULL ? PyTuple_Size(kwnames) : 0;
-  for (Py_ssize_t k = 0; k < keywords; k++) {
-    PyObject *name = PyTuple_GetItem(kwnames, k);
-    int at = PyUnicode_CompareWithASCIIString(name, names[0]) == 0   ? 0
-             : PyUnicode_CompareWithASCIIString(name, names[1]) == 0 ? 1
-                                                                     : -1;
-    if (at < 0 || at < nargs) {
-      PyErr_SetString(PyExc_TypeError, at < 0 ? "import_managed() takes the keywords address and versioned only"
-                                              : "import_managed() got an argument twice");
-      return NULL;
-    }
-    values[at] = args[nargs + k];
-  }
-  if (values[0] == NULL) {
-    PyErr_SetString(PyExc_TypeError, "import_managed() missing its argument address");
-    return NULL;
-  }
-  PyObject *tensor = adopt_cached(values[0], values[1], NULL);
-  if (tensor != NULL || PyErr_Occurred()) return tensor;
-  return PyObject_Vectorcall(full, values, 2, NULL);
-}
-
-/* import_managed_function(adopt, doc, module) -> the builtin import_managed bound to `adopt` (the full check),
- * named in `module`, with `doc` (Python's docstring, kept from the first call) after its text signature. */
-PyObject *wdl_py_import_managed_function(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-  (void)self;
-  static PyMethodDef def = {"import_managed", (PyCFunction)(void (*)(void))import_managed,
-                            METH_FASTCALL | METH_KEYWORDS, NULL};
-  static const char signature[] = "import_managed(address, versioned=True)\n--\n\n";
-  if (wdl_py_expect_args(nargs, 3, "import_managed_function(adopt, doc, module) takes 3 arguments") != 0) return NULL;
-  if (PyCallable_Check(args[0]) != 1) {
-    PyErr_SetString(PyExc_TypeError, "import_managed_function: adopt must be callable");
-    return NULL;
-  }
-  Py_ssize_t length;
-  const char *doc = PyUnicode_AsUTF8AndSize(args[1], &length);
-  if (doc == NULL) return NULL;
-  if (def.ml_doc == NULL) {
-    char *text = malloc(sizeof signature + (size_t)length);
-    if (text == NULL) {
-      PyErr_SetString(PyExc_MemoryError, "import_managed_function: no memory for the docstring");
-      return NULL;
-    }
-    memcpy(text, signature, sizeof signature - 1);
-    memcpy(text + sizeof signature - 1, doc, (size_t)length + 1);
-    def.ml_doc = text; /* kept: every function made from `def` points at it */
-  }
-  return PyCFunction_NewEx(&def, args[0], args[2]);
 }

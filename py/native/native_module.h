@@ -1,5 +1,6 @@
 /*
- * native_module.h — what the C files of webdlpack's native module (exchange.c, deleters.c, owner.c, adopt.c) share.
+ * native_module.h — what the C files of webdlpack's native module (exchange.c, deleters.c, owner.c, adopt.c,
+ * functions.c) share.
  * Internal: nothing here is exported from the library but PyInit_exchange.
  */
 #ifndef WEBDLPACK_NATIVE_MODULE_H
@@ -40,7 +41,11 @@ INTERNAL PyObject *wdl_py_bind_adopt(PyObject *self, PyObject *const *args, Py_s
 INTERNAL PyObject *wdl_py_adopt(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 INTERNAL PyObject *wdl_py_bind_take(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 INTERNAL PyObject *wdl_py_take(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
-/* import_managed_function(adopt, doc, module): webdlpack.api.managed.import_managed in C (adopt.c). */
+/* The Tensor of a block adopt.py's cache holds unchanged at `key`, else `miss` (adopt.c). */
+INTERNAL PyObject *wdl_py_adopt_cached(PyObject *key, PyObject *versioned, PyObject *miss);
+/* import_managed_function(adopt, doc, module), from_js_function(python_from_js, JsException, translate, module):
+ * webdlpack.api.managed.import_managed and webdlpack.from_js made in C (functions.c). */
 INTERNAL PyObject *wdl_py_import_managed_function(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+INTERNAL PyObject *wdl_py_from_js_function(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 
 #endif

@@ -163,6 +163,10 @@ extern void PyErr_Fetch(PyObject **type, PyObject **value, PyObject **traceback)
 extern void PyErr_Restore(PyObject *type, PyObject *value, PyObject *traceback);
 extern void PyErr_Clear(void);
 extern void PyErr_SetString(PyObject *type, const char *message);
+extern void PyErr_SetObject(PyObject *type, PyObject *value);
+extern int PyErr_ExceptionMatches(PyObject *exc);
+extern void PyErr_NormalizeException(PyObject **type, PyObject **value, PyObject **traceback);
+extern void PyException_SetCause(PyObject *exception, PyObject *cause);
 extern PyGILState_STATE PyGILState_Ensure(void);
 extern void PyGILState_Release(PyGILState_STATE state);
 extern PyObject *PyExc_TypeError;

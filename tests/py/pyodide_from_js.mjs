@@ -1,9 +1,9 @@
-// from_js with the real bridge (js/dist/webdlpack.bundle.js, after `make build`) in a fresh Pyodide: the native
-// take reaches JS's export from C through the bridge's export caller (a wasm-table entry given the PyObject* of a
-// JsProxy) instead of a Python -> JS call. Checks what it takes (a JS Tensor, TypedArrays in and outside the heap),
-// what it refuses with a typed error while Pyodide lives on (a JsProxy of a plain object, a disposed Tensor: JS
-// throws inside the entry; a Python value that is no JsProxy: Pyodide's own call), and structs freed and made
-// again at the same address with another shape and dtype. Prints one JSON line.
+// from_js with the real bridge (js/dist/webdlpack.bundle.js, after `make build`) in a fresh Pyodide: from_js is the
+// native module's (py/native/functions.c), and its take reaches JS's export from C through the bridge's export caller
+// (a wasm-table entry given the PyObject* of a JsProxy) instead of a Python -> JS call. Checks what it takes (a JS
+// Tensor, TypedArrays in and outside the heap), what it refuses with a typed error while Pyodide lives on (a JsProxy
+// of a plain object, a disposed Tensor: JS throws inside the entry; a Python value that is no JsProxy: Pyodide's own
+// call), and structs freed and made again at the same address with another shape and dtype. Prints one JSON line.
 //   node tests/py/pyodide_from_js.mjs <repo root>
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -46,7 +46,7 @@ def outcome(value):
     t.dispose()
     return got
 
-out = {"caller": int(webdlpack_js.exportCallerIndex()) != 0}
+out = {"caller": int(webdlpack_js.exportCallerIndex()) != 0, "from_js": type(webdlpack.from_js).__name__}
 out["a"] = outcome(a)
 out["outside"] = outcome(outside)
 out["in_heap"] = outcome(in_heap)

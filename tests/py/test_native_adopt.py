@@ -188,14 +188,68 @@ def test_import_managed_in_c_adopts_a_cached_block_else_calls_the_full_adopt(cac
     again = NATIVE.import_managed_function(print, "Another text.", "m")
     assert again.__doc__ == "Take it."  # the docstring of the first call is kept (one import_managed per process)
     for bad, message in (
-        (lambda: fast(), "missing its argument address"),
+        (lambda: fast(), "required argument is missing"),
         (lambda: fast(1, True, 3), "at most 2 positional"),
-        (lambda: fast(1, copy=True), "keywords address and versioned only"),
-        (lambda: fast(1, address=1), "argument twice"),
+        (lambda: fast(1, copy=True), "unexpected keyword"),
+        (lambda: fast(1, address=1), "given twice"),
         (lambda: NATIVE.import_managed_function(5, "d", "m"), "adopt must be callable"),
     ):
         with pytest.raises(TypeError, match=message):
             bad()
+
+
+class FakeJsException(Exception):
+    """Stands for pyodide.ffi.JsException."""
+
+
+def test_from_js_in_c_takes_with_copy_none_and_leaves_the_rest_to_python(cached):
+    """What js_tensors.py binds as webdlpack.from_js in Pyodide: copy=None through take (JS's export, the cached
+    adopt), a JS error raised as its typed translation (from None), any other copy to the Python from_js."""
+    block, _ = cached
+
+    def caller(pointer: int) -> int:
+        return block.address if ctypes.cast(pointer, ctypes.py_object).value == "js tensor" else 0
+
+    callback = ctypes.CFUNCTYPE(ctypes.c_size_t, ctypes.c_void_p)(caller)
+
+    def export(value: object) -> int:  # what Pyodide's Python -> JS call gives for what the caller does not take
+        raise FakeJsException(f"JS refused {value}") if value != "type error" else TypeError("not a JS error")
+
+    NATIVE.bind_take(lambda: (export, ctypes.cast(callback, ctypes.c_void_p).value, print), lambda a, v: None)
+    in_python: list[tuple[object, object]] = []
+
+    def python_from_js(js_tensor: object, *, copy: object = None) -> object:
+        """The Python from_js's docstring."""
+        in_python.append((js_tensor, copy))
+        return "python"
+
+    def translate(exc: BaseException) -> BaseException:
+        return ValueError(f"typed: {exc}")
+
+    fast = NATIVE.from_js_function(python_from_js, FakeJsException, translate, "webdlpack.api.js_tensors")
+    assert str(inspect.signature(fast)) == "(js_tensor, *, copy=None)" and fast.__name__ == "from_js"
+    assert fast.__doc__ == "The Python from_js's docstring." and fast.__module__ == "webdlpack.api.js_tensors"
+    for call in (lambda: fast("js tensor"), lambda: fast("js tensor", copy=None), lambda: fast(js_tensor="js tensor")):
+        t = call()
+        assert type(t) is w.Tensor and t.tolist() == [1.0, 2.0, 3.0, 4.0]
+        t.dispose()
+    assert block.deleted == [block.address] * 3 and in_python == []
+    assert fast("x", copy=True) == "python" and fast("y", copy="bad") == "python"
+    assert in_python == [("x", True), ("y", "bad")]
+    with pytest.raises(ValueError, match="typed: JS refused plain") as raised:
+        fast("plain")
+    assert raised.value.__cause__ is None and raised.value.__suppress_context__ is True
+    with pytest.raises(TypeError, match="not a JS error"):  # not a JS error: as it is
+        fast("type error")
+    for bad, message in (
+        (lambda: fast(), "required argument is missing"),
+        (lambda: fast(1, 2), "1 positional argument"),
+        (lambda: fast(1, device="cpu"), "unexpected keyword"),
+        (lambda: NATIVE.from_js_function(python_from_js, FakeJsException, 5, "m"), "must be callable"),
+    ):
+        with pytest.raises(TypeError, match=message):
+            bad()
+    assert len(block.deleted) == 3
 
 
 def test_bad_calls_are_refused():

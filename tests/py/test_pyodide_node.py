@@ -82,6 +82,7 @@ def test_from_js_reaches_js_export_from_c_and_refuses_typed_with_pyodide_alive()
     the bridge's export caller for a JsProxy (no Python -> JS call) and through Pyodide's call for anything else."""
     report = run_with_bridge("tests/py/pyodide_from_js.mjs")
     assert report["caller"] is True, report  # this Pyodide has what the export caller needs
+    assert report["from_js"] == "builtin_function_or_method", report  # from_js made in C
     assert report["a"] == report["again"] == [[1, 2, 3, 4], "float32", False], report
     assert report["outside"] == [[1.25, 2.5], "float64", True] and report["in_heap"] == [[1, 2], "float32", False]
     refused = "WebDLPackTypeError INVALID_ARGUMENT js_tensor"

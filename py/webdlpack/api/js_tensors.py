@@ -112,3 +112,11 @@ _take: Any = _take_in_python
 if NATIVE is not None and adopt_seen is not None:
     NATIVE.bind_take(js.export_versioned_functions, adopt)
     _take = NATIVE.take
+
+    def _translate(exc: Any) -> BaseException:
+        """The typed webdlpack error for JS's error ``exc`` (from_js's ``except`` clause, for the C from_js)."""
+        return js.translate(exc, gpu=False)
+
+    # from_js in C (py/native/functions.c), with this docstring and signature: copy=None (the common case) goes
+    # to take with no Python frame before it; any other copy to the Python function above.
+    from_js = NATIVE.from_js_function(from_js, js.JsException, _translate, __name__)
