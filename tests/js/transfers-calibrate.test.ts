@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { PageContext } from "../../js/src/context/context.js";
 import { CONTEXT_PROTOCOL } from "../../js/src/context/get-context.js";
 import { classStarts, uploadClasses } from "../../js/src/context/transfers/calibrate.js";
-import { DEFAULT_TRANSFER_PLAN, planFor } from "../../js/src/context/transfers/device-transfers.js";
+import { DEFAULT_TRANSFER_PLAN, DeviceTransfers, planFor } from "../../js/src/context/transfers/device-transfers.js";
 import { planPieces } from "../../js/src/context/transfers/read.js";
 import { classIndex } from "../../js/src/context/transfers/write.js";
 import { asGPU, DEFAULT_LIMITS, FakeAdapter, FakeBuffer, FakeDevice, FakeEncoder, FakeGPU } from "./context-fakes.js";
@@ -262,4 +262,29 @@ test("the plan before measuring, and pieces: one in-process piece up to 256 MiB,
     [8, 8],
   );
   assert.equal(planFor(software, true).read, DEFAULT_TRANSFER_PLAN.read);
+});
+
+test("readbacks from wholeFromBytes: pieces the first time, given up after; then one kept buffer of the whole", async () => {
+  const device = new FakeDevice([], { maxBufferSize: GiB });
+  const plan = { ...DEFAULT_TRANSFER_PLAN, read: { ...DEFAULT_TRANSFER_PLAN.read, wholeFromBytes: 16 * MiB } };
+  const t = new DeviceTransfers(asGPU<GPUDevice>(device), "fake", (b) => b.destroy(), plan);
+  const source = device.createBuffer({ size: 16 * MiB, usage: 0x80 | 0x4 | 0x8 });
+  for (let i = 0; i < source.data.length; i += 4093) source.data[i] = (i * 7) & 0xff;
+  const read = async (): Promise<void> => {
+    const out = new Uint8Array(16 * MiB);
+    await t.read(asGPU<GPUBuffer>(source), 0, 16 * MiB, (bytes, at) => out.set(bytes, at));
+    assert.deepEqual(out, source.data);
+  };
+  await read();
+  assert.equal(t.stats().read.created, 4, "four 4 MiB pieces");
+  await new Promise((r) => setTimeout(r, 20)); // the whole buffer is made once the readback is done
+  assert.deepEqual(
+    [t.stats().read.kept, t.stats().read.keptBytes],
+    [1, 16 * MiB],
+    "the pieces given up, the whole kept",
+  );
+  await read();
+  await read();
+  assert.equal(t.stats().read.created, 5, "later readbacks: the one kept buffer");
+  t.drain();
 });

@@ -13,7 +13,7 @@
  * — writeBuffer's first, against staging's first use of what setup keeps ready
  * (a larger kept buffer below the largest size), staging taken only where it
  * was at least twice as fast (one call each: see COLD_MARGIN) — and warm the
- * faster of two or three calls each, interleaved, with staging buffers of the
+ * faster of two calls each (five up to 4 MiB), interleaved, with staging of the
  * size's own class. The first writeBuffer of the largest size, before all this,
  * is not timed: what it costs once per page is no device's first call.
  * At the largest size, new staging made for it against the first writeBuffer
@@ -253,7 +253,7 @@ async function measure(t: CalibrationTarget): Promise<Calibrated> {
       // Warm: the faster of a few calls each, interleaved (one slow call on a busy machine decides nothing).
       let staging = Number.POSITIVE_INFINITY;
       let writeBuffer = Number.POSITIVE_INFINITY;
-      for (let i = 0; i < (n > 4 * MiB ? 2 : 3); i++) {
+      for (let i = 0; i < (n > 4 * MiB ? 2 : 5); i++) {
         if (i % 2 === 0) {
           staging = Math.min(staging, await timed(device, viaStaging));
           writeBuffer = Math.min(writeBuffer, await timed(device, viaWriteBuffer));

@@ -6,8 +6,8 @@
  * synchronous step (nothing else can be submitted in between), so the bytes
  * are those every earlier submitted command wrote and nothing submitted later
  * wrote (a torn read is impossible). A range up to
- * `singleBytes` (or from `wholeFromBytes`) uses one staging buffer (one submit,
- * one map); one in between is split into pieces, each in its own staging buffer, all mapped at once and
+ * `singleBytes` (or from `wholeFromBytes`, once a buffer of its size is kept)
+ * uses one staging buffer (one submit, one map); others are split into pieces, each in its own staging buffer, all mapped at once and
  * copied out in order — the CPU copy of piece k overlaps the mapping of
  * piece k + 1. The sink writes each piece straight into the caller's memory
  * (re-derived per piece, so wasm memory growth is harmless).
@@ -28,6 +28,7 @@ import { countedAlive } from "../memory/meter.js";
 import { bufferUseError } from "../pointers/register-check.js";
 import { bufferFacts } from "./buffer-facts.js";
 import type { Inflight } from "./inflight.js";
+import { stagingClass } from "./ring.js";
 import type { ReadRing } from "./staging.js";
 
 /** GPUMapMode.READ. */
@@ -129,7 +130,13 @@ export function readRange(
     scope: undefined,
     refused: undefined,
   };
-  return span <= plan.singleBytes ? readOne(job) : readPieces(job, plan);
+  if (span <= plan.singleBytes) return readOne(job);
+  if (span < plan.wholeFromBytes || ring.hasReady(span)) return readPieces(job, plan);
+  // From wholeFromBytes with no buffer of the whole span kept (a first readback of the size): pieces, which overlap
+  // making new buffers with the copies — given up after, and the whole buffer made for the next readback where the
+  // ring can keep it.
+  const pieces = { ...plan, wholeFromBytes: Number.POSITIVE_INFINITY };
+  return readPieces(stagingClass(span) <= ring.maxKeptBytes ? { ...job, wholeLater: true } : job, pieces);
 }
 
 /** One readback: the 4-aligned span [start, start + span) of `source`; the caller asked for [lead, lead + length). */
@@ -148,6 +155,8 @@ interface ReadJob {
   scope: Promise<void> | undefined;
   /** … and the answer once it is in (null: no error). */
   refused: GPUError | null | undefined;
+  /** readPieces: destroy the pieces after, and make one buffer of the whole span for the next readback. */
+  wholeLater?: boolean;
 }
 
 /** The pieces case of {@link readRange} (see the file comment). */
@@ -194,8 +203,10 @@ async function readPieces(job: ReadJob, plan: ReadPlan): Promise<void> {
       const to = Math.min(len, lead + length - at);
       if (to > from) sink(mapped.subarray(from, to), at + from - lead);
       staging[k]!.unmap();
-      ring.give(staging[k]!, true);
+      if (job.wholeLater === true) ring.discard(staging[k]!);
+      else ring.give(staging[k]!, true);
     }
+    if (job.wholeLater === true) ring.prepareSoon(span, 1);
   } catch (err) {
     for (let j = k; j < staging.length; j++) ring.discard(staging[j]!);
     throw await inflight.settle(err, "readback");

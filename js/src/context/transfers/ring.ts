@@ -7,6 +7,12 @@
  */
 import { bufferFacts } from "./buffer-facts.js";
 
+/** Run `task` in a later task (setImmediate where there is one: Node; else a zero timeout). */
+export const later: (task: () => void) => void = (() => {
+  const immediate = (globalThis as { setImmediate?: (task: () => void) => unknown }).setImmediate;
+  return typeof immediate === "function" ? (task) => void immediate(task) : (task) => void setTimeout(task, 0);
+})();
+
 /** A request may take a kept buffer up to this many times its size class. */
 const LARGER_CLASS_FACTOR = 64;
 
@@ -132,6 +138,25 @@ export abstract class Ring {
 
   /** New buffers of `bytes`' class, made ready and kept, `count` of them (within the budget): staging ready before use. */
   abstract prepare(bytes: number, count: number): Promise<void>;
+
+  /** Size classes a {@link prepareSoon} is pending for. */
+  readonly #preparing = new Set<number>();
+
+  /**
+   * {@link prepare} once the GPU work queued so far is done, in a task of its own: making and touching staging
+   * (tens of ms for 64 MiB on a CPU device) never delays the transfer that lacked it, which the caller awaits.
+   */
+  prepareSoon(bytes: number, count: number): void {
+    const size = stagingClass(bytes);
+    if (this.#preparing.has(size)) return;
+    this.#preparing.add(size);
+    const soon = (): void =>
+      later(() => {
+        this.#preparing.delete(size);
+        void this.prepare(bytes, count);
+      });
+    this.device.queue.onSubmittedWorkDone().then(soon, soon);
+  }
 
   /** How many more buffers of `bytes`' class {@link prepare} makes to have `count` kept. */
   protected missing(bytes: number, count: number): number {

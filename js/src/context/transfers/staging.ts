@@ -16,19 +16,13 @@
 import { GPUUsage } from "../allocation/create.js";
 import { createBufferAs, WEBDLPACK_OWNER } from "../memory/meter.js";
 import { bufferFacts } from "./buffer-facts.js";
-import { Ring, stagingClass, touch, type RingStats } from "./ring.js";
+import { later, Ring, stagingClass, touch, type RingStats } from "./ring.js";
 
 export { STAGING_MIN_BYTES, stagingClass, touch, type RingStats } from "./ring.js";
 
 /** GPUMapMode.READ / WRITE (literals so this module loads where the global is missing). */
 const MAP_MODE_READ = 0x0001;
 const MAP_MODE_WRITE = 0x0002;
-
-/** Run `task` in a later task (setImmediate where there is one: Node; else a zero timeout). */
-const later: (task: () => void) => void = (() => {
-  const immediate = (globalThis as { setImmediate?: (task: () => void) => unknown }).setImmediate;
-  return typeof immediate === "function" ? (task) => void immediate(task) : (task) => void setTimeout(task, 0);
-})();
 
 /** MAP_READ | COPY_DST buffers, handed out unmapped. */
 export class ReadRing extends Ring {
@@ -152,8 +146,6 @@ export class ReadRing extends Ring {
 /** MAP_WRITE | COPY_SRC buffers, handed out mapped. */
 export class WriteRing extends Ring {
   protected readonly ready = "mapped";
-  /** Size classes a {@link prepareSoon} is pending for. */
-  readonly #preparing = new Set<number>();
   /** Maps in flight of buffers given back ({@link rearm}). */
   readonly #rearming = new Set<Promise<void>>();
 
@@ -187,22 +179,6 @@ export class WriteRing extends Ring {
   /** Resolves once every buffer given back so far is mapped again (or dropped). */
   settled(): Promise<void> {
     return Promise.all(this.#rearming).then(() => undefined);
-  }
-
-  /**
-   * {@link prepare} once the GPU work queued so far is done, in a task of its own: making and touching staging
-   * (tens of ms for 64 MiB on a CPU device) never delays the upload that lacked it, which the caller awaits.
-   */
-  prepareSoon(bytes: number, count: number): void {
-    const size = stagingClass(bytes);
-    if (this.#preparing.has(size)) return;
-    this.#preparing.add(size);
-    const soon = (): void =>
-      later(() => {
-        this.#preparing.delete(size);
-        void this.prepare(bytes, count);
-      });
-    this.device.queue.onSubmittedWorkDone().then(soon, soon);
   }
 
   /**
