@@ -154,17 +154,29 @@ export class DeviceTransfers {
     );
   }
 
-  /** Read `length` bytes at `offset` of `source` into a new ArrayBuffer (one promise hop after the read's). */
+  /**
+   * Read `length` bytes at `offset` of `source` into a new ArrayBuffer (one promise hop after the read's). Below
+   * touchFreshMinBytes the array is made once the GPU work is queued, while it runs (not before the submit); from
+   * it, made first and its pages touched while the GPU works.
+   */
   readNew(source: GPUBuffer, offset: number, length: number): Promise<ArrayBuffer> {
-    let out: Uint8Array;
-    try {
-      out = new Uint8Array(length);
-    } catch (err) {
-      return Promise.reject(err);
+    let out: Uint8Array | undefined;
+    let whileWaiting: () => void;
+    if (length < this.plan.touchFreshMinBytes) {
+      whileWaiting = () => {
+        out = new Uint8Array(length);
+      };
+    } else {
+      try {
+        out = new Uint8Array(length);
+      } catch (err) {
+        return Promise.reject(err);
+      }
+      const made = out;
+      whileWaiting = () => touchPages(made);
     }
-    const touch = length >= this.plan.touchFreshMinBytes ? () => touchPages(out) : undefined;
-    return this.read(source, offset, length, (bytes, at) => out.set(bytes, at), touch).then(
-      () => out.buffer as ArrayBuffer,
+    return this.read(source, offset, length, (bytes, at) => out!.set(bytes, at), whileWaiting).then(
+      () => (out ?? new Uint8Array(0)).buffer as ArrayBuffer,
     );
   }
 
