@@ -10,12 +10,14 @@
 
 #include "native_module.h"
 
-/* Arguments of a METH_FASTCALL | METH_KEYWORDS call into values[0..count) (defaults there beforehand; NULL: must
- * be given): the first `positional` names may come by position, any by keyword. 0, or -1 with a TypeError. */
+/* Arguments of a METH_FASTCALL | METH_KEYWORDS call of `name`() into values[0..count) (defaults there beforehand;
+ * NULL: must be given): the first `positional` names may come by position, any by keyword. 0, or -1 with a TypeError
+ * naming the function and the argument, as Python's own message for a `def` would. */
 static int parse(const char *name, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, const char *const *names,
                  int count, int positional, PyObject **values) {
   if (nargs > positional) {
-    PyErr_SetString(PyExc_TypeError, name); /* the function's own message: too many positional arguments */
+    PyErr_Format(PyExc_TypeError, "%s() takes at most %d positional argument%s (%zd given)", name, positional,
+                 positional == 1 ? "" : "s", nargs);
     return -1;
   }
   for (Py_ssize_t i = 0; i < nargs; i++) values[i] = args[i];
@@ -24,15 +26,20 @@ static int parse(const char *name, PyObject *const *args, Py_ssize_t nargs, PyOb
     PyObject *key = PyTuple_GetItem(kwnames, k);
     int at = 0;
     while (at < count && PyUnicode_CompareWithASCIIString(key, names[at]) != 0) at++;
-    if (at == count || at < nargs) {
-      PyErr_SetString(PyExc_TypeError, at == count ? "an unexpected keyword argument" : "an argument given twice");
+    if (at == count) {
+      PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", name, key);
+      return -1;
+    }
+    if (at < nargs) {
+      PyErr_Format(PyExc_TypeError, "%s() got argument '%s' given twice (by position and by keyword)", name, names[at]);
       return -1;
     }
     values[at] = args[nargs + k];
   }
   for (int i = 0; i < count; i++) {
     if (values[i] == NULL) {
-      PyErr_SetString(PyExc_TypeError, "a required argument is missing");
+      PyErr_Format(PyExc_TypeError, "%s() missing its required argument '%s' (a required argument is missing)", name,
+                   names[i]);
       return -1;
     }
   }
@@ -65,8 +72,7 @@ static PyObject *make(PyMethodDef *def, const char *signature, PyObject *doc, Py
 static PyObject *import_managed(PyObject *full, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   static const char *const names[2] = {"address", "versioned"};
   PyObject *values[2] = {NULL, &_Py_TrueStruct};
-  if (parse("import_managed() takes at most 2 positional arguments", args, nargs, kwnames, names, 2, 2, values) != 0)
-    return NULL;
+  if (parse("import_managed", args, nargs, kwnames, names, 2, 2, values) != 0) return NULL;
   PyObject *tensor = wdl_py_adopt_cached(values[0], values[1], NULL);
   if (tensor != NULL || PyErr_Occurred()) return tensor;
   return PyObject_Vectorcall(full, values, 2, NULL);
@@ -94,7 +100,7 @@ static PyObject *translate;    /* translate(exc) -> the typed webdlpack error fo
 static PyObject *from_js(PyObject *python_from_js, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   static const char *const names[2] = {"js_tensor", "copy"};
   PyObject *values[2] = {NULL, &_Py_NoneStruct};
-  if (parse("from_js() takes 1 positional argument", args, nargs, kwnames, names, 2, 1, values) != 0) return NULL;
+  if (parse("from_js", args, nargs, kwnames, names, 2, 1, values) != 0) return NULL;
   if (values[1] != &_Py_NoneStruct) return PyObject_Vectorcall(python_from_js, args, (size_t)nargs, kwnames);
   PyObject *tensor = wdl_py_take(NULL, values, 1);
   if (tensor != NULL || !PyErr_ExceptionMatches(js_exception)) return tensor;

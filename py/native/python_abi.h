@@ -163,6 +163,7 @@ extern void PyErr_Fetch(PyObject **type, PyObject **value, PyObject **traceback)
 extern void PyErr_Restore(PyObject *type, PyObject *value, PyObject *traceback);
 extern void PyErr_Clear(void);
 extern void PyErr_SetString(PyObject *type, const char *message);
+extern PyObject *PyErr_Format(PyObject *type, const char *format, ...);
 extern void PyErr_SetObject(PyObject *type, PyObject *value);
 extern int PyErr_ExceptionMatches(PyObject *exc);
 extern void PyErr_NormalizeException(PyObject **type, PyObject **value, PyObject **traceback);

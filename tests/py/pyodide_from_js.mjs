@@ -62,6 +62,15 @@ for i in range(40):                    # each struct freed before the next: the 
 out["reused_with_both_shapes"] = any(len(s) == 2 for s in shapes_at.values())
 out["live_imports"] = _debug.import_stats()["live"]
 out["again"] = outcome(a)              # Pyodide lives on after the refusals
+def call_error(call):
+    try:
+        call()
+    except TypeError as err:
+        return str(err)
+    return "no error"
+
+out["no_argument"] = call_error(lambda: webdlpack.from_js())            # the C builtin's own TypeErrors
+out["unknown_keyword"] = call_error(lambda: webdlpack.from_js(a, device="cpu"))
 json.dumps(out)
 `),
   ),

@@ -91,3 +91,8 @@ def test_from_js_reaches_js_export_from_c_and_refuses_typed_with_pyodide_alive()
     # a struct freed and a new one at the same address with another shape and dtype: each read as it is now
     assert report["reused_with_both_shapes"] is True, report
     assert report["live_imports"] == 0 and report["jsLiveExports"] == 0, report
+    # argument errors of the C builtin name the function and the argument, as a Python def's would
+    assert (
+        report["no_argument"] == "from_js() missing its required argument 'js_tensor' (a required argument is missing)"
+    )
+    assert report["unknown_keyword"] == "from_js() got an unexpected keyword argument 'device'", report
