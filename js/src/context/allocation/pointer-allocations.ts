@@ -213,6 +213,8 @@ export class PointerAllocations {
         ownerLabel: req.ownerLabel,
         onRelease: undefined,
         pooled: true,
+        size: req.size,
+        usage: req.usage,
       },
       req.scoped,
     );

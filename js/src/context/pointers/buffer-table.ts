@@ -19,6 +19,7 @@ import { formatPointer, GPU_POINTER_SLOT_BITS, type GPUPointer, type PointerTabl
 import { PointerTable } from "./pointer-table.js";
 import { checkPointerType, REGISTER_OPTION_RULES } from "../options.js";
 import { checkRegisteredBuffer, forgetVerifiedBuffer } from "./register-check.js";
+import { bufferFacts } from "../transfers/buffer-facts.js";
 import type { GPUPointerInfo, RegisterBufferOptions } from "../types.js";
 
 /** What a caller tells {@link BufferTable.insert} about a buffer. */
@@ -32,6 +33,9 @@ export interface BufferInit {
   readonly onRelease: ((buffer: GPUBuffer, ptr: GPUPointer) => void) | undefined;
   /** Made by this context's allocator, so it may go back to the cache. */
   readonly pooled: boolean;
+  /** `buffer.size` and `buffer.usage` where the caller knows them (the allocator made the buffer so); else read once. */
+  readonly size?: number;
+  readonly usage?: number;
 }
 
 /** Which path gave a pointer's buffer back. */
@@ -45,6 +49,14 @@ export interface BufferEntry extends BufferInit {
   readonly giveBack: Once<GiveBackPath>;
   /** An error WebGPU reported after allocWebGPU returned; thrown on use. */
   asyncError: WebDLPackError | undefined;
+  /** `buffer.size` and `buffer.usage` (they never change): a transfer reads them here, not through the binding. */
+  readonly size: number;
+  readonly usage: number;
+  /**
+   * The transfers room's slot: its per-device transfers object, kept here on the pointer's first transfer so a
+   * transfer touches this entry and that object only (the pointer table never reads it).
+   */
+  transfers: object | undefined;
 }
 
 /** How the table reaches the per-device allocators (owned by the context). */
@@ -147,6 +159,9 @@ export class BufferTable {
       ledger: undefined,
       giveBack: new Once(() => this.#giveBack(entry, ptr)),
       asyncError: undefined,
+      size: init.size ?? bufferFacts(init.buffer).size,
+      usage: init.usage ?? bufferFacts(init.buffer).usage,
+      transfers: undefined,
     };
     try {
       ptr = this.#table.insert(entry);
@@ -161,7 +176,7 @@ export class BufferTable {
       kind: "gpu-buffer",
       owner: entry.ownerLabel,
       deviceId: entry.device.id,
-      bytes: entry.buffer.size,
+      bytes: entry.size,
       pointer: ptr,
       scoped,
       release: () => {
@@ -191,10 +206,14 @@ export class BufferTable {
         { field: "buffer", value: existing, expected: "a buffer not yet registered (reuse the existing pointer)" },
       );
     }
+    // Frameworks hand the same buffers over run after run: their size and usage are read through the binding once.
+    const { size, usage } = bufferFacts(buffer);
     const init: BufferInit = {
       buffer,
       device: record,
-      requestedSize: buffer.size,
+      requestedSize: size,
+      size,
+      usage,
       owned: opts.owned ?? false,
       owner: opts.owner,
       ownerLabel: ownerLabel(opts.owner),
@@ -260,9 +279,9 @@ export class BufferTable {
     return {
       ptr,
       deviceId: entry.device.id,
-      size: entry.buffer.size,
+      size: entry.size,
       requestedSize: entry.requestedSize,
-      usage: entry.buffer.usage,
+      usage: entry.usage,
       label: entry.buffer.label ?? "",
       owner: entry.owner,
       owned: entry.owned,

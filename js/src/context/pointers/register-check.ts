@@ -52,6 +52,13 @@ const scratch = new WeakMap<GPUDevice, GPUBuffer>();
 /** A bind group layout per device with one read-only storage buffer: the probe of STORAGE-only buffers. */
 const storageLayouts = new WeakMap<GPUDevice, GPUBindGroupLayout>();
 
+/**
+ * Checks whose verdict has not come back yet, over all buffers and devices. A readback asks
+ * {@link pendingBufferCheck} only while this is above 0 (an imported live binding: one variable load per
+ * readback, instead of a WeakMap lookup on the buffer, when nothing is being checked — the common case).
+ */
+export let checksInFlight = 0;
+
 /** Forget `buffer`'s verdict (webdlpack destroyed it; a later registration must be checked again). */
 export function forgetVerifiedBuffer(buffer: GPUBuffer): void {
   checked.delete(buffer);
@@ -66,6 +73,7 @@ export function pendingBufferCheck(
   ptr: GPUPointer,
   deviceId: number,
 ): Promise<WebDLPackError | null> | null {
+  if (checksInFlight === 0) return null;
   const known = checked.get(buffer);
   if (known === undefined || !(known.verdict instanceof Promise)) return null;
   const { device } = known;
@@ -90,7 +98,9 @@ export function checkRegisteredBuffer(
   const pending = probe(device, buffer);
   if (pending === null) return null;
   const entry: Checked = { device, verdict: null };
+  checksInFlight += 1;
   entry.verdict = pending.then((v) => {
+    checksInFlight -= 1;
     // Keep the verdict unless the buffer was forgotten (destroyed by webdlpack) or re-checked meanwhile.
     if (checked.get(buffer) === entry) entry.verdict = v;
     return v;

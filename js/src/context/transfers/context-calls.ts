@@ -9,7 +9,7 @@ import { WebDLPackError } from "../../errors.js";
 import type { DeviceRegistry } from "../devices/registry.js";
 import type { BufferEntry, BufferTable } from "../pointers/buffer-table.js";
 import type { GPUPointer } from "../pointers/pointer-format.js";
-import { pendingBufferCheck } from "../pointers/register-check.js";
+import { checksInFlight, pendingBufferCheck } from "../pointers/register-check.js";
 import {
   hostLength,
   hostView,
@@ -26,7 +26,7 @@ import {
 import type { DeviceTransfers } from "./index.js";
 import { GPUUsage } from "../allocation/create.js";
 import { createBufferAs, WEBDLPACK_OWNER } from "../memory/meter.js";
-import { bufferFacts } from "./buffer-facts.js";
+import { bufferFacts, type KnownBuffer } from "./buffer-facts.js";
 
 /** The transfer calls of one context: pointers resolved in its table, devices in its registry. */
 export class ContextTransfers {
@@ -42,7 +42,7 @@ export class ContextTransfers {
   readback(ptr: GPUPointer, range?: ReadbackRange): Promise<ArrayBuffer> {
     try {
       const entry = this.#table.usable(ptr, "readback");
-      const wait = pendingBufferCheck(entry.buffer, ptr, entry.device.id);
+      const wait = checksInFlight === 0 ? null : pendingBufferCheck(entry.buffer, ptr, entry.device.id);
       if (wait === null) return readbackEntry(entry, range);
       return this.#afterCheck(wait, ptr, "readback").then((checked) => readbackEntry(checked, range));
     } catch (err) {
@@ -54,7 +54,7 @@ export class ContextTransfers {
   readbackInto(ptr: GPUPointer, target: ReadbackTarget, range?: ReadbackRange): Promise<void> {
     try {
       const entry = this.#table.usable(ptr, "readbackInto");
-      const wait = pendingBufferCheck(entry.buffer, ptr, entry.device.id);
+      const wait = checksInFlight === 0 ? null : pendingBufferCheck(entry.buffer, ptr, entry.device.id);
       if (wait === null) return readbackEntryInto(entry, target, range);
       return this.#afterCheck(wait, ptr, "readbackInto").then((checked) => readbackEntryInto(checked, target, range));
     } catch (err) {
@@ -71,7 +71,8 @@ export class ContextTransfers {
 
   /** `ctx.upload(ptr, source, range)`. */
   upload(ptr: GPUPointer, source: ReadbackTarget, range?: Pick<ReadbackRange, "byteOffset">): void {
-    uploadEntry(this.#table.usable(ptr, "upload"), source, range);
+    const entry = this.#table.usable(ptr, "upload");
+    uploadFrom(transfersOf(entry), entry, source, range);
   }
 
   /** `ctx.copyBuffer(src, dst, range)`. */
@@ -91,9 +92,16 @@ export class ContextTransfers {
   }
 }
 
-/** The transfers of an entry's device. */
+/**
+ * The transfers of an entry's device, kept on the entry after its first transfer (a property load instead of a
+ * WeakMap lookup through the device record); asked for again once that object was released (device unregistered).
+ */
 function transfersOf(entry: BufferEntry): DeviceTransfers {
-  return transfersFor(entry.device.device, entry.device.adapterInfo);
+  const kept = entry.transfers as DeviceTransfers | undefined;
+  if (kept !== undefined && !kept.released) return kept;
+  const found = transfersFor(entry.device.device, entry.device.adapterInfo);
+  entry.transfers = found;
+  return found;
 }
 
 /** Default length: up to the requested size (an allocation's), or undefined when `range` gives one. */
@@ -105,58 +113,70 @@ function defaultLength(requestedSize: number, range: ByteRange | undefined): num
 
 /** ctx.readback: bytes of the entry's buffer in a new ArrayBuffer, after all submitted work (throws: see readbackInto). */
 function readbackEntry(entry: BufferEntry, range: ByteRange | undefined): Promise<ArrayBuffer> {
-  const { offset, length } = resolveRange(
-    range,
-    bufferFacts(entry.buffer).size,
-    defaultLength(entry.requestedSize, range),
-  );
-  return transfersOf(entry).readNew(entry.buffer, offset, length);
+  // The common call, the whole allocation: its requested size (never above the buffer's), nothing to resolve.
+  if (range === undefined) return transfersOf(entry).readNewKnown(entry, 0, entry.requestedSize);
+  const { offset, length } = resolveRange(range, entry.size, defaultLength(entry.requestedSize, range));
+  return transfersOf(entry).readNewKnown(entry, offset, length);
 }
 
 /** ctx.readbackInto: straight into the caller's memory, piece by piece, no intermediate array. */
 function readbackEntryInto(entry: BufferEntry, target: HostBytes, range: ByteRange | undefined): Promise<void> {
-  return readInto(transfersOf(entry), entry.buffer, target, range);
+  return readInto(transfersOf(entry), entry, target, range);
 }
 
-/** {@link readbackEntryInto} of `buffer` on the device of `transfers` (also the setup's warm-up). */
+/** {@link readbackEntryInto} of `source` on the device of `transfers` (also the setup's warm-up). */
 function readInto(
   transfers: DeviceTransfers,
-  buffer: GPUBuffer,
+  source: KnownBuffer,
   target: HostBytes,
   range: ByteRange | undefined,
 ): Promise<void> {
   // Not async: the caller (ctx.readbackInto) turns a throw here into its rejection; one async frame less.
-  const sink: ReadSink = (bytes, at) => hostView(target, bytes.byteLength, at).set(bytes);
-  if (range === undefined && ArrayBuffer.isView(target) && target.byteLength <= bufferFacts(buffer).size) {
+  const sink = sinkInto(target);
+  if (range === undefined && ArrayBuffer.isView(target) && target.byteLength <= source.size) {
     // The common call, a whole view from byte 0: nothing to resolve (the sink checks the view per piece).
-    return transfers.read(buffer, 0, target.byteLength, sink);
+    return transfers.readKnown(source, 0, target.byteLength, sink);
   }
   const length = range?.byteLength ?? hostLength(target, "readbackInto");
-  const whole = range === undefined ? { byteLength: length } : { ...range, byteLength: length };
-  const { offset } = resolveRange(whole, bufferFacts(buffer).size, length);
+  let offset = 0;
+  // Wasm memory, whole (the common call from Python and C): nothing to resolve when it fits.
+  if (range !== undefined || length > source.size) {
+    const whole = range === undefined ? { byteLength: length } : { ...range, byteLength: length };
+    offset = resolveRange(whole, source.size, length).offset;
+  }
   hostView(target, length); // refuse a bad target before queueing work
-  return transfers.read(buffer, offset, length, sink);
+  return transfers.readKnown(source, offset, length, sink);
 }
 
-/** ctx.upload: the bytes of `source` into the entry's buffer at range.byteOffset, taken before this returns. */
-function uploadEntry(entry: BufferEntry, source: HostBytes, range: Pick<ByteRange, "byteOffset"> | undefined): void {
-  uploadFrom(transfersOf(entry), entry.buffer, source, range);
+/**
+ * Where a readback's pieces land in `target`: a Uint8Array takes them as they are (no view made per piece), after
+ * the same size check {@link hostView} makes (it throws the typed error: a detached or shrunk view); other targets
+ * through a view made per piece (wasm memory may grow between pieces).
+ */
+function sinkInto(target: HostBytes): ReadSink {
+  if (target instanceof Uint8Array) {
+    return (bytes, at) => {
+      if (target.byteLength < at + bytes.byteLength) hostView(target, bytes.byteLength, at);
+      target.set(bytes, at);
+    };
+  }
+  return (bytes, at) => hostView(target, bytes.byteLength, at).set(bytes);
 }
 
-/** {@link uploadEntry} into `buffer` on the device of `transfers` (also the setup's warm-up). */
+/** ctx.upload: the bytes of `source` into `target` at range.byteOffset, taken before this returns (also the warm-up). */
 function uploadFrom(
   transfers: DeviceTransfers,
-  buffer: GPUBuffer,
+  target: KnownBuffer,
   source: HostBytes,
   range: Pick<ByteRange, "byteOffset"> | undefined,
 ): void {
   if (range === undefined && source instanceof Uint8Array) {
-    transfers.write(buffer, 0, source); // the common call: from byte 0 (write checks the fit), the view as it is
+    transfers.upload(target, 0, source); // the common call: from byte 0 (upload checks the fit), the view as it is
     return;
   }
   const length = hostLength(source, "upload");
-  const { offset } = resolveRange({ byteOffset: range?.byteOffset ?? 0, byteLength: 0 }, bufferFacts(buffer).size, 0);
-  transfers.write(buffer, offset, hostView(source, length));
+  const { offset } = resolveRange({ byteOffset: range?.byteOffset ?? 0, byteLength: 0 }, target.size, 0);
+  transfers.upload(target, offset, hostView(source, length));
 }
 
 /** Bytes of the warm-up's readback: this small, it takes the read staging made ready at setup (none is made). */
@@ -179,8 +199,9 @@ export async function warmUp(transfers: DeviceTransfers): Promise<void> {
   );
   try {
     const host = new Uint8Array(WARM_UP_BYTES);
-    uploadFrom(transfers, scratch, host.subarray(0, WARM_UP_UPLOAD_BYTES), undefined);
-    await readInto(transfers, scratch, host, undefined);
+    const known = bufferFacts(scratch);
+    uploadFrom(transfers, known, host.subarray(0, WARM_UP_UPLOAD_BYTES), undefined);
+    await readInto(transfers, known, host, undefined);
   } finally {
     scratch.destroy();
   }
@@ -211,7 +232,7 @@ function copyEntries(src: BufferEntry, dst: BufferEntry, range: CopyRange | unde
 
 /** ctx.clearBuffer: zero a byte range (default: the whole buffer), submitted now. */
 function clearEntry(entry: BufferEntry, range: ByteRange | undefined): void {
-  const { offset, length } = resolveRange(range, bufferFacts(entry.buffer).size, undefined);
+  const { offset, length } = resolveRange(range, entry.size, undefined);
   transfersOf(entry).clear(entry.buffer, offset, length);
 }
 

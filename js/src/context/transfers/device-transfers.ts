@@ -8,12 +8,15 @@
  */
 import { clearBytes, copyBytes } from "./copy.js";
 import { Inflight } from "./inflight.js";
-import { readRange, type ReadPlan, type ReadSink } from "./read.js";
+import { readFrom, type ReadEnv, type ReadPlan, type ReadSink } from "./read.js";
 import { ReadRing, WriteRing, type RingStats } from "./staging.js";
 import { writeRange, type UploadHistory, type UploadPath, type WritePlan } from "./write.js";
 import { calibrate, type Calibration } from "./calibrate.js";
+import { bufferFacts, type KnownBuffer } from "./buffer-facts.js";
 
 const MiB = 2 ** 20;
+/** GPUBufferUsage.COPY_DST. */
+const COPY_DST = 0x8;
 
 /** How transfers are split and how much staging is kept (defaults measured: bench/gpu, results-gpu-*.md). */
 export interface TransferPlan {
@@ -105,11 +108,18 @@ export interface TransferStats {
 /** Transfers of one device. */
 export class DeviceTransfers {
   readonly device: GPUDevice;
-  /** The plan in use: the adapter's defaults, then what {@link calibrate} measured. */
-  plan: Readonly<TransferPlan>;
+  /** `device.queue`, read through the binding once. */
+  readonly queue: GPUQueue;
+  /** True once {@link drain} ran (the device was unregistered): whoever kept this object asks for the current one. */
+  released = false;
+  #plan!: Readonly<TransferPlan>;
+  /** Uploads shorter than this take one writeBuffer at once (below the plan's first size class). */
+  #directBelow = 0;
   readonly #reads: ReadRing;
   readonly #writes: WriteRing;
   readonly #inflight: Inflight;
+  /** What a readback uses of this device, in one object. */
+  readonly #env: ReadEnv;
   #lastUploadPath: UploadPath | null = null;
   /** The plan's upload classes that have had an upload on this device (their next one is warm). */
   #uploads: UploadHistory = { warm: 0 };
@@ -127,11 +137,13 @@ export class DeviceTransfers {
     adapterKey: string | null = null,
   ) {
     this.device = device;
+    this.queue = device.queue;
     this.#adapterKey = adapterKey;
     this.plan = plan;
     this.#reads = new ReadRing(device, destroy, plan.maxKeptReadBytes);
     this.#writes = new WriteRing(device, destroy, plan.maxKeptWriteBytes);
     this.#inflight = new Inflight(device, name);
+    this.#env = { device, queue: this.queue, ring: this.#reads, inflight: this.#inflight };
     // A loss destroys the staging in use (its maps reject at once) even where no context follows this device.
     device.lost.then(
       (info) => this.lose(info?.reason ?? "unknown"),
@@ -139,19 +151,24 @@ export class DeviceTransfers {
     );
   }
 
+  /** The plan in use: the adapter's defaults, then what {@link calibrate} measured. */
+  get plan(): Readonly<TransferPlan> {
+    return this.#plan;
+  }
+
+  set plan(plan: Readonly<TransferPlan>) {
+    this.#plan = plan;
+    this.#directBelow = plan.write.classes[0]?.fromBytes ?? Number.POSITIVE_INFINITY;
+  }
+
   /** Read `length` bytes at `offset` of `source` into `sink`, piece by piece, after all submitted work. */
   read(source: GPUBuffer, offset: number, length: number, sink: ReadSink, whileWaiting?: () => void): Promise<void> {
-    return readRange(
-      this.device,
-      this.#reads,
-      this.#inflight,
-      this.plan.read,
-      source,
-      offset,
-      length,
-      sink,
-      whileWaiting,
-    );
+    return readFrom(this.#env, this.#plan.read, bufferFacts(source), offset, length, sink, whileWaiting);
+  }
+
+  /** {@link read} of a buffer whose size and usage are at hand (a pointer's entry). */
+  readKnown(source: KnownBuffer, offset: number, length: number, sink: ReadSink): Promise<void> {
+    return readFrom(this.#env, this.#plan.read, source, offset, length, sink);
   }
 
   /**
@@ -160,9 +177,14 @@ export class DeviceTransfers {
    * it, made first and its pages touched while the GPU works.
    */
   readNew(source: GPUBuffer, offset: number, length: number): Promise<ArrayBuffer> {
+    return this.readNewKnown(bufferFacts(source), offset, length);
+  }
+
+  /** {@link readNew} of a buffer whose size and usage are at hand (a pointer's entry). */
+  readNewKnown(known: KnownBuffer, offset: number, length: number): Promise<ArrayBuffer> {
     let out: Uint8Array | undefined;
     let whileWaiting: () => void;
-    if (length < this.plan.touchFreshMinBytes) {
+    if (length < this.#plan.touchFreshMinBytes) {
       whileWaiting = () => {
         out = new Uint8Array(length);
       };
@@ -175,9 +197,40 @@ export class DeviceTransfers {
       const made = out;
       whileWaiting = () => touchPages(made);
     }
-    return this.read(source, offset, length, (bytes, at) => out!.set(bytes, at), whileWaiting).then(
+    const sink: ReadSink = (bytes, at) => out!.set(bytes, at);
+    return readFrom(this.#env, this.#plan.read, known, offset, length, sink, whileWaiting).then(
       () => (out ?? new Uint8Array(0)).buffer as ArrayBuffer,
     );
+  }
+
+  /**
+   * {@link write} into a buffer whose size and usage are at hand (a pointer's entry). The common small upload —
+   * below the plan's first size class, whole words, every check {@link writeRange} makes passed — is one
+   * `queue.writeBuffer` right here, with no further call: a page's first uploads run this code unoptimized, with
+   * cold CPU caches, where every call and every object touched costs (measured: bench/gpu/small-readback.mjs).
+   * Anything else (and every refusal, with its typed error) goes through {@link write}.
+   */
+  upload(target: KnownBuffer, offset: number, bytes: Uint8Array): UploadPath {
+    const length = bytes.byteLength;
+    if (
+      length < this.#directBelow &&
+      length > 0 &&
+      length % 4 === 0 &&
+      offset % 4 === 0 &&
+      offset + length <= target.size &&
+      (target.usage & COPY_DST) !== 0 &&
+      this.#inflight.lostError === undefined &&
+      bytes.buffer instanceof ArrayBuffer // dawn.node refuses views on a SharedArrayBuffer: write() copies those
+    ) {
+      try {
+        this.queue.writeBuffer(target.buffer, offset, bytes.buffer, bytes.byteOffset, length);
+      } catch (err) {
+        throw this.#inflight.failure(err, "upload");
+      }
+      this.#lastUploadPath = "writeBuffer";
+      return "writeBuffer";
+    }
+    return this.write(target.buffer, offset, bytes);
   }
 
   /** Upload `bytes` into `target` at `offset` now (the bytes are taken before this returns). */
@@ -186,7 +239,7 @@ export class DeviceTransfers {
       this.device,
       this.#writes,
       this.#inflight,
-      this.plan.write,
+      this.#plan.write,
       this.#uploads,
       target,
       offset,
@@ -269,6 +322,7 @@ export class DeviceTransfers {
 
   /** The device is being unregistered: release kept staging (transfers in flight finish and release theirs). */
   drain(): void {
+    this.released = true;
     this.#reads.drain();
     this.#writes.drain();
   }

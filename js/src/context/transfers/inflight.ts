@@ -13,7 +13,11 @@ const LOSS_GRACE_MS = 200;
 /** In-flight bookkeeping for one device. */
 export class Inflight {
   #pending = 0;
-  #lostError: WebDLPackError | undefined;
+  /**
+   * The DEVICE_LOST error, once the device is lost (set by {@link lose} only). A field, not a getter: every
+   * transfer reads it, and a getter is a call where the transfer code is not optimized yet (its first calls).
+   */
+  lostError: WebDLPackError | undefined = undefined;
   /** Rejecters of the waits in progress (guard); a loss calls each. A Set, not a race on one long-lived promise, so nothing piles up. */
   readonly #waiting = new Set<(error: WebDLPackError) => void>();
   /** How the device is described in errors (e.g. "device 0"). */
@@ -35,14 +39,9 @@ export class Inflight {
     return this.#pending;
   }
 
-  /** The DEVICE_LOST error, once the device is lost. */
-  get lostError(): WebDLPackError | undefined {
-    return this.#lostError;
-  }
-
   /** Count a transfer as started; returns the function that counts it finished (idempotent). */
   begin(): () => void {
-    if (this.#lostError !== undefined) throw this.#lostError;
+    if (this.lostError !== undefined) throw this.lostError;
     this.#pending += 1;
     let open = true;
     return () => {
@@ -55,7 +54,7 @@ export class Inflight {
 
   /** `promise`, or DEVICE_LOST as soon as the device is lost. */
   guard<T>(promise: Promise<T>): Promise<T> {
-    if (this.#lostError !== undefined) return Promise.reject(this.#lostError);
+    if (this.lostError !== undefined) return Promise.reject(this.lostError);
     return new Promise<T>((resolve, reject) => {
       this.#waiting.add(reject);
       promise.then(
@@ -73,7 +72,7 @@ export class Inflight {
 
   /** The error a failed transfer reports: DEVICE_LOST after a loss, typed errors as they are, else GPU_ERROR. */
   failure(err: unknown, what: string): WebDLPackError {
-    if (this.#lostError !== undefined) return this.#lostError;
+    if (this.lostError !== undefined) return this.lostError;
     if (err instanceof WebDLPackError) return err;
     const message = err instanceof Error ? err.message : String(err);
     return new WebDLPackError("GPU_ERROR", `${what} failed: ${message}`, {
@@ -90,7 +89,7 @@ export class Inflight {
    * so give it a moment to settle first — only on this failure path.
    */
   async settle(err: unknown, what: string): Promise<WebDLPackError> {
-    if (this.#lostError === undefined && !(err instanceof WebDLPackError)) {
+    if (this.lostError === undefined && !(err instanceof WebDLPackError)) {
       await Promise.race([this.#deviceLost, new Promise((resolve) => setTimeout(resolve, LOSS_GRACE_MS))]);
     }
     return this.failure(err, what);
@@ -98,8 +97,8 @@ export class Inflight {
 
   /** The device was lost: every pending and later transfer rejects with DEVICE_LOST. */
   lose(reason: string): void {
-    if (this.#lostError !== undefined) return;
-    this.#lostError = new WebDLPackError(
+    if (this.lostError !== undefined) return;
+    this.lostError = new WebDLPackError(
       "DEVICE_LOST",
       `${this.#name} was lost during a transfer (${reason}); ` +
         "its data is gone: set the device up again and recompute",
@@ -109,7 +108,7 @@ export class Inflight {
         expected: "a device that is not lost",
       },
     );
-    for (const reject of this.#waiting) reject(this.#lostError);
+    for (const reject of this.#waiting) reject(this.lostError);
     this.#waiting.clear();
   }
 }

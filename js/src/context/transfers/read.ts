@@ -19,14 +19,14 @@
  * buffer of unknown origin), the copies are encoded and submitted inside a
  * validation error scope and the sink sees no byte before it came back clean
  * (its answer arrives with the mapping: no extra wait). Where it can (a buffer
- * the device's meter saw made and not destroyed, see validatedHere), the scope —
+ * the device's meter saw made and not destroyed, see readOne), the scope —
  * 1–3 µs of a 20–80 µs small readback — is left out.
  */
 import { WebDLPackError } from "../../errors.js";
 import { GPUUsage } from "../allocation/create.js";
 import { countedAlive } from "../memory/meter.js";
 import { bufferUseError } from "../pointers/register-check.js";
-import { bufferFacts } from "./buffer-facts.js";
+import { bufferFacts, type KnownBuffer } from "./buffer-facts.js";
 import type { Inflight } from "./inflight.js";
 import { stagingClass } from "./ring.js";
 import type { ReadRing } from "./staging.js";
@@ -63,9 +63,18 @@ export function planPieces(span: number, plan: ReadPlan): [number, number][] {
   return out;
 }
 
+/** What a readback uses of its device, kept together by DeviceTransfers (one object per device). */
+export interface ReadEnv {
+  readonly device: GPUDevice;
+  /** `device.queue`, read once. */
+  readonly queue: GPUQueue;
+  readonly ring: ReadRing;
+  readonly inflight: Inflight;
+}
+
 /** Throw unless `source` can be read from `offset` for `length` bytes. */
-export function checkReadable(source: GPUBuffer, offset: number, length: number): void {
-  const { usage, size } = bufferFacts(source);
+export function checkReadable(source: KnownBuffer, offset: number, length: number): void {
+  const { usage, size } = source;
   if ((usage & GPUUsage.COPY_SRC) === 0) {
     throw new WebDLPackError("INVALID_ARGUMENT", "readback needs a buffer with COPY_SRC usage", {
       field: "usage",
@@ -106,6 +115,25 @@ export function readRange(
   sink: ReadSink,
   whileWaiting?: () => void,
 ): Promise<void> {
+  const env: ReadEnv = { device, queue: device.queue, ring, inflight };
+  return readFrom(env, plan, bufferFacts(source), offset, length, sink, whileWaiting);
+}
+
+/** {@link readRange} of a buffer whose size and usage are at hand, on the device of `env`. */
+export function readFrom(
+  env: ReadEnv,
+  plan: ReadPlan,
+  source: KnownBuffer,
+  offset: number,
+  length: number,
+  sink: ReadSink,
+  whileWaiting?: () => void,
+): Promise<void> {
+  const end = offset + length;
+  // The common small readback from byte 0 of a 4-byte multiple, readable (checkReadable's conditions): straight on.
+  if (offset === 0 && length > 0 && length % 4 === 0 && length <= plan.singleBytes && length <= source.size) {
+    if ((source.usage & GPUUsage.COPY_SRC) !== 0) return readOne(env, source, 0, length, 0, length, sink, whileWaiting);
+  }
   try {
     checkReadable(source, offset, length);
   } catch (err) {
@@ -114,23 +142,22 @@ export function readRange(
   if (length === 0) return Promise.resolve();
   const start = Math.floor(offset / 4) * 4;
   const lead = offset - start;
-  const span = Math.ceil((offset + length) / 4) * 4 - start;
+  const span = Math.ceil(end / 4) * 4 - start;
   // Not async itself: the one-piece case (small readbacks) is readOne's promise, with no extra async frame.
+  if (span <= plan.singleBytes) return readOne(env, source, start, span, lead, length, sink, whileWaiting);
+  const { device, ring, inflight } = env;
   const job: ReadJob = {
     device,
     ring,
     inflight,
-    source,
+    source: source.buffer,
     start,
     span,
     lead,
     length,
     sink,
     whileWaiting,
-    scope: undefined,
-    refused: undefined,
   };
-  if (span <= plan.singleBytes) return readOne(job);
   if (span < plan.wholeFromBytes || ring.hasReady(span)) return readPieces(job, plan);
   // From wholeFromBytes with no buffer of the whole span kept (a first readback of the size): pieces, which overlap
   // making new buffers with the copies — given up after, and the whole buffer made for the next readback where the
@@ -151,10 +178,6 @@ interface ReadJob {
   length: number;
   sink: ReadSink;
   whileWaiting: (() => void) | undefined;
-  /** readOne: the validation scope's answer arriving, when the copy ran in one … */
-  scope: Promise<void> | undefined;
-  /** … and the answer once it is in (null: no error). */
-  refused: GPUError | null | undefined;
   /** readPieces: destroy the pieces after, and make one buffer of the whole span for the next readback. */
   wholeLater?: boolean;
 }
@@ -219,14 +242,27 @@ async function readPieces(job: ReadJob, plan: ReadPlan): Promise<void> {
  * The one-piece case (small readbacks): one staging buffer, one submit, one map. Not async: the map's promise with
  * one reaction is the caller's promise — as few promise hops between the GPU's answer and the caller as a
  * hand-written `await buffer.mapAsync()` (each hop costs on a round trip of 20–80 µs; bench/gpu/small-readback.mjs).
- * The map needs no race against device loss: a loss destroys every staging buffer in use (DeviceTransfers.lose),
- * which rejects its map at once, and the failure is then reported as DEVICE_LOST.
+ * Few calls and objects besides WebGPU's own: a page's first readbacks run this unoptimized, with cold CPU caches,
+ * where each costs (the same bench's cold-cache rows). The map needs no race against device loss: a loss destroys
+ * every staging buffer in use (DeviceTransfers.lose), which rejects its map at once, and the failure is then
+ * reported as DEVICE_LOST.
  */
-function readOne(job: ReadJob): Promise<void> {
-  const { device, ring, inflight, source, start, span } = job;
+function readOne(
+  env: ReadEnv,
+  source: KnownBuffer,
+  start: number,
+  span: number,
+  lead: number,
+  length: number,
+  sink: ReadSink,
+  whileWaiting: (() => void) | undefined,
+): Promise<void> {
+  const { device, ring, inflight } = env;
   let done: () => void;
   let staging: GPUBuffer | undefined;
   let mapped: Promise<undefined>;
+  /** The validation scope's answer, when the copy ran in one (below). */
+  let scope: ScopeAnswer | undefined;
   try {
     done = inflight.begin();
   } catch (err) {
@@ -234,76 +270,86 @@ function readOne(job: ReadJob): Promise<void> {
   }
   try {
     staging = ring.take(span);
-    if (validatedHere(source, device)) {
-      encodeCopy(device, source, start, staging, span);
+    // No validation scope where every fact WebGPU validates for the copy is known here: the source was made by
+    // this device and is alive (countedAlive: its meter saw it made and sees every destroy), it can not be mapped
+    // (no MAP usage), and the caller checked its usage and the range (4-aligned by construction); the staging
+    // buffer is the ring's own, unmapped. Anything else (a registered buffer of unknown origin, accounting off) is
+    // copied inside a scope and refused with a typed error when WebGPU refuses it.
+    if ((source.usage & MAP_USAGE) === 0 && countedAlive(source.buffer, device)) {
+      const encoder = device.createCommandEncoder();
+      encoder.copyBufferToBuffer(source.buffer, start, staging, 0, span);
+      env.queue.submit([encoder.finish()]);
     } else {
-      device.pushErrorScope("validation");
-      try {
-        encodeCopy(device, source, start, staging, span);
-      } finally {
-        job.scope = popScope(device).then((error) => {
-          job.refused = error ?? null;
-        });
-      }
+      scope = scopedCopy(env, source.buffer, start, staging, span);
     }
     mapped = staging.mapAsync(MAP_MODE_READ, 0, span);
-    job.whileWaiting?.();
+    whileWaiting?.();
   } catch (err) {
     if (staging !== undefined) ring.discard(staging);
     done();
     return failed(inflight, err);
   }
   const buffer = staging;
-  return mapped.then(
-    () => copyOut(job, buffer, done),
-    (err: unknown) => {
+  // Into the sink once the map is done (and the scope, if any, said the copy ran: its answer was sent before the
+  // mapping's and is in by now; waited for should it not be).
+  const copyOut = (): Promise<void> | undefined => {
+    if (scope !== undefined) {
+      if (scope.refused === undefined) return scope.arriving.then(copyOut);
+      if (scope.refused !== null) {
+        ring.discard(buffer);
+        done();
+        const refused = scope.refused.message;
+        return bufferUseError("readback", device, source.buffer, refused).then((error) => failed(inflight, error));
+      }
+    }
+    try {
+      sink(new Uint8Array(buffer.getMappedRange(0, span), lead, length), 0);
+    } catch (err) {
       ring.discard(buffer);
       done();
       return failed(inflight, err);
-    },
-  );
+    }
+    ring.giveMapped(buffer); // unmapped in a later task, not between the GPU's answer and the caller
+    done();
+    return undefined;
+  };
+  return mapped.then(copyOut, (err: unknown) => {
+    ring.discard(buffer);
+    done();
+    return failed(inflight, err);
+  });
+}
+
+/** A validation scope's answer: arriving, and once in, the error (null: none). */
+interface ScopeAnswer {
+  arriving: Promise<void>;
+  refused: GPUError | null | undefined;
 }
 
 /**
- * True when every fact WebGPU validates for the readback's copy is known here, so no validation scope is needed:
- * the source was made by this device and is alive (countedAlive: its meter saw it made and sees every destroy), it
- * can not be mapped (no MAP usage), and checkReadable checked its usage and the range (4-aligned by construction);
- * the staging buffer is the ring's own, unmapped. Anything else (a registered buffer of unknown origin, accounting
- * off) is copied inside a scope and refused with a typed error when WebGPU refuses it.
+ * The copy of {@link readOne} inside a validation scope, for a source whose copy WebGPU may refuse: a registered
+ * buffer of unknown origin (or accounting off), which WebGPU may refuse.
  */
-function validatedHere(source: GPUBuffer, device: GPUDevice): boolean {
-  return (bufferFacts(source).usage & MAP_USAGE) === 0 && countedAlive(source, device);
+function scopedCopy(env: ReadEnv, source: GPUBuffer, start: number, staging: GPUBuffer, span: number): ScopeAnswer {
+  env.device.pushErrorScope("validation");
+  try {
+    encodeCopy(env, source, start, staging, span);
+  } catch (err) {
+    void popScope(env.device);
+    throw err;
+  }
+  const answer = { refused: undefined } as ScopeAnswer;
+  answer.arriving = popScope(env.device).then((error) => {
+    answer.refused = error ?? null;
+  });
+  return answer;
 }
 
 /** Copy `span` bytes of `source` from `start` into the start of `staging`, submitted now. */
-function encodeCopy(device: GPUDevice, source: GPUBuffer, start: number, staging: GPUBuffer, span: number): void {
-  const encoder = device.createCommandEncoder();
+function encodeCopy(env: ReadEnv, source: GPUBuffer, start: number, staging: GPUBuffer, span: number): void {
+  const encoder = env.device.createCommandEncoder();
   encoder.copyBufferToBuffer(source, start, staging, 0, span);
-  device.queue.submit([encoder.finish()]);
-}
-
-/** The mapped staging of {@link readOne} into the sink, once its scope (if any) said the copy ran. */
-function copyOut(job: ReadJob, staging: GPUBuffer, done: () => void): Promise<void> | undefined {
-  const { device, ring, inflight, source, span, lead, length, sink } = job;
-  if (job.scope !== undefined) {
-    // The scope's answer was sent before the mapping's and is in by now; waited for should it not be.
-    if (job.refused === undefined) return job.scope.then(() => copyOut(job, staging, done));
-    if (job.refused !== null) {
-      ring.discard(staging);
-      done();
-      return bufferUseError("readback", device, source, job.refused.message).then((error) => failed(inflight, error));
-    }
-  }
-  try {
-    sink(new Uint8Array(staging.getMappedRange(0, span), lead, length), 0);
-  } catch (err) {
-    ring.discard(staging);
-    done();
-    return failed(inflight, err);
-  }
-  ring.giveMapped(staging); // unmapped in a later task, not between the GPU's answer and the caller
-  done();
-  return undefined;
+  env.queue.submit([encoder.finish()]);
 }
 
 /** The rejection of a failed readback: DEVICE_LOST after a loss, typed errors as they are, else GPU_ERROR. */

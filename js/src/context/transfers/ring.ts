@@ -21,7 +21,7 @@ export const STAGING_MIN_BYTES = 256;
 
 /** Power-of-two size class of a request (at least {@link STAGING_MIN_BYTES}). */
 export function stagingClass(bytes: number): number {
-  return Math.max(STAGING_MIN_BYTES, 2 ** Math.ceil(Math.log2(Math.max(bytes, 1))));
+  return bytes <= STAGING_MIN_BYTES ? STAGING_MIN_BYTES : 2 ** Math.ceil(Math.log2(bytes));
 }
 
 /** Counters of one ring (for stats and tests). */
@@ -74,14 +74,29 @@ export abstract class Ring {
    * on their first call), else a new one.
    */
   take(bytes: number): GPUBuffer {
-    let kept = this.#pop(stagingClass(bytes));
-    if (kept === undefined && this.reclaim()) kept = this.#pop(stagingClass(bytes));
+    const size = stagingClass(bytes);
+    let own = this.free.get(size);
+    // Buffers given back but not ready yet (a readback's, still mapped when the next readback comes in the same
+    // task) are made ready now (an unmap), rather than a larger class's buffer taken or a new one made.
+    if ((own === undefined || own.length === 0) && this.reclaim()) own = this.free.get(size);
+    if (own !== undefined && own.length > 0) {
+      // The common case, inline (one frame: a transfer's first calls run unoptimized, where each call costs): a kept
+      // buffer of the request's own class, whose size is the class. Kept buffers are in the ready state by
+      // construction (kept only unmapped, or once mapped again), so its mapState (a native getter) is not read.
+      const buffer = own.pop()!;
+      this.order.delete(buffer);
+      this.keptBytes -= size;
+      this.reused += 1;
+      this.out.add(buffer);
+      return buffer;
+    }
+    const kept = this.#popLarger(size);
     if (kept !== undefined) {
       this.reused += 1;
       this.out.add(kept);
       return kept;
     }
-    return this.make(stagingClass(bytes));
+    return this.make(size);
   }
 
   /** Make buffers given back but not yet ready ready now; true when there were any (take tries again first). */
@@ -112,17 +127,8 @@ export abstract class Ring {
       .sort((a, b) => a - b);
   }
 
-  /** Pop a kept buffer in the ready state for a request of class `size` (others popped on the way are destroyed). */
-  #pop(size: number): GPUBuffer | undefined {
-    const own = this.free.get(size);
-    // The common case: a kept buffer of the request's own class. Kept buffers are in the ready state by construction
-    // (kept only unmapped, or once mapped again), so its mapState, a native getter (~0.2 µs in dawn.node), is not read.
-    if (own !== undefined && own.length > 0) {
-      const buffer = own.pop()!;
-      this.order.delete(buffer);
-      this.keptBytes -= bufferFacts(buffer).size;
-      return buffer;
-    }
+  /** Pop a kept buffer in the ready state of a class larger than `size` (others popped on the way are destroyed). */
+  #popLarger(size: number): GPUBuffer | undefined {
     for (const c of this.#classesFor(size)) {
       const stack = this.free.get(c)!;
       while (stack.length > 0) {

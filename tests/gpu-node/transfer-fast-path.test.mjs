@@ -1,0 +1,141 @@
+// What a pointer's table entry keeps for its transfers (the buffer's size and usage, its device's transfers
+// object; js/src/context/transfers/context-calls.ts) never outlives what it describes: a freed pointer, a lost
+// device, a poisoned pointer and released transfers each go the checked way, and a pointer made later in the same
+// slot reads its own buffer. Also: readbacks back to back in one task reuse one staging buffer.
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { create, globals } from "webgpu";
+import { getContext } from "../../js/dist/index.js";
+import { releaseTransfers, transfersFor } from "../../js/dist/context/transfers/registry.js";
+
+Object.assign(globalThis, globals);
+const gpu = create([]);
+const U = globals.GPUBufferUsage;
+
+async function newDevice() {
+  const adapter = await gpu.requestAdapter();
+  assert.ok(adapter, "a WebGPU adapter (is VK_DRIVER_FILES set? run through scripts/run-tests.sh gpu)");
+  return adapter.requestDevice();
+}
+
+const filled = (n, value) => new Uint8Array(n).fill(value);
+const ctx = getContext();
+let device;
+
+before(async () => {
+  device = await newDevice();
+  await ctx.setup({ device });
+});
+
+after(() => device.destroy());
+
+describe("a pointer's transfer fast path", () => {
+  test("a freed pointer is refused; a later pointer in the same slot reads and writes its own buffer", async () => {
+    const a = await ctx.allocWebGPUChecked(1024);
+    ctx.upload(a, filled(1024, 1));
+    assert.deepEqual(new Uint8Array(await ctx.readback(a)), filled(1024, 1));
+    ctx.freeWebGPU(a);
+    assert.throws(
+      () => ctx.upload(a, filled(1024, 2)),
+      (e) => e.code === "STALE_POINTER",
+    );
+    await assert.rejects(ctx.readbackInto(a, new Uint8Array(1024)), (e) => e.code === "STALE_POINTER");
+    await assert.rejects(ctx.readback(a), (e) => e.code === "STALE_POINTER");
+    // A different size: the allocator hands out another buffer, which the new pointer (maybe a's slot) must name.
+    const b = await ctx.allocWebGPUChecked(4096, { usage: U.STORAGE | U.COPY_SRC | U.COPY_DST });
+    ctx.upload(b, filled(4096, 3));
+    const into = new Uint8Array(4096);
+    await ctx.readbackInto(b, into);
+    assert.deepEqual(into, filled(4096, 3));
+    assert.equal(ctx.gpuPointerInfo(b).size, ctx.gpuPointerToBuffer(b).size);
+    ctx.freeWebGPU(b);
+  });
+
+  test("usage and size come from the entry: a buffer without COPY_DST refuses an upload, one too small a long one", async () => {
+    const p = await ctx.allocWebGPUChecked(256, { usage: U.STORAGE | U.COPY_SRC });
+    assert.throws(
+      () => ctx.upload(p, filled(256, 1)),
+      (e) => e.code === "UNSUPPORTED" && /COPY_DST/.test(e.message),
+    );
+    ctx.freeWebGPU(p);
+    const q = await ctx.allocWebGPUChecked(256, { usage: U.COPY_DST });
+    ctx.upload(q, filled(256, 1)); // the fast path writes it
+    assert.throws(
+      () => ctx.upload(q, filled(1 << 20, 1)),
+      (e) => e.code === "OUT_OF_BOUNDS",
+    );
+    assert.throws(
+      () => ctx.upload(q, filled(8, 1), { byteOffset: 2 }),
+      (e) => e.code === "UNSUPPORTED",
+    );
+    await assert.rejects(ctx.readbackInto(q, new Uint8Array(256)), (e) => e.code === "INVALID_ARGUMENT");
+    ctx.freeWebGPU(q);
+  });
+
+  test("device loss after transfers: every later transfer of the pointer is DEVICE_LOST", async () => {
+    const doomed = await newDevice();
+    const id = ctx.registerWebGPUDevice(doomed);
+    const p = await ctx.allocWebGPUChecked(1024, { deviceId: id });
+    ctx.upload(p, filled(1024, 4));
+    assert.deepEqual(new Uint8Array(await ctx.readback(p)), filled(1024, 4));
+    doomed.destroy();
+    await doomed.lost;
+    assert.throws(
+      () => ctx.upload(p, filled(1024, 5)),
+      (e) => e.code === "DEVICE_LOST",
+    );
+    await assert.rejects(ctx.readbackInto(p, new Uint8Array(1024)), (e) => e.code === "DEVICE_LOST");
+    await assert.rejects(ctx.readback(p), (e) => e.code === "DEVICE_LOST");
+    ctx.freeWebGPU(p);
+    ctx.unregisterWebGPUDevice(id);
+  });
+
+  test("a pointer poisoned (its buffer refused: another device's) throws its error on every transfer", async () => {
+    const foreignDevice = await newDevice();
+    const foreign = foreignDevice.createBuffer({ size: 1024, usage: U.COPY_SRC | U.COPY_DST });
+    const p = ctx.registerGPUBuffer(foreign);
+    // Still being checked: the readback waits for the verdict, then refuses.
+    await assert.rejects(ctx.readbackInto(p, new Uint8Array(1024)), (e) => e.code === "BAD_DEVICE");
+    assert.throws(
+      () => ctx.upload(p, filled(1024, 6)),
+      (e) => e.code === "BAD_DEVICE",
+    );
+    await assert.rejects(ctx.readback(p), (e) => e.code === "BAD_DEVICE");
+    ctx.freeWebGPU(p);
+    foreignDevice.destroy();
+  });
+
+  test("released transfers (the device's were dropped) are not used again: the pointer takes the current ones", async () => {
+    const p = await ctx.allocWebGPUChecked(1024);
+    ctx.upload(p, filled(1024, 7));
+    const before = transfersFor(device);
+    assert.deepEqual(new Uint8Array(await ctx.readback(p)), filled(1024, 7));
+    releaseTransfers(device);
+    assert.equal(before.released, true);
+    ctx.upload(p, filled(1024, 8));
+    const into = new Uint8Array(1024);
+    await ctx.readbackInto(p, into);
+    assert.deepEqual(into, filled(1024, 8));
+    const now = transfersFor(device);
+    assert.notEqual(now, before);
+    assert.equal(now.stats().lastUploadPath, "writeBuffer", "the upload went through the current transfers");
+    assert.equal(now.stats().read.created + now.stats().read.reused, 1, "the readback too");
+    ctx.freeWebGPU(p);
+  });
+
+  test("readbacks back to back in one task reuse one staging buffer (the one given back is unmapped for it)", async () => {
+    const p = await ctx.allocWebGPUChecked(512);
+    ctx.upload(p, filled(512, 9));
+    const t = transfersFor(device);
+    const into = new Uint8Array(512);
+    await ctx.readbackInto(p, into);
+    const created = t.stats().read.created;
+    for (let k = 0; k < 5; k++) {
+      ctx.upload(p, filled(512, 10 + k));
+      await ctx.readbackInto(p, into); // no macrotask in between: the last staging is still mapped
+      assert.deepEqual(into, filled(512, 10 + k));
+    }
+    assert.equal(t.stats().read.created, created, "no staging buffer made for them");
+    ctx.freeWebGPU(p);
+  });
+});
