@@ -22,7 +22,11 @@
  * later (webdlpack unmaps a readback's staging in a later task) then lands on a different variant each round,
  * not always on the same successor.
  *
- *   node bench/gpu/small-readback.mjs [--sizes 1024,16384] [--rounds 400] [--out FILE.json]
+ * Then the same rounds again with cold CPU caches: before each call a `--flush-mib` MiB JS copy (default 8; 0
+ * skips these rows) evicts what the previous call left in the caches, as a page's big copies (a large readback,
+ * a model's weights) do between its small transfers. There every object and call a variant touches costs.
+ *
+ *   node bench/gpu/small-readback.mjs [--sizes 1024,16384] [--rounds 400] [--flush-mib 8] [--out FILE.json]
  */
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -32,6 +36,7 @@ const { values: args } = parseArgs({
   options: {
     sizes: { type: "string", default: "1024,16384,262144" },
     rounds: { type: "string", default: "400" },
+    "flush-mib": { type: "string", default: "8" },
     out: { type: "string" },
   },
 });
@@ -151,26 +156,46 @@ const ANCHORS = {
 
 const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
 const rounds = Number(args.rounds);
+const flushBytes = Number(args["flush-mib"]) * 2 ** 20;
+const flushFrom = new Uint8Array(flushBytes).fill(1);
+const flushTo = new Uint8Array(flushBytes);
 const result = { adapter: info ? `${info.vendor} ${info.device || info.architecture}` : "unknown", rounds, sizes: [] };
-for (const n of args.sizes.split(",").map(Number)) {
-  const v = await variants(n);
+
+/** Median µs per variant of `rounds` interleaved rounds, each call after a cache flush when `flush`. */
+async function measure(v, n, flush) {
   const names = Object.keys(v);
   const samples = Object.fromEntries(names.map((k) => [k, []]));
-  for (const k of names) for (let i = 0; i < 20; i++) await v[k]();
-  const random = seeded(n);
+  const random = seeded(n + (flush ? 1 : 0));
   for (let r = 0; r < rounds; r++) {
     for (const k of shuffled([...names], random)) {
+      if (flush) flushTo.set(flushFrom);
       const t0 = performance.now();
       await v[k]();
       samples[k].push(performance.now() - t0);
     }
   }
-  const us = Object.fromEntries(names.map((k) => [k, median(samples[k]) * 1000]));
-  result.sizes.push({ bytes: n, medianUs: us });
-  console.log(`\n${n} bytes on ${result.adapter}, median µs of ${rounds} interleaved rounds (ratio: anchor ÷ variant)`);
-  for (const k of names) {
+  return Object.fromEntries(names.map((k) => [k, median(samples[k]) * 1000]));
+}
+
+function report(us, title) {
+  console.log(`\n${title} (ratio: anchor ÷ variant)`);
+  for (const k of Object.keys(us)) {
     const anchor = ANCHORS[k] ?? "raw";
     console.log(`  ${k.padEnd(22)} ${us[k].toFixed(1).padStart(8)}  ${(us[anchor] / us[k]).toFixed(2)}× ${anchor}`);
+  }
+}
+
+for (const n of args.sizes.split(",").map(Number)) {
+  const v = await variants(n);
+  for (const k of Object.keys(v)) for (let i = 0; i < 20; i++) await v[k]();
+  const us = await measure(v, n, false);
+  const row = { bytes: n, medianUs: us };
+  result.sizes.push(row);
+  report(us, `${n} bytes on ${result.adapter}, median µs of ${rounds} interleaved rounds`);
+  if (flushBytes > 0) {
+    row.flushedMedianUs = await measure(v, n, true);
+    row.flushMiB = flushBytes / 2 ** 20;
+    report(row.flushedMedianUs, `${n} bytes, cold CPU caches (a ${row.flushMiB} MiB copy before each call)`);
   }
 }
 if (args.out) writeFileSync(args.out, `${JSON.stringify(result, null, 1)}\n`);
