@@ -13,8 +13,8 @@
  * — writeBuffer's first, against staging's first use of what setup keeps ready
  * (a larger kept buffer below the largest size), staging taken only where it
  * was at least twice as fast (one call each: see COLD_MARGIN) — and warm the
- * faster of two calls each (five up to 4 MiB), interleaved, with staging of the
- * size's own class. The first writeBuffer of the largest size, before all this,
+ * medians of interleaved pairs of calls (see WARM), with staging of the size's
+ * own class. The first writeBuffer of the largest size, before all this,
  * is not timed: what it costs once per page is no device's first call.
  * At the largest size, new staging made for it against the first writeBuffer
  * says whether a piece that finds no staging ready makes some (`makeStaging`).
@@ -66,9 +66,10 @@ export interface UploadFigures {
   /** The first call at the size (cold) … */
   writeBufferCold: number;
   stagingCold: number;
-  /** … and later calls (warm). */
+  /** … and later calls (warm): medians of `pairs` interleaved pairs. */
   writeBuffer: number;
   staging: number;
+  pairs: number;
   /** The way the class's first upload on a device takes, and its later ones. */
   cold: UploadWay;
   warm: UploadWay;
@@ -109,6 +110,57 @@ export interface CalibrationTarget {
 }
 
 const now = (): number => performance.now();
+
+/**
+ * Warm samples per size: pairs of one call each way, the order alternating (writeBuffer first, then staging first,
+ * …), after one pair not kept (the staging buffer's first use, code run the first time); at least `min` pairs, then
+ * more until the size's `boxMs` is spent, at most `max`. The figures are the medians — what a benchmark's warm
+ * median compares — not the fastest call: in Chromium on the H100 writeBuffer's fastest of five calls (0.58 ms at
+ * 1 MiB) was far below its median (0.71–0.82), so the fastest call favoured the way with the wider spread.
+ */
+const WARM = { min: 5, max: 21, boxMs: 24, minLarge: 2 } as const;
+
+/** The median of `xs` (not empty; sorted in place). */
+function median(xs: number[]): number {
+  xs.sort((a, b) => a - b);
+  const mid = xs.length >> 1;
+  return xs.length % 2 === 1 ? xs[mid]! : (xs[mid - 1]! + xs[mid]!) / 2;
+}
+
+/**
+ * Warm figures at `n` bytes (see {@link WARM}): the median ms of writeBuffer + wait and of staging + wait over
+ * `pairs` interleaved pairs. Above 4 MiB at least {@link WARM}.minLarge pairs and no pair left out (a pair there
+ * costs tens of ms in a browser).
+ */
+async function warmFigures(
+  device: GPUDevice,
+  writes: WriteRing,
+  n: number,
+  viaWriteBuffer: () => void,
+  viaStaging: () => void,
+): Promise<{ writeBuffer: number; staging: number; pairs: number }> {
+  const large = n > 4 * MiB;
+  const wb: number[] = [];
+  const st: number[] = [];
+  const t0 = now();
+  for (let i = large ? 0 : -1; i < WARM.max; i++) {
+    if (i >= (large ? WARM.minLarge : WARM.min) && now() - t0 > WARM.boxMs) break;
+    let w: number;
+    let s: number;
+    if (i % 2 === 0) {
+      w = await timed(device, viaWriteBuffer);
+      s = await timed(device, viaStaging);
+    } else {
+      s = await timed(device, viaStaging);
+      w = await timed(device, viaWriteBuffer);
+    }
+    await writes.settled(); // the staging buffer is mapped again before the next pair, as after any pause
+    if (i < 0) continue;
+    wb.push(w);
+    st.push(s);
+  }
+  return { writeBuffer: median(wb), staging: median(st), pairs: wb.length };
+}
 
 /** Time `fn` then the queue's completion (ms). */
 async function timed(device: GPUDevice, fn: () => void): Promise<number> {
@@ -250,19 +302,7 @@ async function measure(t: CalibrationTarget): Promise<Calibrated> {
       const stagingCold = await timed(device, viaStaging);
       await t.writes.settled();
       await t.writes.prepare(piece, Math.ceil(n / piece)); // warm: buffers of the size's own class
-      // Warm: the faster of a few calls each, interleaved (one slow call on a busy machine decides nothing).
-      let staging = Number.POSITIVE_INFINITY;
-      let writeBuffer = Number.POSITIVE_INFINITY;
-      for (let i = 0; i < (n > 4 * MiB ? 2 : 5); i++) {
-        if (i % 2 === 0) {
-          staging = Math.min(staging, await timed(device, viaStaging));
-          writeBuffer = Math.min(writeBuffer, await timed(device, viaWriteBuffer));
-        } else {
-          writeBuffer = Math.min(writeBuffer, await timed(device, viaWriteBuffer));
-          staging = Math.min(staging, await timed(device, viaStaging));
-        }
-        await t.writes.settled();
-      }
+      const { writeBuffer, staging, pairs } = await warmFigures(device, t.writes, n, viaWriteBuffer, viaStaging);
       t.writes.keepOnly(kept.bytes, kept.count); // the next size's first call finds only what setup keeps
       figures.unshift({
         bytes: n,
@@ -271,6 +311,7 @@ async function measure(t: CalibrationTarget): Promise<Calibrated> {
         stagingCold,
         writeBuffer,
         staging,
+        pairs,
         cold: faster(writeBufferCold, stagingCold, COLD_MARGIN),
         warm: faster(writeBuffer, staging),
       });
