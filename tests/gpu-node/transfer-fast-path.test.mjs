@@ -1,7 +1,8 @@
 // What a pointer's table entry keeps for its transfers (the buffer's size and usage, its device's transfers
 // object; js/src/context/transfers/context-calls.ts) never outlives what it describes: a freed pointer, a lost
 // device, a poisoned pointer and released transfers each go the checked way, and a pointer made later in the same
-// slot reads its own buffer. Also: readbacks back to back in one task reuse one staging buffer.
+// slot reads its own buffer. Also: setup's warm-up leaves nothing behind; readbacks back to back in one task
+// reuse one staging buffer.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { create, globals } from "webgpu";
@@ -22,14 +23,30 @@ const filled = (n, value) => new Uint8Array(n).fill(value);
 const ctx = getContext();
 let device;
 
+let ledgerBefore;
+let afterSetup;
+
 before(async () => {
   device = await newDevice();
+  ledgerBefore = ctx.ledger.entries().length;
   await ctx.setup({ device });
+  afterSetup = { stats: ctx.stats(), transfers: ctx.transferStats(0), ledgerEntries: ctx.ledger.entries().length };
 });
 
 after(() => device.destroy());
 
 describe("a pointer's transfer fast path", () => {
+  test("setup's warm-up (an upload and two readbacks through a pointer of its own) leaves nothing behind", async () => {
+    const device0 = afterSetup.stats.devices.find((d) => d.deviceId === 0 && d.current);
+    assert.equal(device0.livePointers, 0, "no pointer stays live");
+    assert.equal(afterSetup.ledgerEntries, ledgerBefore, "no ledger entry");
+    const s = afterSetup.transfers;
+    assert.equal(s.pending, 0);
+    assert.equal(s.read.inUse + s.write.inUse, 0, "no staging buffer is out");
+    assert.ok(s.read.created + s.read.reused >= 2, "both readbacks ran");
+    assert.equal(s.lastUploadPath, "writeBuffer", "the upload ran, through writeBuffer");
+  });
+
   test("a freed pointer is refused; a later pointer in the same slot reads and writes its own buffer", async () => {
     const a = await ctx.allocWebGPUChecked(1024);
     ctx.upload(a, filled(1024, 1));

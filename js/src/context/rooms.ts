@@ -12,7 +12,7 @@ import { ContextMemory } from "./memory/context-memory.js";
 import { ownCachesOf } from "./memory/room.js";
 import { BufferTable } from "./pointers/buffer-table.js";
 import type { PointerTableOptions } from "./pointers/pointer-format.js";
-import { ContextTransfers, warmUp } from "./transfers/context-calls.js";
+import { ContextTransfers } from "./transfers/context-calls.js";
 import { releaseTransfers, transfersFor } from "./transfers/index.js";
 
 /** One context's rooms. */
@@ -43,7 +43,10 @@ export function makeRooms(table?: PointerTableOptions): Rooms {
     // a small upload and readback ran once (warmUp: the page's first transfer then costs what a later one does).
     prepare: (device, adapterInfo) => {
       const t = transfersFor(device, adapterInfo);
-      return t.calibrate().then(() => warmUp(t).catch(() => undefined)); // a lost device: its transfers report it
+      const record = devices.registry.record(0); // device 0, just installed
+      // A lost device: its transfers report it.
+      const warmUp = () => (record.device === device ? transfers.warmUp(t, record).catch(() => undefined) : undefined);
+      return t.calibrate().then(warmUp);
     },
     registered: (record) => memory.attach(record.id, record.device, ownCachesOf(allocators, record)),
     livePointersOn: (record) => pointers.livePointersOn(record),

@@ -6,7 +6,7 @@
  */
 import { describeValue } from "../../describe-value.js";
 import { WebDLPackError } from "../../errors.js";
-import type { DeviceRegistry } from "../devices/registry.js";
+import type { DeviceRecord, DeviceRegistry } from "../devices/registry.js";
 import type { BufferEntry, BufferTable } from "../pointers/buffer-table.js";
 import type { GPUPointer } from "../pointers/pointer-format.js";
 import { checksInFlight, pendingBufferCheck } from "../pointers/register-check.js";
@@ -26,7 +26,7 @@ import {
 import type { DeviceTransfers } from "./index.js";
 import { GPUUsage } from "../allocation/create.js";
 import { createBufferAs, WEBDLPACK_OWNER } from "../memory/meter.js";
-import { bufferFacts, type KnownBuffer } from "./buffer-facts.js";
+import type { KnownBuffer } from "./buffer-facts.js";
 
 /** The transfer calls of one context: pointers resolved in its table, devices in its registry. */
 export class ContextTransfers {
@@ -83,6 +83,51 @@ export class ContextTransfers {
   /** `ctx.clearBuffer(ptr, range)`. */
   clearBuffer(ptr: GPUPointer, range?: ReadbackRange): void {
     clearEntry(this.#table.usable(ptr, "clearBuffer"), range);
+  }
+
+  /**
+   * Run a small upload, readback into an array and readback into a new one once on device `record` (setup's new
+   * device 0), before setup resolves, through the very code of ctx.upload / ctx.readbackInto / ctx.readback — the
+   * pointer's table entry included — on an untracked pointer to a scratch buffer, freed and destroyed after. The
+   * upload is below every measured size class (it changes no class's first-call way and makes no staging); the
+   * readbacks take staging made ready at setup. A device's first copy and map, and the first pass through this
+   * code after setup's measurement (unoptimized, its object shapes not yet seen), made a page's first small transfer
+   * 2–4× its second (SwiftShader, Node, first calls on fresh devices); paid here, not by the page's first transfer.
+   */
+  async warmUp(transfers: DeviceTransfers, record: DeviceRecord): Promise<void> {
+    const usage = GPUUsage.COPY_SRC | GPUUsage.COPY_DST;
+    const buffer = createBufferAs(
+      transfers.device,
+      { size: WARM_UP_BYTES, usage, label: "webdlpack warm-up" },
+      WEBDLPACK_OWNER,
+    );
+    let ptr: GPUPointer | undefined;
+    try {
+      ptr = this.#table.insert(
+        {
+          buffer,
+          device: record,
+          requestedSize: WARM_UP_BYTES,
+          owned: false,
+          owner: undefined,
+          ownerLabel: WEBDLPACK_OWNER,
+          onRelease: undefined,
+          pooled: false,
+          size: WARM_UP_BYTES,
+          usage,
+        },
+        false,
+        false,
+      );
+      const host = new Uint8Array(WARM_UP_BYTES);
+      this.upload(ptr, host.subarray(0, WARM_UP_UPLOAD_BYTES));
+      await this.readbackInto(ptr, host);
+      await this.readback(ptr);
+    } finally {
+      if (ptr !== undefined) this.#table.free(ptr);
+      buffer.destroy();
+    }
+    await transfers.settleStaging(); // setup leaves no staging work to run during the page's first transfer
   }
 
   /** `ctx.transferStats(deviceId)`. */
@@ -183,30 +228,6 @@ function uploadFrom(
 const WARM_UP_BYTES = 64 * 1024;
 /** Bytes of the warm-up's upload: below every size class setup measured, a plain writeBuffer that changes nothing. */
 const WARM_UP_UPLOAD_BYTES = 1024;
-
-/**
- * Run a small upload and readback through the code of ctx.upload / ctx.readbackInto once on a new device, before
- * setup resolves, on a scratch buffer destroyed after; the upload is below every measured size class (it changes
- * no class's first-call way and makes no staging), the readback takes staging made ready at setup. Measured (SwiftShader, Node, first calls on fresh devices):
- * the device's first copy and map, and the first pass through this code after setup's measurement, made a first
- * small transfer 2–4× its second; paid here, they are not paid by the page's first transfer.
- */
-export async function warmUp(transfers: DeviceTransfers): Promise<void> {
-  const scratch = createBufferAs(
-    transfers.device,
-    { size: WARM_UP_BYTES, usage: GPUUsage.COPY_SRC | GPUUsage.COPY_DST, label: "webdlpack warm-up" },
-    WEBDLPACK_OWNER,
-  );
-  try {
-    const host = new Uint8Array(WARM_UP_BYTES);
-    const known = bufferFacts(scratch);
-    uploadFrom(transfers, known, host.subarray(0, WARM_UP_UPLOAD_BYTES), undefined);
-    await readInto(transfers, known, host, undefined);
-  } finally {
-    scratch.destroy();
-  }
-  await transfers.settleStaging(); // setup leaves no staging work to run during the page's first transfer
-}
 
 /** ctx.copyBuffer: GPU → GPU between two entries of one device, submitted now. */
 function copyEntries(src: BufferEntry, dst: BufferEntry, range: CopyRange | undefined): void {
