@@ -8,6 +8,7 @@ import { after, before, describe, test } from "node:test";
 import { create, globals } from "webgpu";
 import { getContext } from "../../js/dist/index.js";
 import { releaseTransfers, transfersFor } from "../../js/dist/context/transfers/registry.js";
+import { ReadRing } from "../../js/dist/context/transfers/staging.js";
 
 Object.assign(globalThis, globals);
 const gpu = create([]);
@@ -154,5 +155,59 @@ describe("a pointer's transfer fast path", () => {
     }
     assert.equal(t.stats().read.created, created, "no staging buffer made for them");
     ctx.freeWebGPU(p);
+  });
+});
+
+describe("the read ring's hot buffer (the one a readback gave back last)", () => {
+  /** A ring, and a buffer taken from it, mapped as a readback leaves it, given back mapped. */
+  async function ringWithHot(maxKeptBytes = 2 ** 20) {
+    const ring = new ReadRing(device, (b) => b.destroy(), maxKeptBytes);
+    const hot = ring.take(1024);
+    await hot.mapAsync(globals.GPUMapMode.READ, 0, 1024);
+    ring.giveMapped(hot);
+    return { ring, hot };
+  }
+
+  test("is counted as kept, and the next take of its class gets it unmapped", async () => {
+    const { ring, hot } = await ringWithHot();
+    assert.deepEqual([ring.stats().kept, ring.stats().keptBytes, ring.stats().inUse], [1, 1024, 0]);
+    assert.equal(ring.owned(1024), 1);
+    const again = ring.take(1000);
+    assert.equal(again, hot);
+    assert.equal(again.mapState, "unmapped", "a copy destination must be unmapped");
+    assert.deepEqual([ring.stats().kept, ring.stats().inUse, ring.stats().created], [0, 1, 1]);
+    ring.give(again, true);
+    ring.drain();
+  });
+
+  test("is unmapped in a later task and stays apart; a take of another class makes it a kept buffer", async () => {
+    const { ring, hot } = await ringWithHot();
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(hot.mapState, "unmapped");
+    const other = ring.take(64 * 1024); // 1 KiB can not serve 64 KiB: a new buffer; the hot one is kept
+    assert.notEqual(other, hot);
+    assert.deepEqual([ring.stats().kept, ring.stats().keptBytes], [1, 1024]);
+    assert.equal(ring.take(1024), hot, "then taken as a kept buffer of its class");
+    ring.drain();
+  });
+
+  test("memory pressure (clear), a lost device and a budget it does not fit destroy it, mapped or not", async () => {
+    const cleared = await ringWithHot();
+    cleared.ring.clear();
+    assert.equal(cleared.hot.mapState, "unmapped", "destroyed (destroy unmaps)");
+    assert.deepEqual([cleared.ring.stats().kept, cleared.ring.stats().keptBytes], [0, 0]);
+    assert.notEqual(cleared.ring.take(1024), cleared.hot, "a destroyed buffer is never handed out");
+    cleared.ring.drain();
+
+    const lost = await ringWithHot();
+    lost.ring.lose();
+    assert.equal(lost.hot.mapState, "unmapped");
+    assert.deepEqual([lost.ring.stats().kept, lost.ring.stats().inUse], [0, 0]);
+
+    const small = await ringWithHot(512); // the 1 KiB buffer is over the ring's budget: not held, not kept
+    small.ring.unmapNow();
+    assert.deepEqual([small.ring.stats().kept, small.ring.stats().keptBytes], [0, 0]);
+    assert.equal(small.hot.mapState, "unmapped");
+    small.ring.drain();
   });
 });

@@ -75,6 +75,8 @@ export abstract class Ring {
    */
   take(bytes: number): GPUBuffer {
     const size = stagingClass(bytes);
+    const hot = this.takeHot(size);
+    if (hot !== undefined) return hot;
     let own = this.free.get(size);
     // Buffers given back but not ready yet (a readback's, still mapped when the next readback comes in the same
     // task) are made ready now (an unmap), rather than a larger class's buffer taken or a new one made.
@@ -97,6 +99,11 @@ export abstract class Ring {
       return kept;
     }
     return this.make(size);
+  }
+
+  /** A buffer of class `size` held apart from the kept ones for the next transfer (ReadRing's), now out; or none. */
+  protected takeHot(_size: number): GPUBuffer | undefined {
+    return undefined;
   }
 
   /** Make buffers given back but not yet ready ready now; true when there were any (take tries again first). */

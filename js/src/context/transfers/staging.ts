@@ -30,6 +30,14 @@ export class ReadRing extends Ring {
   /** Buffers given back still mapped ({@link giveMapped}), unmapped and kept in a later task. */
   readonly #unmapping: GPUBuffer[] = [];
   #unmapQueued = false;
+  /**
+   * The buffer a readback gave back last, held apart from the kept ones (counted in their bytes): the next readback
+   * of its size class takes it without the kept buffers' bookkeeping (a Map and two Set operations, each a cache
+   * miss when a page's code runs cold). Mapped until unmapped in the later task, or by the readback that takes it.
+   */
+  #hot: GPUBuffer | undefined = undefined;
+  #hotSize = 0;
+  #hotMapped = false;
 
   protected create(size: number): GPUBuffer {
     return createBufferAs(
@@ -79,8 +87,9 @@ export class ReadRing extends Ring {
   /**
    * Take back a buffer still mapped whose bytes were copied out: it is unmapped and kept in a later task, so the
    * unmap (about 1 µs in dawn.node) is not between the GPU's answer and the caller; it runs while the caller's next
-   * transfer waits on the GPU. Until then it is neither out nor kept; a readback that finds no kept buffer
-   * meanwhile unmaps it at once ({@link reclaim}) rather than making another.
+   * transfer waits on the GPU. The last one given back is held as the hot buffer (one), which the next readback of
+   * its class takes as it is (unmapping it first if the later task has not yet); others are neither out nor kept
+   * until unmapped, and a readback that finds no kept buffer meanwhile unmaps them at once ({@link reclaim}).
    */
   giveMapped(buffer: GPUBuffer): void {
     if (!this.out.delete(buffer)) return;
@@ -88,15 +97,53 @@ export class ReadRing extends Ring {
       this.destroyBuffer(buffer);
       return;
     }
-    this.#unmapping.push(buffer);
+    const size = bufferFacts(buffer).size;
+    if (this.#hot === undefined && !this.closed && this.keptBytes + size <= this.maxKeptBytes) {
+      this.#hot = buffer;
+      this.#hotSize = size;
+      this.#hotMapped = true;
+      this.keptBytes += size;
+    } else {
+      this.#unmapping.push(buffer);
+    }
     if (!this.#unmapQueued) {
       this.#unmapQueued = true;
       later(() => this.#unmapGiven());
     }
   }
 
+  protected override takeHot(size: number): GPUBuffer | undefined {
+    const hot = this.#hot;
+    if (hot === undefined || this.#hotSize !== size || (this.#hotMapped && !this.#unmapHot())) return undefined;
+    this.#hot = undefined;
+    this.keptBytes -= size;
+    this.reused += 1;
+    this.out.add(hot);
+    return hot;
+  }
+
+  /** Unmap the hot buffer; false (and it is destroyed, the slot empty) when that fails (its device is gone). */
+  #unmapHot(): boolean {
+    try {
+      this.#hot!.unmap();
+      this.#hotMapped = false;
+      return true;
+    } catch {
+      this.#dropHot();
+      return false;
+    }
+  }
+
+  #dropHot(): void {
+    this.keptBytes -= this.#hotSize;
+    this.destroyBuffer(this.#hot!);
+    this.#hot = undefined;
+    this.#hotMapped = false;
+  }
+
   #unmapGiven(): void {
     this.#unmapQueued = false;
+    if (this.#hot !== undefined && this.#hotMapped) this.#unmapHot();
     for (const buffer of this.#unmapping.splice(0)) {
       try {
         buffer.unmap();
@@ -110,7 +157,14 @@ export class ReadRing extends Ring {
 
   /** Unmap and keep the buffers given back mapped now (a readback needs one before the later task ran). */
   protected override reclaim(): boolean {
-    if (this.#unmapping.length === 0) return false;
+    const hot = this.#hot;
+    if (this.#unmapping.length === 0 && hot === undefined) return false;
+    // The hot buffer joins the kept ones (a request of another class may take it, trims may drop it).
+    if (hot !== undefined && (!this.#hotMapped || this.#unmapHot())) {
+      this.#hot = undefined;
+      this.keptBytes -= this.#hotSize;
+      this.keep(hot);
+    }
     this.#unmapGiven();
     return true;
   }
@@ -123,6 +177,7 @@ export class ReadRing extends Ring {
   /** Counts the buffers given back mapped as kept (they are, once unmapped in a moment). */
   override stats(): RingStats {
     const s = super.stats();
+    if (this.#hot !== undefined) s.kept += 1; // its bytes are in keptBytes
     for (const buffer of this.#unmapping) {
       s.kept += 1;
       s.keptBytes += bufferFacts(buffer).size;
@@ -139,7 +194,14 @@ export class ReadRing extends Ring {
   /** Also destroys the buffers given back mapped and not yet unmapped. */
   override clear(): void {
     super.clear();
+    if (this.#hot !== undefined) this.#dropHot();
     for (const buffer of this.#unmapping.splice(0)) this.destroyBuffer(buffer);
+  }
+
+  /** Also counts the hot buffer. */
+  override owned(bytes: number): number {
+    const hot = this.#hot !== undefined && this.#hotSize === stagingClass(bytes) ? 1 : 0;
+    return super.owned(bytes) + hot;
   }
 }
 
