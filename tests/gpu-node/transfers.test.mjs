@@ -187,6 +187,10 @@ describe("measured at setup", () => {
       classStarts(c.upload.map((u) => u.bytes)),
     );
     assert.equal(c.makeStaging, c.newStagingMs < c.upload.at(-1).writeBufferCold, "new staging: at the largest size");
+    // Large first readbacks in turns through the ready read staging where new staging cost over twice a GPU copy.
+    assert.equal(c.readInTurn, c.newReadMs > 2 * c.snapshotMs, `turns (${c.newReadMs} vs ${c.snapshotMs} ms)`);
+    const turnBytes = transfersFor(device).plan.read.turnBytes;
+    assert.ok(c.readInTurn ? turnBytes >= 4 * 2 ** 10 : turnBytes === 0, `turnBytes ${turnBytes}`);
     const plan = transfersFor(device).plan.write;
     assert.deepEqual(plan.classes, uploadClasses(c.upload));
     assert.equal(plan.makeStaging, c.makeStaging);

@@ -18,7 +18,10 @@ import { asGPU, DEFAULT_LIMITS, FakeAdapter, FakeBuffer, FakeDevice, FakeEncoder
 const KiB = 1024;
 const MiB = 2 ** 20;
 const GiB = 2 ** 30;
+const MAP_READ = 0x1;
 const MAP_WRITE = 0x2;
+const COPY_SRC = 0x4;
+const COPY_DST = 0x8;
 
 /**
  * The clock the calibration reads (performance.now), made virtual: it moves only by the script's times, so every
@@ -43,6 +46,9 @@ interface Script {
   writeBuffer(bytes: number, first: boolean): number;
   /** A copy out of a MAP_WRITE staging buffer, `uses` copies out of that buffer before it. */
   staging(bytes: number, uses: number): number;
+  /** Making a MAP_READ buffer, and the calibration's GPU-side copy buffer (its snapshot of 4 MiB or less). */
+  newRead?: number;
+  snapshot?: number;
 }
 
 /** Memory every scripted mapping is (the fake's own 16 MiB buffers would take memory and time for nothing). */
@@ -95,6 +101,9 @@ class ScriptedDevice extends FakeDevice {
   override createBuffer(desc: { size: number; usage: number; label?: string; mappedAtCreation?: boolean }) {
     const buffer = new ScriptedBuffer(desc.size, desc.usage, desc.label ?? "");
     if (desc.mappedAtCreation === true) buffer.mapState = "mapped";
+    if ((desc.usage & MAP_READ) !== 0) spin(this.script.newRead ?? 0);
+    if (desc.label === "webdlpack calibration" && desc.usage === (COPY_SRC | COPY_DST) && desc.size <= 4 * MiB)
+      spin(this.script.snapshot ?? 0);
     this.created.push(buffer);
     return buffer;
   }
@@ -125,16 +134,14 @@ class ScriptedAdapter extends FakeAdapter {
   }
 }
 
-/** A context set up on a scripted adapter; its calibration and upload plan. */
+/** A context set up on a scripted adapter; its calibration and upload plan, and the device. */
 async function setUp(name: string, script: Script) {
   const ctx = new PageContext(CONTEXT_PROTOCOL);
-  await ctx.setup({
-    gpu: asGPU<GPU>(new FakeGPU(new ScriptedAdapter(name, script))),
-    requiredLimits: { maxBufferSize: GiB },
-  });
+  const adapter = new ScriptedAdapter(name, script);
+  await ctx.setup({ gpu: asGPU<GPU>(new FakeGPU(adapter)), requiredLimits: { maxBufferSize: GiB } });
   const calibration = ctx.transferStats().calibration!;
   const ways = Object.fromEntries(calibration.upload.map((u) => [u.bytes, `${u.cold}/${u.warm}`]));
-  return { ctx, calibration, ways };
+  return { ctx, calibration, ways, device: adapter.devices.at(-1)! };
 }
 
 /** ms by size for the five sizes setup measures (others: 0). */
@@ -256,6 +263,25 @@ test("warm pairs: the first pair (a buffer's first use) is left out; more pairs 
   // 0.8 ms a pair within the 24 ms box: the cap of 21 pairs (+ the one left out, + the cold call).
   assert.equal(u.pairs, 21);
   assert.equal(wbCalls, 1 + 22);
+});
+
+test("large first readbacks in turns where new read staging costs more than twice a GPU copy, else not", async () => {
+  // As dawn.node on the H100 (4 MiB, ms): new read staging made, mapped and touched ~1.7, a GPU copy into a new
+  // buffer ~0.1; on SwiftShader here 1.3–1.5 against 2.6–8.
+  const flat: Script = { writeBuffer: (n) => (n === 16 * MiB ? SLOW : 0), staging: () => 0 };
+  for (const [name, newRead, snapshot, turns] of [
+    ["dear new staging", 1.7, 0.1, true],
+    ["dear copy", 1.4, 2.6, false],
+  ] as const) {
+    const { ctx, calibration, device } = await setUp(name, { ...flat, newRead, snapshot });
+    assert.equal(calibration.readInTurn, turns, `${name}: ${calibration.newReadMs} vs ${calibration.snapshotMs}`);
+    assert.ok(near(calibration.snapshotMs, snapshot));
+    const ptr = await ctx.allocWebGPUChecked(64 * MiB);
+    await ctx.readback(ptr);
+    const snapshots = device.created.filter((b) => b.label === "webdlpack readback snapshot").length;
+    assert.equal(snapshots, turns ? 1 : 0, `${name}: a 64 MiB first readback in turns`);
+    ctx.freeWebGPU(ptr);
+  }
 });
 
 test("past the time budget no smaller size is measured: below the smallest measured, uploads take writeBuffer", async () => {

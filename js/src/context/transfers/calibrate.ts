@@ -27,14 +27,18 @@
  * memory budget, all of it fits in 1/8 of the budget (smaller and fewer
  * buffers; none where they would serve nothing), and the measurement itself
  * uploads at most 1/4 of it. Whatever else the measurement made is destroyed.
- * Under memory pressure the rings are trimmed like every cache (room.ts). The
- * map time of one read buffer against touching fresh memory of its size says
- * whether a readback into a new array touches its pages while the GPU works.
+ * Under memory pressure the rings are trimmed like every cache (room.ts). Of
+ * readbacks (calibrate-read.ts): the map time of one read buffer against
+ * touching fresh memory of its size says whether a readback into a new array
+ * touches its pages while the GPU works; making that buffer ready against a GPU
+ * copy of its bytes, whether a large first readback goes through the read
+ * staging made ready in turn (`turnBytes`, read-rotate.ts).
  */
 import { GPUUsage } from "../allocation/create.js";
-import { type ReadPlan, readRange } from "./read.js";
+import type { ReadPlan } from "./read.js";
+import { measureReads, type ReadFigures } from "./calibrate-read.js";
 import { createBufferAs, meterOf, WEBDLPACK_OWNER } from "../memory/meter.js";
-import { type ReadRing, STAGING_MIN_BYTES, touch, type WriteRing } from "./staging.js";
+import { type ReadRing, STAGING_MIN_BYTES, type WriteRing } from "./staging.js";
 import { pieceSize, type UploadClass, type UploadWay, type WritePlan, writeRange } from "./write.js";
 import type { Inflight } from "./inflight.js";
 
@@ -76,23 +80,21 @@ export interface UploadFigures {
 }
 
 /** What a calibration found (kept in transferStats: the per-size decisions and the figures behind them). */
-export interface Calibration {
+export interface Calibration extends ReadFigures {
   /** Per size measured, ascending. */
   upload: UploadFigures[];
   /** New staging made for the largest size measured (ms, + wait), against its first writeBuffer … */
   newStagingMs: number;
   /** … so whether a staged piece that finds no staging ready makes a new buffer (else writeBuffer). */
   makeStaging: boolean;
-  /** Copy + map of one read staging buffer, and touching fresh memory of its size (ms). */
-  readMapMs: number;
-  touchMs: number;
   /** Whole calibration (ms). */
   totalMs: number;
 }
 
-/** The measured upload classes for the write plan, and whether to touch fresh readback arrays. */
+/** The measured upload classes for the write plan, the read plan's turns, and whether to touch fresh readback arrays. */
 export interface Calibrated {
   write: Pick<WritePlan, "classes" | "makeStaging">;
+  read: Pick<ReadPlan, "turnBytes">;
   touchFreshMinBytes: number;
   calibration: Calibration;
 }
@@ -208,7 +210,9 @@ export async function calibrate(t: CalibrationTarget): Promise<Calibrated> {
   t.reads.keepOnly(ready.readBytes, ready.readCount);
   if (ready.writeCount > 0) await t.writes.prepare(ready.writeBytes, ready.writeCount);
   if (ready.readCount > 0) await t.reads.prepare(ready.readBytes, ready.readCount);
-  return found;
+  // Turns through this device's own ready read staging (its size follows the device's memory budget).
+  const turns = found.calibration.readInTurn && ready.readCount >= 2;
+  return { ...found, read: { turnBytes: turns ? ready.readBytes : 0 } };
 }
 
 /** Staging made ready at setup: `count` buffers of `bytes` per ring. */
@@ -330,42 +334,13 @@ async function measure(t: CalibrationTarget): Promise<Calibrated> {
   if (stagingMinBytes === Number.POSITIVE_INFINITY) t.writes.clear();
 
   const ready = readyStaging(t, stagingMinBytes, budget);
-  const { readMapMs, touchMs } = await readStaging(t, ready.readCount > 0 ? ready.readBytes : 0);
-  const calibration: Calibration = {
-    upload: figures,
-    newStagingMs,
-    makeStaging,
-    readMapMs,
-    touchMs,
-    totalMs: now() - t0,
-  };
+  const read = await measureReads(t, ready.readCount > 0 ? ready.readBytes : 0);
+  const { readMapMs, touchMs } = read;
+  const calibration: Calibration = { upload: figures, newStagingMs, makeStaging, ...read, totalMs: now() - t0 };
   return {
     write: { classes, makeStaging },
+    read: { turnBytes: 0 }, // per device: calibrate()
     touchFreshMinBytes: readMapMs > touchMs ? t.read.singleBytes / 4 : Number.POSITIVE_INFINITY,
     calibration,
   };
-}
-
-/**
- * Time one readback of `n` bytes through the readback path (which so runs once before the first user's call;
- * its staging stays in the ring) against touching fresh memory of the same size. 0 bytes: nothing measured.
- */
-async function readStaging(t: CalibrationTarget, n: number): Promise<{ readMapMs: number; touchMs: number }> {
-  if (n === 0) return { readMapMs: 0, touchMs: 0 };
-  await t.reads.prepare(n, 1);
-  const source = createBufferAs(
-    t.device,
-    { size: n, usage: GPUUsage.COPY_SRC, label: "webdlpack calibration" },
-    WEBDLPACK_OWNER,
-  );
-  try {
-    const t0 = now();
-    await readRange(t.device, t.reads, t.inflight, t.read, source, 0, n, () => {});
-    const readMapMs = now() - t0;
-    const t1 = now();
-    touch(new Uint8Array(n));
-    return { readMapMs, touchMs: now() - t1 };
-  } finally {
-    source.destroy();
-  }
 }

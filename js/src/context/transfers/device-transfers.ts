@@ -38,6 +38,7 @@ export const DEFAULT_TRANSFER_PLAN: Readonly<TransferPlan> = Object.freeze({
     maxPieces: 8,
     submitPerPiece: true,
     wholeFromBytes: Number.POSITIVE_INFINITY,
+    turnBytes: 0,
   }),
   write: Object.freeze({
     classes: Object.freeze([Object.freeze({ fromBytes: MiB, cold: "staging", warm: "staging" } as const)]),
@@ -267,6 +268,7 @@ export class DeviceTransfers {
         this.plan = Object.freeze({
           ...this.plan,
           write: Object.freeze({ ...this.plan.write, ...found.write }),
+          read: Object.freeze({ ...this.plan.read, ...found.read }),
           touchFreshMinBytes: found.touchFreshMinBytes,
         });
         this.#uploads = { warm: 0 }; // the classes are new: every one is cold on this device

@@ -30,6 +30,8 @@ import { bufferFacts, type KnownBuffer } from "./buffer-facts.js";
 import type { Inflight } from "./inflight.js";
 import { stagingClass } from "./ring.js";
 import type { ReadRing } from "./staging.js";
+import { checkCopied, popScope } from "./read-scope.js";
+import { readInTurn, type TurnJob, turnBuffers } from "./read-rotate.js";
 
 /** GPUMapMode.READ. */
 const MAP_MODE_READ = 0x0001;
@@ -48,6 +50,12 @@ export interface ReadPlan {
   submitPerPiece: boolean;
   /** Ranges of at least this many bytes use one staging buffer again (where pieces measured slower for them). */
   wholeFromBytes: number;
+  /**
+   * A range above `singleBytes` whose first piece finds no staging kept (its first readback at that size) goes
+   * through kept buffers of this size in turn, via a snapshot (read-rotate.ts), and its own staging is made after
+   * for the next readback; 0: never (setup measures it: calibrate.ts).
+   */
+  turnBytes: number;
 }
 
 /** Receives the bytes of one piece: `bytes` belong at `at` (0 = the first byte asked for). Valid only during the call. */
@@ -158,6 +166,18 @@ export function readFrom(
     sink,
     whileWaiting,
   };
+  const planned = planPieces(span, plan);
+  if (plan.turnBytes > 0 && !ring.hasReady(planned[0]![1])) {
+    const buffers = turnBuffers(device, ring, span, plan.turnBytes);
+    if (buffers !== null) {
+      // The next readback of the size takes its own staging (its pieces, or one buffer of the whole span), made once
+      // this one is done: making and touching it meanwhile would take the CPU the turns' copies need.
+      const [bytes, count] = span < plan.wholeFromBytes ? [planned[0]![1], planned.length] : [span, 1];
+      return readInTurn(job, buffers, plan.turnBytes).then(() => {
+        if (stagingClass(bytes) * count <= ring.maxKeptBytes) ring.prepareSoon(bytes, count);
+      });
+    }
+  }
   if (span < plan.wholeFromBytes || ring.hasReady(span)) return readPieces(job, plan);
   // From wholeFromBytes with no buffer of the whole span kept (a first readback of the size): pieces, which overlap
   // making new buffers with the copies — given up after, and the whole buffer made for the next readback where the
@@ -166,19 +186,8 @@ export function readFrom(
   return readPieces(stagingClass(span) <= ring.maxKeptBytes ? { ...job, wholeLater: true } : job, pieces);
 }
 
-/** One readback: the 4-aligned span [start, start + span) of `source`; the caller asked for [lead, lead + length). */
-interface ReadJob {
-  device: GPUDevice;
-  ring: ReadRing;
-  inflight: Inflight;
-  source: GPUBuffer;
-  start: number;
-  span: number;
-  lead: number;
-  length: number;
-  sink: ReadSink;
-  whileWaiting: (() => void) | undefined;
-  /** readPieces: destroy the pieces after, and make one buffer of the whole span for the next readback. */
+/** One readback (see {@link TurnJob}); readPieces: destroy the pieces after, and make one buffer of the whole span for the next readback. */
+interface ReadJob extends TurnJob {
   wholeLater?: boolean;
 }
 
@@ -355,19 +364,4 @@ function encodeCopy(env: ReadEnv, source: GPUBuffer, start: number, staging: GPU
 /** The rejection of a failed readback: DEVICE_LOST after a loss, typed errors as they are, else GPU_ERROR. */
 function failed(inflight: Inflight, err: unknown): Promise<never> {
   return inflight.settle(err, "readback").then((error) => Promise.reject(error));
-}
-
-/** Pop the readback's validation scope: its error, or null (also when the device is gone: that rejects elsewhere). */
-function popScope(device: GPUDevice): Promise<GPUError | null> {
-  return device.popErrorScope().catch(() => null);
-}
-
-/** Throw when WebGPU refused the readback's copies: the staging bytes are then not the source's. */
-async function checkCopied(
-  refused: Promise<GPUError | null> | undefined,
-  device: GPUDevice,
-  source: GPUBuffer,
-): Promise<void> {
-  const error = await refused;
-  if (error !== null && error !== undefined) throw await bufferUseError("readback", device, source, error.message);
 }

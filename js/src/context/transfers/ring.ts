@@ -101,6 +101,26 @@ export abstract class Ring {
     return this.make(size);
   }
 
+  /**
+   * Up to `max` kept buffers of `bytes`' own size class, handed out as {@link take} does; none made (fewer, or
+   * none, when fewer are kept).
+   */
+  takeKept(bytes: number, max: number): GPUBuffer[] {
+    const size = stagingClass(bytes);
+    if ((this.free.get(size)?.length ?? 0) < max) this.reclaim();
+    const stack = this.free.get(size);
+    const taken: GPUBuffer[] = [];
+    while (stack !== undefined && stack.length > 0 && taken.length < max) {
+      const buffer = stack.pop()!;
+      this.order.delete(buffer);
+      this.keptBytes -= size;
+      this.reused += 1;
+      this.out.add(buffer);
+      taken.push(buffer);
+    }
+    return taken;
+  }
+
   /** A buffer of class `size` held apart from the kept ones for the next transfer (ReadRing's), now out; or none. */
   protected takeHot(_size: number): GPUBuffer | undefined {
     return undefined;
