@@ -172,6 +172,7 @@ describe("the read ring's hot buffer (the one a readback gave back last)", () =>
     const { ring, hot } = await ringWithHot();
     assert.deepEqual([ring.stats().kept, ring.stats().keptBytes, ring.stats().inUse], [1, 1024, 0]);
     assert.equal(ring.owned(1024), 1);
+    assert.equal(ring.hasReady(1024), false, "mapped: not ready yet, as a buffer given back mapped never was");
     const again = ring.take(1000);
     assert.equal(again, hot);
     assert.equal(again.mapState, "unmapped", "a copy destination must be unmapped");
@@ -180,10 +181,11 @@ describe("the read ring's hot buffer (the one a readback gave back last)", () =>
     ring.drain();
   });
 
-  test("is unmapped in a later task and stays apart; a take of another class makes it a kept buffer", async () => {
+  test("is unmapped in a later task; then ready, and a take of another class makes it a kept buffer", async () => {
     const { ring, hot } = await ringWithHot();
     await new Promise((resolve) => setImmediate(resolve));
     assert.equal(hot.mapState, "unmapped");
+    assert.equal(ring.hasReady(1024), true, "unmapped: ready, as a kept buffer");
     const other = ring.take(64 * 1024); // 1 KiB can not serve 64 KiB: a new buffer; the hot one is kept
     assert.notEqual(other, hot);
     assert.deepEqual([ring.stats().kept, ring.stats().keptBytes], [1, 1024]);

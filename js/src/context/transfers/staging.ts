@@ -157,16 +157,26 @@ export class ReadRing extends Ring {
 
   /** Unmap and keep the buffers given back mapped now (a readback needs one before the later task ran). */
   protected override reclaim(): boolean {
+    if (this.#unmapping.length === 0 && this.#hot === undefined) return false;
+    this.#settleHot();
+    this.#unmapGiven();
+    return true;
+  }
+
+  /** The hot buffer joins the kept ones, unmapped (a request of another class may take it, trims may drop it). */
+  #settleHot(): void {
     const hot = this.#hot;
-    if (this.#unmapping.length === 0 && hot === undefined) return false;
-    // The hot buffer joins the kept ones (a request of another class may take it, trims may drop it).
     if (hot !== undefined && (!this.#hotMapped || this.#unmapHot())) {
       this.#hot = undefined;
       this.keptBytes -= this.#hotSize;
       this.keep(hot);
     }
-    this.#unmapGiven();
-    return true;
+  }
+
+  /** Counts the hot buffer once unmapped, as a kept one (it joins them; a mapped one is not ready yet). */
+  override hasReady(bytes: number): boolean {
+    if (this.#hot !== undefined && !this.#hotMapped) this.#settleHot();
+    return super.hasReady(bytes);
   }
 
   /** Unmap and keep now what was given back mapped (nothing is left for a later task). */
