@@ -160,19 +160,24 @@ export function markdownReport(out) {
   const c = out.calibration;
   if (c)
     md +=
-      `\nWhat setup measured and decided (ms, writeBuffer / staging, cold then warm → the way of the size's class, ` +
+      `\nWhat setup measured and decided (ms, writeBuffer / staging, cold then warm${c.upload[0]?.pairs === undefined ? "" : " (medians of interleaved pairs)"} → the way of the size's class, ` +
       `cold / warm; \`ctx.transferStats().calibration\`): ` +
       c.upload
         .map((u) => {
           const way = (w) => (w === undefined ? "" : w === "staging" ? "st" : "wb");
           const decided = u.cold === undefined ? "" : ` → ${way(u.cold)}/${way(u.warm)} from ${sizeLabel(u.fromBytes)}`;
-          return `${sizeLabel(u.bytes)} ${num(u.writeBufferCold)}/${num(u.stagingCold)}, ${num(u.writeBuffer)}/${num(u.staging)}${decided}`;
+          const pairs = u.pairs === undefined ? "" : ` (${u.pairs} pairs)`;
+          return `${sizeLabel(u.bytes)} ${num(u.writeBufferCold)}/${num(u.stagingCold)}, ${num(u.writeBuffer)}/${num(u.staging)}${pairs}${decided}`;
         })
         .join("; ") +
       (c.newStagingMs === undefined
         ? ""
         : `; new staging at the largest size ${num(c.newStagingMs)} (${c.makeStaging ? "made" : "not made"} where none is ready)`) +
-      `; read staging map ${num(c.readMapMs)} vs touching fresh memory ${num(c.touchMs)}; ${num(c.totalMs)} ms in all.\n`;
+      `; read staging map ${num(c.readMapMs)} vs touching fresh memory ${num(c.touchMs)}` +
+      (c.readInTurn === undefined
+        ? ""
+        : `; new read staging ${num(c.newReadMs)} vs a GPU copy ${num(c.snapshotMs)} (large first readbacks ${c.readInTurn ? "in turns" : "in new staging"})`) +
+      `; ${num(c.totalMs)} ms in all.\n`;
   for (const phase of ["cold", "warm"]) {
     for (const dir of ["upload", "readback", "anchor"]) {
       const names = [...new Set(out.rows.filter((r) => r.direction === dir && r.phase === phase).map((r) => r.name))];
