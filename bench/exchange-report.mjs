@@ -103,17 +103,20 @@ const WHY = {
   "c→js": "",
   "js→c":
     "The copy of 1 KiB is malloc + memcpy + free inside wasm (40-50 ns); the exchange writes the struct from JS " +
-    "into a malloc'd block and releases it (about 90 ns together, measured in one Chromium page), C validates it (about " +
-    "30 ns: every rule, including range-checked sizes) and calls the deleter back into JS, which frees the block.",
+    "into a malloc'd block and releases it (about 90 ns together, measured in one Chromium page), C validates it " +
+    "(wdl_managed_tensor_check, about 30 ns: every rule, including range-checked sizes) and calls the deleter back " +
+    "into JS, which frees the block.",
   "c→py":
-    "Python reaches C only through ctypes, which in Pyodide runs libffi over JS trampolines (0.2-0.25 µs a call " +
-    "plus about 0.2 µs per argument): the exchange needs the create call (four arguments, about 1.1 µs), import_managed " +
-    "(one C call of the native module for a block seen before, no Python frame: about 0.25 µs with the owner and the " +
-    "Tensor), nbytes, dispose and the C deleter (through JS's try/catch entry: calling it directly from C measured " +
-    "0.03 µs less); the copy one string_at (two arguments).",
+    "Python reaches C only through ctypes, which in Pyodide runs libffi over JS trampolines (about 0.14 µs a call " +
+    "plus about 0.2 µs per argument): the exchange needs the create call (wdl_managed_tensor_create_borrowed, one " +
+    "argument: about 0.35 µs where create_from_view's four took 0.9), import_managed (one C call of the native module " +
+    "for a block seen before, no Python frame: about 0.25 µs with the owner and the Tensor), nbytes, dispose and the C " +
+    "deleter (through JS's try/catch entry: calling it directly from C measured 0.03 µs less); the copy one string_at " +
+    "(two arguments).",
   "py→c":
-    "The exchange needs the export (made in C by the native module) and two ctypes calls into C (validate, " +
-    "release), whose release calls the native module's C deleter directly; the copy three ctypes calls (malloc, memmove, free).",
+    "The exchange needs the export (made in C by the native module) and two ctypes calls into C of one argument " +
+    "each (wdl_managed_tensor_check, release), whose release calls the native module's C deleter directly; the copy " +
+    "three ctypes calls (malloc, memmove, free).",
 };
 
 /** Directions whose copy costs tens of ns to 1 µs: issue 24 asks for at least half a copy there (beside the ≥ 1 row). */
@@ -171,6 +174,19 @@ export function exchangeTargets(out) {
   return rows;
 }
 
+/** The warm-up before the first size: its length and each direction's cold first slice beside its warm median. */
+function warmUpNote(out) {
+  const w = out.cpuWarmUp;
+  const first = (c) => w.find((x) => x.case === c)?.first_us;
+  const cells = directionSummary(out)
+    .filter((d) => first(d.webdlpackCase) !== undefined && first(d.copyCase) !== undefined)
+    .map((d) => `${d.id} ${num(first(d.webdlpackCase))} / ${num(first(d.copyCase))}`);
+  return (
+    `\nWarm-up before the first size: ${w[0].rounds} rounds of every case. µs per exchange in each case's first ` +
+    `20 ms (cold: baseline tiers, first calls), webdlpack / copy: ${cells.join(", ")}.\n`
+  );
+}
+
 /** Markdown: times per case and size, ratios and crossovers per direction, the baseline, the steady-state loop. */
 export function exchangeSection(out) {
   const sizes = exchangeSizes(out);
@@ -181,7 +197,11 @@ export function exchangeSection(out) {
     "## CPU exchange, Python ↔ JS ↔ C\n\n" +
     "µs per exchange (hand over + touch + release), median (min). Rows with Python: JS makes ONE call into Python " +
     "(bench/pyodide_cases.py) that does the whole exchange and returns a number, for webdlpack and copy rows alike; " +
-    "the `ffi` row is that call doing nothing (one int argument). Rows between JS and C call the side module directly.\n\n";
+    "the `ffi` row is that call doing nothing (one int argument). Rows between JS and C call the side module directly. " +
+    "Before the first size every case is warmed up alike, round-robin in 20 ms slices until none is still getting " +
+    "faster (V8 first runs wasm and JS in baseline tiers and compiles the hot functions of a path only after it has run " +
+    "a while: 0.3-1 s of running for a path the page had not run yet, which a short warm-up left in the first size's " +
+    "samples); each size's cases are then sampled round-robin in rotating order.\n\n";
   md += table(
     ["case", ...sizes.map(sizeLabel)],
     cases.map((c) => [c, ...sizes.map((n) => cell(get(c, n)))]),
@@ -203,6 +223,7 @@ export function exchangeSection(out) {
         : `≤ ${sizeLabel(d.crossover)}`.replace("≤ 1 KiB", "1 KiB (smallest measured)"),
     ]),
   );
+  if (out.cpuWarmUp?.length) md += warmUpNote(out);
   const ffi = ffiBaseline(out);
   if (ffi) {
     md +=

@@ -38,6 +38,7 @@ const out = {
   pyodide: pyodide.version,
 };
 out.cpuExchange = await cpuExchange(env, { sizes });
+out.cpuWarmUp = env.warmUp;
 out.exchangeLoop = await exchangeLoop(env, { count: Number(process.env.LOOP ?? 100000), nbytes: KiB });
 mkdirSync(dirname(outFile), { recursive: true });
 writeFileSync(outFile, JSON.stringify(out, null, 1) + "\n");

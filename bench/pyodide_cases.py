@@ -17,7 +17,6 @@ from typing import Any
 
 import webdlpack
 from pyodide.ffi import to_js as _ffi_to_js
-from webdlpack.core.bounds import memory_end
 
 try:  # the address-level seam the JS bridge uses (package layout after the architecture split)
     from webdlpack.api import debug as _debug
@@ -26,7 +25,7 @@ except ImportError:  # pragma: no cover - layout before the split
     from webdlpack import _debug  # type: ignore[no-redef]
     from webdlpack._exchange import export_managed, import_managed  # type: ignore[no-redef]
 
-_VP, _U64 = ctypes.c_void_p, ctypes.c_uint64
+_VP = ctypes.c_void_p
 
 # Set by attach() / setup().
 _consume_tensor: Any = None  # JS (jt) => jt.view[0] after which jt.dispose()
@@ -42,7 +41,6 @@ _src = 0  # address of _buf's bytes
 _c_view = 0  # DLTensor of a C-owned buffer (made by the side module)
 _c_data = 0
 _nbytes = 0
-_memory_size = 0
 
 
 def _fn(lib: Any, name: str, restype: Any, *argtypes: Any) -> Any:
@@ -56,8 +54,10 @@ def attach(clib_path: str, consume_tensor: Any, consume_array: Any) -> None:
     global _consume_tensor, _consume_array, _create, _validate, _release, _malloc, _free
     _consume_tensor, _consume_array = consume_tensor, consume_array
     lib = ctypes.CDLL(clib_path)
-    _create = _fn(lib, "wdl_managed_tensor_create_from_view", _VP, _VP, _U64, _VP, _VP)
-    _validate = _fn(lib, "wdl_managed_tensor_validate", ctypes.c_int, _VP, _U64)
+    # The one-argument producer (create_from_view with flags 0, no release callback): ctypes costs per argument.
+    _create = _fn(lib, "wdl_managed_tensor_create_borrowed", _VP, _VP)
+    # Validation against the current memory size (wdl_managed_tensor_validate(t, wdl_memory_size())): one argument.
+    _validate = _fn(lib, "wdl_managed_tensor_check", ctypes.c_int, _VP)
     _release = _fn(lib, "wdl_managed_tensor_release", ctypes.c_int, _VP)
     libc = ctypes.CDLL(None)
     _malloc = _fn(libc, "malloc", _VP, ctypes.c_size_t)
@@ -65,15 +65,12 @@ def attach(clib_path: str, consume_tensor: Any, consume_array: Any) -> None:
 
 
 def setup(nbytes: int, c_view: int, c_data: int) -> Any:
-    """Make this size's Python tensor; remember the C tensor's DLTensor. Returns the tensor (JS keeps a proxy).
-
-    C's validation in ``py_to_c`` checks against the memory size once everything of this size exists."""
-    global _buf, _t, _src, _c_view, _c_data, _nbytes, _memory_size
+    """Make this size's Python tensor; remember the C tensor's DLTensor. Returns the tensor (JS keeps a proxy)."""
+    global _buf, _t, _src, _c_view, _c_data, _nbytes
     _buf = array.array("f", bytes(nbytes))
     _t = webdlpack.from_buffer(_buf)
     _src = _buf.buffer_info()[0]
     _c_view, _c_data, _nbytes = c_view, c_data, nbytes
-    _memory_size = memory_end()
     return _t
 
 
@@ -146,7 +143,7 @@ def js_address_to_py(address: int) -> int:
 
 def c_to_py(_: int) -> int:
     """The side module makes a managed tensor over its buffer; Python adopts, touches and disposes it (deleter → C)."""
-    t = import_managed(_create(_c_view, 0, None, None))
+    t = import_managed(_create(_c_view))
     n = t.nbytes
     t.dispose()
     return n
@@ -160,8 +157,8 @@ def c_to_py_copy(_: int) -> int:
 def py_to_c(_: int) -> int:
     """Python exports its tensor; C takes it (validates) and releases it (deleter → Python)."""
     address = export_managed(_t)
-    if _validate(address, _memory_size) != 0:
-        raise RuntimeError("wdl_managed_tensor_validate refused webdlpack's own export")
+    if _validate(address) != 0:
+        raise RuntimeError("wdl_managed_tensor_check refused webdlpack's own export")
     _release(address)
     return 1
 

@@ -49,6 +49,7 @@ await withBenchPage(
     out.browser = `Chromium ${chromium}`;
     Object.assign(out, await page.evaluate(() => window.benchInfo));
     out.cpuExchange = await page.evaluate((sizes) => window.benchmarks.cpuExchange({ sizes }), CPU_SIZES);
+    out.cpuWarmUp = await page.evaluate(() => window.benchmarks.cpuWarmUp());
     out.exchangeLoop = await page.evaluate(() => window.benchmarks.exchangeLoop({ count: 100000, nbytes: 1024 }));
   },
   { isolated: false },

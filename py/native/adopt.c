@@ -23,7 +23,7 @@ static PyObject *owner_type;       /* ManagedOwner (owner.c's type, subclassed i
 static PyObject *scopes;           /* the ContextVar of open scopes (a tuple, () when none) */
 static PyObject *track;            /* track(tensor): adds a tensor to the innermost open scope */
 static PyObject *slot_names[4];    /* _view, _owner, _templates, _exporter (interned) */
-static Py_ssize_t slot_offsets[4]; /* where a Tensor keeps them (found by find_slots); 0: set by name instead */
+static Py_ssize_t slot_offsets[4]; /* where a Tensor keeps them (wdl_py_find_slots); 0: set by name instead */
 static allocfunc tensor_alloc;
 static PyObject *export_function; /* () -> (exportVersioned, caller index, take error) (bind_take) */
 static PyObject *export_js;       /* JS's exportVersioned, once asked */
@@ -37,36 +37,43 @@ typedef uintptr_t (*js_export_caller)(PyObject *value);
 static js_export_caller export_caller;
 static PyObject *export_failure;
 
-/* Find where a Tensor stores each of its four slots: set each on a probe instance to a distinct object (its
- * own name) and look for that pointer in the instance. Writing there later is what the slot's descriptor does
- * (new reference in, NULL before), without looking the descriptor up four times per tensor. Any doubt (a slot
- * not found exactly once) leaves every offset 0, and wrap() sets the slots by name. */
-static int find_slots(PyObject *type, allocfunc alloc) {
-  for (int i = 0; i < 4; i++) slot_offsets[i] = 0;
+/* Find where instances of `type` store each of the `count` (at most 8) __slots__ attributes `names`: set each on a
+ * probe instance to a distinct object (its own name) and look for that pointer in the instance. Writing there later
+ * is what the slot's descriptor does (new reference in, NULL before), without looking the descriptor up per call.
+ * Any doubt (a slot not found exactly once) leaves every offset 0: the caller then goes by name. 0, or -1 with an
+ * error. */
+int wdl_py_find_slots(PyObject *type, PyObject *const *names, int count, Py_ssize_t *offsets) {
+  for (int i = 0; i < count; i++) offsets[i] = 0;
+  if (count > 8) {
+    PyErr_SetString(PyExc_ValueError, "webdlpack native exchange: at most 8 slots are looked up at once");
+    return -1;
+  }
+  allocfunc alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
+  if (alloc == NULL) return -1;
   PyObject *size = PyObject_GetAttrString(type, "__basicsize__");
   Py_ssize_t basicsize = size != NULL ? PyLong_AsSsize_t(size) : -1;
   Py_DecRef(size);
   if (basicsize < 0) return -1;
   PyObject *probe = alloc(type, 0);
   if (probe == NULL) return -1;
-  Py_ssize_t found[4] = {0, 0, 0, 0};
+  Py_ssize_t found[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   int ok = 1;
-  for (int i = 0; i < 4 && ok; i++) ok = PyObject_SetAttr(probe, slot_names[i], slot_names[i]) == 0;
+  for (int i = 0; i < count && ok; i++) ok = PyObject_SetAttr(probe, names[i], names[i]) == 0;
   for (Py_ssize_t at = (Py_ssize_t)sizeof(PyObject); ok && at + (Py_ssize_t)sizeof(PyObject *) <= basicsize;
        at += (Py_ssize_t)sizeof(PyObject *)) {
     PyObject *word = *(PyObject **)((char *)probe + at);
-    for (int i = 0; i < 4; i++) {
-      if (word != slot_names[i]) continue;
+    for (int i = 0; i < count; i++) {
+      if (word != names[i]) continue;
       ok = found[i] == 0;
       found[i] = at;
     }
   }
   Py_DecRef(probe);
   if (!ok) return -1;
-  for (int i = 0; i < 4; i++) {
+  for (int i = 0; i < count; i++) {
     if (found[i] == 0) return 0;
   }
-  for (int i = 0; i < 4; i++) slot_offsets[i] = found[i];
+  for (int i = 0; i < count; i++) offsets[i] = found[i];
   return 0;
 }
 
@@ -92,7 +99,7 @@ PyObject *wdl_py_bind_adopt(PyObject *self, PyObject *const *args, Py_ssize_t na
   }
   allocfunc alloc = (allocfunc)PyType_GetSlot(args[1], Py_tp_alloc);
   if (alloc == NULL) return NULL;
-  if (find_slots(args[1], alloc) != 0) return NULL;
+  if (wdl_py_find_slots(args[1], slot_names, 4, slot_offsets) != 0) return NULL;
   PyObject **targets[5] = {&seen, &tensor_type, &owner_type, &scopes, &track};
   for (int i = 0; i < 5; i++) {
     Py_IncRef(args[i]);

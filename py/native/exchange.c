@@ -197,6 +197,8 @@ static PyMethodDef methods[] = {
      "take(value) -> the Tensor of JS's export of value (from_js's common case)."},
     {"import_managed_function", (PyCFunction)(void (*)(void))wdl_py_import_managed_function, METH_FASTCALL,
      "import_managed_function(adopt, doc, module) -> import_managed in C, bound to adopt (the full check)."},
+    {"export_managed_function", (PyCFunction)(void (*)(void))wdl_py_export_managed_function, METH_FASTCALL,
+     "export_managed_function(python_export_managed, Tensor, module) -> export_managed in C (a bound Tensor's case)."},
     {"from_js_function", (PyCFunction)(void (*)(void))wdl_py_from_js_function, METH_FASTCALL,
      "from_js_function(python_from_js, JsException, translate, module) -> from_js in C (copy=None in C)."},
     {NULL, NULL, 0, NULL},

@@ -43,9 +43,13 @@ INTERNAL PyObject *wdl_py_bind_take(PyObject *self, PyObject *const *args, Py_ss
 INTERNAL PyObject *wdl_py_take(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 /* The Tensor of a block adopt.py's cache holds unchanged at `key`, else `miss` (adopt.c). */
 INTERNAL PyObject *wdl_py_adopt_cached(PyObject *key, PyObject *versioned, PyObject *miss);
-/* import_managed_function(adopt, doc, module), from_js_function(python_from_js, JsException, translate, module):
- * webdlpack.api.managed.import_managed and webdlpack.from_js made in C (functions.c). */
+/* Where instances of `type` keep the __slots__ attributes `names` (offsets 0 when unsure), adopt.c. */
+INTERNAL int wdl_py_find_slots(PyObject *type, PyObject *const *names, int count, Py_ssize_t *offsets);
+/* import_managed_function(adopt, doc, module), export_managed_function(python_export_managed, Tensor, module),
+ * from_js_function(python_from_js, JsException, translate, module): webdlpack.api.managed.import_managed,
+ * webdlpack.api.managed.export_managed and webdlpack.from_js made in C (functions.c). */
 INTERNAL PyObject *wdl_py_import_managed_function(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+INTERNAL PyObject *wdl_py_export_managed_function(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 INTERNAL PyObject *wdl_py_from_js_function(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 
 #endif

@@ -98,20 +98,25 @@ static void create_bad_flags(void) {
   CHECK_ERROR(WDL_BAD_FLAGS, "value 0x8");
 }
 
-static void create_from_view(void) {
-  g_release_calls = 0;
-  uint8_t data[16];
-  int64_t shape[1] = {16};
+/* A uint8 CPU view of `data` with `ndim` extents `shape` (no strides, no offset). */
+static DLTensor u8_view(uint8_t *data, int32_t ndim, int64_t *shape) {
   DLTensor view;
   memset(&view, 0, sizeof view);
   view.data = data;
   view.device = k_cpu;
-  view.ndim = 1;
+  view.ndim = ndim;
   view.dtype.code = kDLUInt;
   view.dtype.bits = 8;
   view.dtype.lanes = 1;
   view.shape = shape;
-  view.byte_offset = 0;
+  return view;
+}
+
+static void create_from_view(void) {
+  g_release_calls = 0;
+  uint8_t data[16];
+  int64_t shape[1] = {16};
+  DLTensor view = u8_view(data, 1, shape);
   DLManagedTensorVersioned *t = wdl_managed_tensor_create_from_view(&view, 0, count_release, data);
   CHECK(t != NULL);
   CHECK_EQ_INT(t->dl_tensor.dtype.code, kDLUInt);
@@ -123,6 +128,31 @@ static void create_from_view(void) {
   CHECK(g_release_ctx == data);
   CHECK(wdl_managed_tensor_create_from_view(NULL, 0, NULL, NULL) == NULL);
   CHECK_ERROR(WDL_NULL_POINTER, "field view");
+}
+
+static void create_borrowed(void) {
+  g_release_calls = 0;
+  uint8_t data[16];
+  int64_t shape[2] = {4, 4};
+  DLTensor view = u8_view(data, 2, shape);
+  uint32_t live = wdl_managed_tensor_live_count();
+  DLManagedTensorVersioned *t = wdl_managed_tensor_create_borrowed(&view);
+  CHECK(t != NULL);
+  CHECK_EQ_U64(t->flags, 0); /* writable, not a copy */
+  CHECK(t->dl_tensor.data == data);
+  CHECK(t->dl_tensor.shape != shape && t->dl_tensor.shape[1] == 4);
+  CHECK(t->dl_tensor.strides != NULL && t->dl_tensor.strides[0] == 4 && t->dl_tensor.strides[1] == 1);
+  CHECK_EQ_INT(wdl_managed_tensor_live_count(), live + 1);
+  t->deleter(t);
+  CHECK_EQ_INT(wdl_managed_tensor_live_count(), live);
+  CHECK_EQ_INT(g_release_calls, 0); /* borrowed: nothing to release */
+  /* the same checks as every create: a NULL view, then an invalid one (negative extent) */
+  CHECK(wdl_managed_tensor_create_borrowed(NULL) == NULL);
+  CHECK_ERROR(WDL_NULL_POINTER, "field view");
+  shape[0] = -1;
+  CHECK(wdl_managed_tensor_create_borrowed(&view) == NULL);
+  CHECK_EQ_INT(wdl_last_error_code(), WDL_BAD_SHAPE);
+  CHECK_EQ_INT(wdl_managed_tensor_live_count(), live);
 }
 
 static void alloc_cpu_owned_zeroed_aligned(void) {
@@ -208,6 +238,7 @@ const wdl_test_case wdl_managed_cases[] = {
     {"managed", "create_invalid_does_not_release", create_invalid_does_not_release},
     {"managed", "create_bad_flags", create_bad_flags},
     {"managed", "create_from_view", create_from_view},
+    {"managed", "create_borrowed", create_borrowed},
     {"managed", "alloc_cpu_owned_zeroed_aligned", alloc_cpu_owned_zeroed_aligned},
     {"managed", "alloc_cpu_p_and_errors", alloc_cpu_p_and_errors},
     {"managed", "alloc_cpu_empty", alloc_cpu_empty},

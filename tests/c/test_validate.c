@@ -177,6 +177,27 @@ static void managed_null_and_inner(void) {
   CHECK_ERROR(WDL_BAD_NDIM, "DLTensor.ndim");
 }
 
+/* wdl_managed_tensor_check: every rule of wdl_managed_tensor_validate, against wdl_memory_size() (0 natively). */
+static void managed_check_is_validate_in_memory(void) {
+  DLManagedTensorVersioned m = managed_of(&k_good[0].t);
+  CHECK_EQ_INT(wdl_managed_tensor_check(&m), 0);
+  m.flags = UINT64_C(1) << 40;
+  CHECK_EQ_INT(wdl_managed_tensor_check(&m), -1);
+  CHECK_ERROR(WDL_BAD_FLAGS, "field DLManagedTensorVersioned.flags");
+  m.flags = 0;
+  m.version.major = 2;
+  CHECK_EQ_INT(wdl_managed_tensor_check(&m), -1);
+  CHECK_ERROR(WDL_VERSION_MISMATCH, "DLManagedTensorVersioned.version.major");
+  for (size_t i = 0; i < WDL_COUNT_OF(k_bad); i++) {
+    if (k_bad[i].code == WDL_OUT_OF_BOUNDS) continue; /* a bounds case: natively there is no memory size */
+    DLManagedTensorVersioned bad = managed_of(&k_bad[i].t);
+    CHECK_EQ_INT(wdl_managed_tensor_check(&bad), -1);
+    CHECK_EQ_INT(wdl_last_error_code(), k_bad[i].code);
+  }
+  CHECK_EQ_INT(wdl_managed_tensor_check(NULL), -1);
+  CHECK_ERROR(WDL_NULL_POINTER, "DLManagedTensorVersioned");
+}
+
 static void memory_size_native_is_zero(void) { CHECK_EQ_U64(wdl_memory_size(), 0); }
 
 /* Every case of spec/validation-rules.json (tests/c/test_validation_rules.c). */
@@ -227,6 +248,7 @@ const wdl_test_case wdl_validate_cases[] = {
     {"validate", "managed_unknown_flags", managed_unknown_flags},
     {"validate", "managed_null_and_inner", managed_null_and_inner},
     {"validate", "memory_size_native_is_zero", memory_size_native_is_zero},
+    {"validate", "managed_check_is_validate_in_memory", managed_check_is_validate_in_memory},
     {"validate", "spec_validation_rules", wdl_validation_rules_every_case},
     {"validate", "fuzz_short", fuzz_short},
 };

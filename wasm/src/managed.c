@@ -94,6 +94,10 @@ WDL_EXPORT DLManagedTensorVersioned *wdl_managed_tensor_create_from_view(const D
   return create(view, flags, data_release, ctx);
 }
 
+WDL_EXPORT DLManagedTensorVersioned *wdl_managed_tensor_create_borrowed(const DLTensor *view) {
+  return wdl_managed_tensor_create_from_view(view, 0, NULL, NULL);
+}
+
 WDL_EXPORT DLManagedTensorVersioned *wdl_managed_tensor_create(DLDevice device, DLDataType dtype, int32_t ndim,
                                                                const int64_t *shape, const int64_t *strides, void *data,
                                                                uint64_t byte_offset, uint64_t flags,

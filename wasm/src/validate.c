@@ -274,6 +274,10 @@ WDL_EXPORT int wdl_managed_tensor_validate(const DLManagedTensorVersioned *t, ui
   return validate(&t->dl_tensor, (t->flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) != 0, memory_size);
 }
 
+WDL_EXPORT int wdl_managed_tensor_check(const DLManagedTensorVersioned *t) {
+  return wdl_managed_tensor_validate(t, wdl__default_memory_size());
+}
+
 int wdl__byte_span(const DLTensor *t, int64_t *lo, int64_t *hi, uint64_t *count) {
   wdl_span span;
   if (check_structure(t, 0, &span) != 0) return -1;

@@ -89,3 +89,8 @@ if adopt_seen is not None and NATIVE is not None:
     # The same function in C (py/native/adopt.c), with this docstring and signature: no Python frame between a
     # caller (a C producer's address through ctypes, JS pushing an address) and the cached adopt.
     import_managed = NATIVE.import_managed_function(adopt, import_managed.__doc__, __name__)
+
+if NATIVE is not None:
+    # The same function in C (py/native/functions.c), with this docstring and signature: a Tensor that has exported
+    # before goes straight to its bound exporter (the native export), with no Python frame; anything else to the above.
+    export_managed = NATIVE.export_managed_function(export_managed, Tensor, __name__)

@@ -147,6 +147,8 @@ export type WdlErrorName = (code: number) => number;
 export type WdlTensorValidate = (tensor: number, memorySize: bigint) => number;
 /** `int wdl_managed_tensor_validate(const DLManagedTensorVersioned *t, uint64_t memory_size);` */
 export type WdlManagedTensorValidate = (managed: number, memorySize: bigint) => number;
+/** `int wdl_managed_tensor_check(const DLManagedTensorVersioned *t);` — validate(t, wdl_memory_size()). */
+export type WdlManagedTensorCheck = (managed: number) => number;
 /** `int wdl_tensor_nbytes(const DLTensor *t, uint64_t *out);` */
 export type WdlTensorNbytes = (tensor: number, out: number) => number;
 /** `uint64_t wdl_memory_size(void);` */
@@ -175,6 +177,8 @@ export type WdlManagedTensorCreate = (
  *     void (*data_release)(void *ctx), void *ctx);`
  */
 export type WdlManagedTensorCreateFromView = (view: number, flags: bigint, dataRelease: number, ctx: number) => number;
+/** `DLManagedTensorVersioned *wdl_managed_tensor_create_borrowed(const DLTensor *view);` — create_from_view(view, 0, NULL, NULL). */
+export type WdlManagedTensorCreateBorrowed = (view: number) => number;
 /**
  * `DLManagedTensorVersioned *wdl_managed_tensor_alloc_cpu(DLDataType dtype, int32_t ndim, const int64_t *shape);`
  * In the wasm C ABI `dtype` travels as the address of the struct.
@@ -216,10 +220,12 @@ export interface WebDLPackCExports {
   wdl_error_name: WdlErrorName;
   wdl_tensor_validate: WdlTensorValidate;
   wdl_managed_tensor_validate: WdlManagedTensorValidate;
+  wdl_managed_tensor_check: WdlManagedTensorCheck;
   wdl_tensor_nbytes: WdlTensorNbytes;
   wdl_memory_size: WdlMemorySize;
   wdl_managed_tensor_create: WdlManagedTensorCreate;
   wdl_managed_tensor_create_from_view: WdlManagedTensorCreateFromView;
+  wdl_managed_tensor_create_borrowed: WdlManagedTensorCreateBorrowed;
   wdl_managed_tensor_alloc_cpu: WdlManagedTensorAllocCpu;
   wdl_managed_tensor_alloc_cpu_p: WdlManagedTensorAllocCpuP;
   wdl_managed_tensor_release: WdlManagedTensorRelease;
@@ -246,10 +252,12 @@ export const CLIB_EXPORT_NAMES: readonly (keyof WebDLPackCExports)[] = Object.fr
   "wdl_error_name",
   "wdl_tensor_validate",
   "wdl_managed_tensor_validate",
+  "wdl_managed_tensor_check",
   "wdl_tensor_nbytes",
   "wdl_memory_size",
   "wdl_managed_tensor_create",
   "wdl_managed_tensor_create_from_view",
+  "wdl_managed_tensor_create_borrowed",
   "wdl_managed_tensor_alloc_cpu",
   "wdl_managed_tensor_alloc_cpu_p",
   "wdl_managed_tensor_release",
