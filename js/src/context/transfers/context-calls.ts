@@ -86,11 +86,11 @@ export class ContextTransfers {
   }
 
   /**
-   * Run a small upload, readback into an array and readback into a new one once on device `record` (setup's new
-   * device 0), before setup resolves, through the very code of ctx.upload / ctx.readbackInto / ctx.readback — the
-   * pointer's table entry included — on an untracked pointer to a scratch buffer, freed and destroyed after. The
-   * upload is below every measured size class (it changes no class's first-call way and makes no staging); the
-   * readbacks take staging made ready at setup. A device's first copy and map, and the first pass through this
+   * Run a small upload, readback into an array and readback into a new one, and an upload and a readback with
+   * wasm memory, once on device `record` (setup's new device 0), before setup resolves, through the very code of
+   * ctx.upload / ctx.readbackInto / ctx.readback — the pointer's table entry included — on an untracked pointer to a
+   * scratch buffer, freed and destroyed after. The uploads are below every measured size class (they change no
+   * class's first-call way and make no staging); the readbacks take staging made ready at setup. A device's first copy and map, and the first pass through this
    * code after setup's measurement (unoptimized, its object shapes not yet seen), made a page's first small transfer
    * 2–4× its second (SwiftShader, Node, first calls on fresh devices); paid here, not by the page's first transfer.
    */
@@ -123,6 +123,12 @@ export class ContextTransfers {
       this.upload(ptr, host.subarray(0, WARM_UP_UPLOAD_BYTES));
       await this.readbackInto(ptr, host);
       await this.readback(ptr);
+      // Wasm memory too (Python's and C's transfers, and pages that keep tensors there): its own checks and views.
+      if (typeof WebAssembly === "object") {
+        const wasm = { memory: new WebAssembly.Memory({ initial: 1 }), address: 0, byteLength: WARM_UP_BYTES };
+        this.upload(ptr, { ...wasm, byteLength: WARM_UP_UPLOAD_BYTES });
+        await this.readbackInto(ptr, wasm);
+      }
     } finally {
       if (ptr !== undefined) this.#table.free(ptr);
       buffer.destroy();
