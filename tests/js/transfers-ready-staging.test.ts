@@ -25,12 +25,15 @@ function target(maxBufferSize = GiB, minPieceBytes = DEFAULT_TRANSFER_PLAN.write
   };
 }
 
-const total = (r: ReturnType<typeof readyStaging>): number => r.readBytes * r.readCount + r.writeBytes * r.writeCount;
+const total = (r: ReturnType<typeof readyStaging>): number =>
+  r.readBytes * r.readCount + r.smallReadBytes + r.writeBytes * r.writeCount;
+const KiB = 1024;
 
-test("without a budget: four 4 MiB read buffers, and the pieces of a 16 MiB upload only where uploads stage", () => {
+test("without a budget: four 4 MiB read buffers and a 64 KiB one, and the pieces of a 16 MiB upload only where uploads stage", () => {
   assert.deepEqual(readyStaging(target(), MiB, null), {
     readBytes: 4 * MiB,
     readCount: 4,
+    smallReadBytes: 64 * KiB,
     writeBytes: 4 * MiB,
     writeCount: 4,
   });
@@ -38,6 +41,7 @@ test("without a budget: four 4 MiB read buffers, and the pieces of a 16 MiB uplo
   assert.deepEqual(readyStaging(target(GiB, 64 * MiB), MiB, null), {
     readBytes: 4 * MiB,
     readCount: 4,
+    smallReadBytes: 64 * KiB,
     writeBytes: 16 * MiB,
     writeCount: 1,
   });
@@ -45,21 +49,32 @@ test("without a budget: four 4 MiB read buffers, and the pieces of a 16 MiB uplo
   assert.deepEqual(readyStaging(target(), Number.POSITIVE_INFINITY, null), {
     readBytes: 4 * MiB,
     readCount: 4,
+    smallReadBytes: 64 * KiB,
     writeBytes: 0,
     writeCount: 0,
   });
   // A device whose buffers are small: read buffers of its largest size.
   assert.equal(readyStaging(target(MiB), MiB, null).readBytes, MiB);
+  // A budget whose read buffers are 64 KiB or less: they serve small readbacks themselves, no small one beside.
+  assert.equal(readyStaging(target(), MiB, 512 * KiB).smallReadBytes, 0);
+  assert.equal(readyStaging(target(), MiB, 1024).smallReadBytes, 0);
 });
 
 test("with a budget: everything within 1/8 of it, write staging only for uploads that stage", () => {
   // The page of the brief: 40 MiB of budget loses at most 5 MiB to staging (was 32 MiB).
   const forty = readyStaging(target(), MiB, 40 * MiB);
-  assert.deepEqual(forty, { readBytes: 2 * MiB, readCount: 1, writeBytes: 2 * MiB, writeCount: 1 });
+  assert.deepEqual(forty, {
+    readBytes: 2 * MiB,
+    readCount: 1,
+    smallReadBytes: 64 * KiB,
+    writeBytes: 2 * MiB,
+    writeCount: 1,
+  });
   // Uploads stage from 4 MiB only: a 2 MiB ready buffer would serve none of them.
   assert.deepEqual(readyStaging(target(), 4 * MiB, 40 * MiB), {
     readBytes: 2 * MiB,
     readCount: 1,
+    smallReadBytes: 64 * KiB,
     writeBytes: 0,
     writeCount: 0,
   });
@@ -67,6 +82,7 @@ test("with a budget: everything within 1/8 of it, write staging only for uploads
   assert.deepEqual(readyStaging(target(), Number.POSITIVE_INFINITY, 40 * MiB), {
     readBytes: 4 * MiB,
     readCount: 1,
+    smallReadBytes: 64 * KiB,
     writeBytes: 0,
     writeCount: 0,
   });
@@ -109,10 +125,10 @@ test("setup under a 40 MiB budget keeps at most 5 MiB of staging and measured wi
   );
 });
 
-test("setup without a budget keeps at most 16 MiB read and 16 MiB write staging, nothing else", async () => {
+test("setup without a budget keeps at most 16 MiB + 64 KiB read and 16 MiB write staging, nothing else", async () => {
   const { ctx } = await setUp();
   const stats = ctx.transferStats();
-  assert.ok(stats.read.keptBytes <= 16 * MiB && stats.write.keptBytes <= 16 * MiB, JSON.stringify(stats));
+  assert.ok(stats.read.keptBytes <= 16 * MiB + 64 * KiB && stats.write.keptBytes <= 16 * MiB, JSON.stringify(stats));
   assert.equal(ctx.memory().totalBytes, stats.read.keptBytes + stats.write.keptBytes);
 });
 

@@ -23,7 +23,8 @@
  *
  * Ready before the first transfer (sized by {@link readyStaging}): when staging
  * is used at all, mapped write staging for a 16 MiB upload (its pieces); four
- * read staging buffers of the read plan's single size, mapped once. With a
+ * read staging buffers of the read plan's single size and one of 64 KiB (small
+ * first readbacks), mapped once. With a
  * memory budget, all of it fits in 1/8 of the budget (smaller and fewer
  * buffers; none where they would serve nothing), and the measurement itself
  * uploads at most 1/4 of it. Whatever else the measurement made is destroyed.
@@ -51,6 +52,12 @@ const UPLOAD_SIZES = [16 * MiB, 4 * MiB, MiB, 256 * KiB, 64 * KiB];
 const BUDGET_MS = 250;
 /** Read staging made ready at setup: this many buffers of the read plan's single size. */
 const READ_BUFFERS = 4;
+/**
+ * One read buffer of this size is kept ready beside the large ones: a first readback of 1–64 KiB takes it (a ring
+ * hands out a kept buffer up to 64× the request), not a new buffer (in Chromium a new MAP_READ buffer is a shared
+ * memory allocation in the GPU process: 0.2–0.5 ms on the H100, more than the readback itself).
+ */
+const SMALL_READ_BYTES = 64 * KiB;
 /** Write staging made ready at setup: the pieces of an upload of this size. */
 const READY_UPLOAD_BYTES = 16 * MiB;
 /** With a memory budget, the staging made ready at setup takes at most this share of it … */
@@ -210,6 +217,7 @@ export async function calibrate(t: CalibrationTarget): Promise<Calibrated> {
   t.reads.keepOnly(ready.readBytes, ready.readCount);
   if (ready.writeCount > 0) await t.writes.prepare(ready.writeBytes, ready.writeCount);
   if (ready.readCount > 0) await t.reads.prepare(ready.readBytes, ready.readCount);
+  if (ready.smallReadBytes > 0) await t.reads.prepare(ready.smallReadBytes, 1);
   // Turns through this device's own ready read staging (its size follows the device's memory budget).
   const turns = found.calibration.readInTurn && ready.readCount >= 2;
   return { ...found, read: { turnBytes: turns ? ready.readBytes : 0 } };
@@ -219,6 +227,8 @@ export async function calibrate(t: CalibrationTarget): Promise<Calibrated> {
 export interface ReadyStaging {
   readBytes: number;
   readCount: number;
+  /** One more read buffer of this size (0: none) for small first readbacks ({@link SMALL_READ_BYTES}). */
+  smallReadBytes: number;
   writeBytes: number;
   writeCount: number;
 }
@@ -248,11 +258,17 @@ export function readyStaging(
   const readBytes = Math.min(single, floorPow2(readShare));
   const readCount = readBytes < STAGING_MIN_BYTES ? 0 : Math.min(READ_BUFFERS, Math.floor(readShare / readBytes));
   const upload = Math.min(READY_UPLOAD_BYTES, floorPow2(share - readBytes * readCount));
-  if (!staging || upload < Math.max(stagingMinBytes, STAGING_MIN_BYTES))
-    return { readBytes, readCount, writeBytes: 0, writeCount: 0 };
-  // Pieces of at most the upload itself (in Node a piece may be 64 MiB: a 16 MiB upload is one 16 MiB piece).
-  const piece = Math.min(pieceSize(upload, t.write), upload);
-  return { readBytes, readCount, writeBytes: piece, writeCount: Math.ceil(upload / piece) };
+  let writeBytes = 0;
+  let writeCount = 0;
+  if (staging && upload >= Math.max(stagingMinBytes, STAGING_MIN_BYTES)) {
+    // Pieces of at most the upload itself (in Node a piece may be 64 MiB: a 16 MiB upload is one 16 MiB piece).
+    writeBytes = Math.min(pieceSize(upload, t.write), upload);
+    writeCount = Math.ceil(upload / writeBytes);
+  }
+  // The small read buffer, where the read buffers are too large to serve small readbacks and it fits in the share.
+  const used = readBytes * readCount + writeBytes * writeCount;
+  const small = readCount > 0 && readBytes > SMALL_READ_BYTES && used + SMALL_READ_BYTES <= share;
+  return { readBytes, readCount, smallReadBytes: small ? SMALL_READ_BYTES : 0, writeBytes, writeCount };
 }
 
 /** Measure the device (see the file comment). Leaves the staging it made in the rings. */
