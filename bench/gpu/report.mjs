@@ -160,14 +160,19 @@ export function markdownReport(out) {
   const c = out.calibration;
   if (c)
     md +=
-      `\nWhat setup measured and decided (ms, writeBuffer / staging, cold then warm${c.upload[0]?.pairs === undefined ? "" : " (medians of interleaved pairs)"} → the way of the size's class, ` +
+      `\nWhat setup measured and decided (ms, writeBuffer / staging, cold then warm${c.upload[0]?.pairs === undefined ? "" : c.upload[0]?.pieces === undefined ? " (medians of interleaved pairs)" : " (medians of interleaved rounds; staging in smaller pieces timed in the same rounds)"} → the way of the size's class, ` +
       `cold / warm; \`ctx.transferStats().calibration\`): ` +
       c.upload
         .map((u) => {
           const way = (w) => (w === undefined ? "" : w === "staging" ? "st" : "wb");
-          const decided = u.cold === undefined ? "" : ` → ${way(u.cold)}/${way(u.warm)} from ${sizeLabel(u.fromBytes)}`;
-          const pairs = u.pairs === undefined ? "" : ` (${u.pairs} pairs)`;
-          return `${sizeLabel(u.bytes)} ${num(u.writeBufferCold)}/${num(u.stagingCold)}, ${num(u.writeBuffer)}/${num(u.staging)}${pairs}${decided}`;
+          const inPieces = u.pieceBytes ? ` in ${sizeLabel(u.pieceBytes)} pieces` : "";
+          const decided =
+            u.cold === undefined ? "" : ` → ${way(u.cold)}/${way(u.warm)}${inPieces} from ${sizeLabel(u.fromBytes)}`;
+          const pairs = u.pairs === undefined ? "" : ` (${u.pairs} ${u.pieces === undefined ? "pairs" : "rounds"})`;
+          const pieces = (u.pieces ?? [])
+            .map((p) => `, in ${sizeLabel(p.pieceBytes)} pieces ${num(p.staging)}`)
+            .join("");
+          return `${sizeLabel(u.bytes)} ${num(u.writeBufferCold)}/${num(u.stagingCold)}, ${num(u.writeBuffer)}/${num(u.staging)}${pieces}${pairs}${decided}`;
         })
         .join("; ") +
       (c.newStagingMs === undefined

@@ -9,7 +9,7 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { PageContext } from "../../js/src/context/context.js";
 import { CONTEXT_PROTOCOL } from "../../js/src/context/get-context.js";
-import { classStarts, uploadClasses } from "../../js/src/context/transfers/calibrate.js";
+import { classStarts, pieceCandidates, uploadClasses } from "../../js/src/context/transfers/calibrate.js";
 import { DEFAULT_TRANSFER_PLAN, DeviceTransfers, planFor } from "../../js/src/context/transfers/device-transfers.js";
 import { planPieces } from "../../js/src/context/transfers/read.js";
 import { classIndex } from "../../js/src/context/transfers/write.js";
@@ -46,6 +46,11 @@ interface Script {
   writeBuffer(bytes: number, first: boolean): number;
   /** A copy out of a MAP_WRITE staging buffer, `uses` copies out of that buffer before it. */
   staging(bytes: number, uses: number): number;
+  /**
+   * An upload of `bytes` staged in pieces of `pieceBytes` (several copies before the wait); by default one piece's
+   * time + 1 ms (pieces lose where a scenario says nothing of them).
+   */
+  pieces?(bytes: number, pieceBytes: number): number;
   /** Making a MAP_READ buffer, and the calibration's GPU-side copy buffer (its snapshot of 4 MiB or less). */
   newRead?: number;
   snapshot?: number;
@@ -66,11 +71,22 @@ class ScriptedBuffer extends FakeBuffer {
   }
 }
 
-/** An encoder whose copies move no bytes; one out of a staging buffer takes the script's time when submitted. */
+/** The staged copies submitted since the last wait: their bytes, count, and the first one's buffer's earlier uses. */
+interface Pending {
+  bytes: number;
+  copies: number;
+  pieceBytes: number;
+  uses: number;
+}
+
+/**
+ * An encoder whose copies move no bytes; those out of staging buffers take the script's time at the next wait
+ * (an upload's pieces together: `pieces`, one copy: `staging`).
+ */
 class ScriptedEncoder extends FakeEncoder {
   constructor(
-    readonly script: Script,
     readonly uses: Map<FakeBuffer, number>,
+    readonly pending: Pending,
   ) {
     super();
   }
@@ -78,19 +94,36 @@ class ScriptedEncoder extends FakeEncoder {
     if ((src.usage & MAP_WRITE) === 0) return;
     const uses = this.uses.get(src) ?? 0;
     this.uses.set(src, uses + 1);
-    this.copies.push(() => spin(this.script.staging(size, uses)));
+    this.copies.push(() => {
+      const p = this.pending;
+      if (p.copies === 0) Object.assign(p, { uses, pieceBytes: size });
+      p.bytes += size;
+      p.copies += 1;
+    });
   }
 }
 
 /** A device whose transfers take the script's times. */
 class ScriptedDevice extends FakeDevice {
   readonly uses = new Map<FakeBuffer, number>();
+  readonly pending: Pending = { bytes: 0, copies: 0, pieceBytes: 0, uses: 0 };
+  /** Every staged upload waited on: its bytes, copies and piece size. */
+  readonly staged: Omit<Pending, "uses">[] = [];
   constructor(
     readonly script: Script,
     features: string[],
     limits: Record<string, number>,
   ) {
     super(features, limits);
+    const workDone = this.queue.onSubmittedWorkDone.bind(this.queue);
+    this.queue.onSubmittedWorkDone = () => {
+      const p = this.pending;
+      if (p.copies > 0) this.staged.push({ bytes: p.bytes, copies: p.copies, pieceBytes: p.pieceBytes });
+      if (p.copies === 1) spin(script.staging(p.bytes, p.uses));
+      else if (p.copies > 1) spin(script.pieces?.(p.bytes, p.pieceBytes) ?? script.staging(p.bytes, p.uses) + 1);
+      Object.assign(p, { bytes: 0, copies: 0 });
+      return workDone();
+    };
     const seen = new Set<number>();
     this.queue.writeBuffer = (_buffer, _offset, data, dataOffset = 0, size) => {
       const bytes = size ?? data.byteLength - dataOffset;
@@ -108,7 +141,7 @@ class ScriptedDevice extends FakeDevice {
     return buffer;
   }
   override createCommandEncoder(): FakeEncoder {
-    return new ScriptedEncoder(this.script, this.uses);
+    return new ScriptedEncoder(this.uses, this.pending);
   }
 }
 
@@ -141,7 +174,7 @@ async function setUp(name: string, script: Script) {
   await ctx.setup({ gpu: asGPU<GPU>(new FakeGPU(adapter)), requiredLimits: { maxBufferSize: GiB } });
   const calibration = ctx.transferStats().calibration!;
   const ways = Object.fromEntries(calibration.upload.map((u) => [u.bytes, `${u.cold}/${u.warm}`]));
-  return { ctx, calibration, ways, device: adapter.devices.at(-1)! };
+  return { ctx, calibration, ways, device: adapter.devices.at(-1)! as ScriptedDevice };
 }
 
 /** ms by size for the five sizes setup measures (others: 0). */
@@ -153,8 +186,10 @@ const SLOW = 8;
 test("a window where staging wins below a size where it loses: a decision per size, not one threshold", async () => {
   // As measured in Chromium on the H100 (warm, ms): kept staging beats writeBuffer at 256 KiB and 1 MiB, loses at
   // 4 MiB (1.48 vs 0.99), wins again from 16 MiB.
-  const wb = bySize({ [64 * KiB]: 0, [256 * KiB]: SLOW, [MiB]: SLOW, [4 * MiB]: 0, [16 * MiB]: SLOW });
-  const st = bySize({ [64 * KiB]: SLOW, [256 * KiB]: 0, [MiB]: 0, [4 * MiB]: SLOW, [16 * MiB]: 0 });
+  // (Half of SLOW: the smaller pieces timed beside them, 1 ms dearer than one piece here, fit the time budget.)
+  const slow = SLOW / 2;
+  const wb = bySize({ [64 * KiB]: 0, [256 * KiB]: slow, [MiB]: slow, [4 * MiB]: 0, [16 * MiB]: slow });
+  const st = bySize({ [64 * KiB]: slow, [256 * KiB]: 0, [MiB]: 0, [4 * MiB]: slow, [16 * MiB]: 0 });
   const { ctx, calibration, ways } = await setUp("window", { writeBuffer: (n) => wb(n), staging: (n) => st(n) });
   assert.equal(calibration.upload.at(-1)!.bytes, 16 * MiB, "largest first");
   const expected: Record<number, string> = {
@@ -255,14 +290,83 @@ test("warm pairs: the first pair (a buffer's first use) is left out; more pairs 
   const script: Script = {
     writeBuffer: (n) => (n === MiB ? (wbCalls++, 0.5) : n === 16 * MiB ? SLOW : 0),
     staging: (n, uses) => (n === MiB ? (uses === 0 ? 2 : 0.3) : n === 16 * MiB ? 0 : SLOW),
+    pieces: (n) => (n === MiB ? 0.4 : SLOW), // dearer than one piece: only the count of rounds matters here
   };
   const { calibration, ways } = await setUp("first use slow", script);
   const u = calibration.upload.find((f) => f.bytes === MiB)!;
   assert.equal(ways[MiB], "writeBuffer/staging");
   assert.ok(near(u.staging, 0.3), `the 2 ms first use is not among the samples (${u.staging})`);
-  // 0.8 ms a pair within the 24 ms box: the cap of 21 pairs (+ the one left out, + the cold call).
-  assert.equal(u.pairs, 21);
-  assert.equal(wbCalls, 1 + 22);
+  // 1.2 ms a round (writeBuffer, one piece, pieces of 256 KiB) within the 24 ms box after the 2.9 ms of the round
+  // left out: 18 rounds (+ the one left out, + the cold call).
+  assert.equal(u.pairs, 18);
+  assert.equal(wbCalls, 1 + 19);
+  assert.deepEqual(
+    u.pieces.map((p) => p.pieceBytes),
+    [256 * KiB],
+  );
+  assert.ok(near(u.pieces[0]!.staging, 0.4));
+  assert.equal(u.pieceBytes, 0, "one piece, the faster");
+});
+
+test("a staged upload that stalls in one buffer and not in smaller pieces: the class stages warm in those pieces", async () => {
+  // As Chromium on the H100 (raw, warm medians, ms): writeBuffer 0.25 / 0.65 / 1.4 at 256 KiB / 1 / 4 MiB; one kept
+  // buffer 2.4 / 2.6 / 3.1 (a ~2 ms stall); pieces of 256 KiB 0.50 (1 MiB), of 1 MiB 2.8 (4 MiB: they stall too);
+  // pieces of 64 KiB stall at 256 KiB.
+  const wb = bySize({ [64 * KiB]: 0.12, [256 * KiB]: 0.25, [MiB]: 0.65, [4 * MiB]: 1.4, [16 * MiB]: SLOW });
+  const st = bySize({ [64 * KiB]: 2.2, [256 * KiB]: 2.4, [MiB]: 2.6, [4 * MiB]: 3.1, [16 * MiB]: 0 });
+  const inPieces = (n: number, piece: number): number =>
+    piece === 256 * KiB ? (n === MiB ? 0.5 : 1.06) : piece === 64 * KiB ? 2.3 : n === 16 * MiB ? 1 : 2.8;
+  const { ctx, calibration, ways, device } = await setUp("stall in one buffer", {
+    writeBuffer: (n) => wb(n),
+    staging: (n) => st(n),
+    pieces: inPieces,
+  });
+  assert.deepEqual(ways, {
+    [64 * KiB]: "writeBuffer/writeBuffer",
+    [256 * KiB]: "writeBuffer/writeBuffer",
+    [MiB]: "writeBuffer/staging",
+    [4 * MiB]: "writeBuffer/writeBuffer",
+    [16 * MiB]: "staging/staging",
+  });
+  const byBytes = Object.fromEntries(calibration.upload.map((u) => [u.bytes, u]));
+  assert.deepEqual(
+    [64 * KiB, 256 * KiB, MiB, 4 * MiB, 16 * MiB].map((n) => byBytes[n]!.pieceBytes),
+    [0, 0, 256 * KiB, 0, 0],
+    "the pieces where they beat one piece and writeBuffer; 16 MiB: one piece (0 ms) beats 4 MiB pieces",
+  );
+  assert.deepEqual(
+    [64 * KiB, 256 * KiB, MiB, 4 * MiB, 16 * MiB].map((n) => byBytes[n]!.pieces.map((p) => p.pieceBytes)),
+    [[], [64 * KiB], [256 * KiB], [MiB], [4 * MiB]],
+    "a quarter of each size (in-process plan: one piece up to 256 MiB, so 16 MiB is timed in 4 MiB pieces too)",
+  );
+  assert.ok(near(byBytes[4 * MiB]!.pieces[0]!.staging, 2.8));
+  // A 1 MiB class upload (from 512 KiB): the first (cold) through writeBuffer, later ones staged in copies of
+  // 256 KiB — 1 MiB in four, 1.5 MiB - 2 bytes in six (the last padded to a word).
+  const ptr = await ctx.allocWebGPUChecked(4 * MiB);
+  const upload = (n: number) => {
+    ctx.upload(ptr, new Uint8Array(n));
+    return [ctx.transferStats().lastUploadPath, device.staged.length];
+  };
+  const before = device.staged.length;
+  assert.deepEqual(upload(MiB), ["writeBuffer", before]);
+  await device.queue.onSubmittedWorkDone();
+  assert.deepEqual(upload(MiB), ["staging", before]);
+  await device.queue.onSubmittedWorkDone();
+  assert.deepEqual(device.staged.at(-1), { bytes: MiB, copies: 4, pieceBytes: 256 * KiB });
+  assert.deepEqual(upload(1.5 * MiB - 2)[0], "staging");
+  await device.queue.onSubmittedWorkDone();
+  assert.deepEqual(device.staged.at(-1), { bytes: 1.5 * MiB, copies: 6, pieceBytes: 256 * KiB });
+  ctx.freeWebGPU(ptr);
+});
+
+test("the smaller pieces timed: the next smaller size setup measures, from 64 KiB, below the plan's pieces", () => {
+  const browser = (n: number) => Math.min(n, 4 * MiB); // the plan's pieces up to 16 MiB in a browser
+  assert.deepEqual(pieceCandidates(16 * MiB, browser(16 * MiB)), [], "4 MiB: the plan's own pieces");
+  assert.deepEqual(pieceCandidates(16 * MiB, 16 * MiB), [4 * MiB], "in-process: one piece, or four");
+  assert.deepEqual(pieceCandidates(4 * MiB, browser(4 * MiB)), [MiB]);
+  assert.deepEqual(pieceCandidates(MiB, browser(MiB)), [256 * KiB]);
+  assert.deepEqual(pieceCandidates(256 * KiB, browser(256 * KiB)), [64 * KiB]);
+  assert.deepEqual(pieceCandidates(64 * KiB, browser(64 * KiB)), []);
 });
 
 test("large first readbacks in turns where new read staging costs more than twice a GPU copy, else not", async () => {
@@ -353,7 +457,9 @@ test("readbacks from wholeFromBytes: pieces the first time, given up after; then
   };
   await read();
   assert.equal(t.stats().read.created, 4, "four 4 MiB pieces");
-  await new Promise((r) => setTimeout(r, 20)); // the whole buffer is made once the readback is done
+  // The whole buffer is made once the readback is done, in a later task (later still while earlier tests' staging
+  // is made in theirs).
+  for (let i = 0; i < 100 && t.stats().read.keptBytes < 16 * MiB; i++) await new Promise((r) => setTimeout(r, 10));
   assert.deepEqual(
     [t.stats().read.kept, t.stats().read.keptBytes],
     [1, 16 * MiB],

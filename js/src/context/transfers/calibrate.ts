@@ -13,8 +13,9 @@
  * — writeBuffer's first, against staging's first use of what setup keeps ready
  * (a larger kept buffer below the largest size), staging taken only where it
  * was at least twice as fast (one call each: see COLD_MARGIN) — and warm the
- * medians of interleaved pairs of calls (see WARM), with staging of the size's
- * own class. The first writeBuffer of the largest size, before all this,
+ * medians of interleaved rounds of calls (see WARM), with staging of the size's
+ * own class, in the plan's pieces and in quarter-size ones (pieceCandidates):
+ * the class's later staged uploads take the faster pieces (`pieceBytes`). The first writeBuffer of the largest size, before all this,
  * is not timed: what it costs once per page is no device's first call.
  * At the largest size, new staging made for it against the first writeBuffer
  * says whether a piece that finds no staging ready makes some (`makeStaging`).
@@ -42,6 +43,9 @@ import { createBufferAs, meterOf, WEBDLPACK_OWNER } from "../memory/meter.js";
 import { type ReadRing, STAGING_MIN_BYTES, type WriteRing } from "./staging.js";
 import { pieceSize, type UploadClass, type UploadWay, type WritePlan, writeRange } from "./write.js";
 import type { Inflight } from "./inflight.js";
+import { faster, now, type PieceFigure, timed, warmFigures, warmWay } from "./calibrate-warm.js";
+
+export type { PieceFigure } from "./calibrate-warm.js";
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -77,13 +81,17 @@ export interface UploadFigures {
   /** The first call at the size (cold) … */
   writeBufferCold: number;
   stagingCold: number;
-  /** … and later calls (warm): medians of `pairs` interleaved pairs. */
+  /** … and later calls (warm; staging in the plan's pieces): medians of `pairs` interleaved rounds. */
   writeBuffer: number;
   staging: number;
   pairs: number;
-  /** The way the class's first upload on a device takes, and its later ones. */
+  /** Warm staging in smaller pieces, timed in the same rounds: the median per piece size measured (none: none fit). */
+  pieces: PieceFigure[];
+  /** The way the class's first upload on a device takes, and its later ones … */
   cold: UploadWay;
   warm: UploadWay;
+  /** … and the pieces its later staged uploads take (0: the plan's; else the fastest of `pieces`). */
+  pieceBytes: number;
 }
 
 /** What a calibration found (kept in transferStats: the per-size decisions and the figures behind them). */
@@ -118,65 +126,18 @@ export interface CalibrationTarget {
   adapterKey: string | null;
 }
 
-const now = (): number => performance.now();
-
 /**
- * Warm samples per size: pairs of one call each way, the order alternating (writeBuffer first, then staging first,
- * …), after one pair not kept (the staging buffer's first use, code run the first time); at least `min` pairs, then
- * more until the size's `boxMs` is spent, at most `max`. The figures are the medians — what a benchmark's warm
- * median compares — not the fastest call: in Chromium on the H100 writeBuffer's fastest of five calls (0.58 ms at
- * 1 MiB) was far below its median (0.71–0.82), so the fastest call favoured the way with the wider spread.
+ * Smaller pieces a staged upload of a size is also timed in: the next smaller size setup measures (a quarter), not
+ * below {@link MIN_SMALL_PIECE} and smaller than the plan's pieces. In Chromium on the H100 a staged upload of
+ * 256 KiB–4 MiB in one buffer often stalls ~2 ms, in pieces less, and which piece size wins changes from page to page
+ * (docs/gpu-transfers.md): measured, not assumed. Eighth and sixteenth sizes too cost ~40 ms of a first setup there.
  */
-const WARM = { min: 5, max: 21, boxMs: 24, minLarge: 2 } as const;
+const MAX_SMALL_PIECES = 4;
+const MIN_SMALL_PIECE = 64 * KiB;
 
-/** The median of `xs` (not empty; sorted in place). */
-function median(xs: number[]): number {
-  xs.sort((a, b) => a - b);
-  const mid = xs.length >> 1;
-  return xs.length % 2 === 1 ? xs[mid]! : (xs[mid - 1]! + xs[mid]!) / 2;
-}
-
-/**
- * Warm figures at `n` bytes (see {@link WARM}): the median ms of writeBuffer + wait and of staging + wait over
- * `pairs` interleaved pairs. Above 4 MiB at least {@link WARM}.minLarge pairs and no pair left out (a pair there
- * costs tens of ms in a browser).
- */
-async function warmFigures(
-  device: GPUDevice,
-  writes: WriteRing,
-  n: number,
-  viaWriteBuffer: () => void,
-  viaStaging: () => void,
-): Promise<{ writeBuffer: number; staging: number; pairs: number }> {
-  const large = n > 4 * MiB;
-  const wb: number[] = [];
-  const st: number[] = [];
-  const t0 = now();
-  for (let i = large ? 0 : -1; i < WARM.max; i++) {
-    if (i >= (large ? WARM.minLarge : WARM.min) && now() - t0 > WARM.boxMs) break;
-    let w: number;
-    let s: number;
-    if (i % 2 === 0) {
-      w = await timed(device, viaWriteBuffer);
-      s = await timed(device, viaStaging);
-    } else {
-      s = await timed(device, viaStaging);
-      w = await timed(device, viaWriteBuffer);
-    }
-    await writes.settled(); // the staging buffer is mapped again before the next pair, as after any pause
-    if (i < 0) continue;
-    wb.push(w);
-    st.push(s);
-  }
-  return { writeBuffer: median(wb), staging: median(st), pairs: wb.length };
-}
-
-/** Time `fn` then the queue's completion (ms). */
-async function timed(device: GPUDevice, fn: () => void): Promise<number> {
-  const t0 = now();
-  fn();
-  await device.queue.onSubmittedWorkDone();
-  return now() - t0;
+/** The smaller piece sizes a staged upload of `n` bytes is timed in (see {@link MAX_SMALL_PIECES}), largest first. */
+export function pieceCandidates(n: number, planPiece: number): number[] {
+  return UPLOAD_SIZES.filter((p) => p < n && p < planPiece && p >= MIN_SMALL_PIECE && p * MAX_SMALL_PIECES >= n);
 }
 
 /**
@@ -186,19 +147,20 @@ async function timed(device: GPUDevice, fn: () => void): Promise<number> {
  */
 const COLD_MARGIN = 2;
 
-/** The way that took less time (writeBuffer on a tie: it keeps no memory); staging only by `margin`. */
-const faster = (writeBuffer: number, staging: number, margin = 1): UploadWay =>
-  staging * margin < writeBuffer ? "staging" : "writeBuffer";
-
 /** Where the class of each size (ascending) starts: the geometric middle between it and the next smaller size. */
 export function classStarts(sizes: readonly number[]): number[] {
   return sizes.map((n, i) => (i === 0 ? n : Math.round(Math.sqrt(n * sizes[i - 1]!))));
 }
 
 /** The write plan's classes from the figures (ascending), less those below the first that stages either way. */
-export function uploadClasses(figures: readonly Pick<UploadFigures, "fromBytes" | "cold" | "warm">[]): UploadClass[] {
+export function uploadClasses(
+  figures: readonly (Pick<UploadFigures, "fromBytes" | "cold" | "warm"> & { pieceBytes?: number })[],
+): UploadClass[] {
   const first = figures.findIndex((c) => c.cold === "staging" || c.warm === "staging");
-  return first < 0 ? [] : figures.slice(first).map(({ fromBytes, cold, warm }) => ({ fromBytes, cold, warm }));
+  // A class carries its pieces only where it stages warm in measured ones.
+  const toClass = ({ fromBytes, cold, warm, pieceBytes = 0 }: (typeof figures)[number]): UploadClass =>
+    warm === "staging" && pieceBytes > 0 ? { fromBytes, cold, warm, pieceBytes } : { fromBytes, cold, warm };
+  return first < 0 ? [] : figures.slice(first).map(toClass);
 }
 
 /** The smallest upload the classes stage (cold or warm), or Infinity. */
@@ -310,6 +272,7 @@ async function measure(t: CalibrationTarget): Promise<Calibrated> {
       };
       const viaWriteBuffer = (): void => device.queue.writeBuffer(target, 0, host, 0, n);
       const piece = Math.min(pieceSize(n, t.write), n);
+      const candidates = pieceCandidates(n, piece);
       const writeBufferCold = await timed(device, viaWriteBuffer);
       if (kept === undefined) {
         // The largest size: new staging (nothing is kept yet), then the first use of it, as setup keeps it.
@@ -321,8 +284,16 @@ async function measure(t: CalibrationTarget): Promise<Calibrated> {
       // Below it, the first call takes a larger kept buffer (what setup keeps ready).
       const stagingCold = await timed(device, viaStaging);
       await t.writes.settled();
-      await t.writes.prepare(piece, Math.ceil(n / piece)); // warm: buffers of the size's own class
-      const { writeBuffer, staging, pairs } = await warmFigures(device, t.writes, n, viaWriteBuffer, viaStaging);
+      // Warm: buffers of the size's own class, and of each smaller piece size, one per piece.
+      await t.writes.prepare(piece, Math.ceil(n / piece));
+      for (const p of candidates) await t.writes.prepare(p, n / p);
+      const viaPieces = candidates.map((p) => {
+        const inPieces: WritePlan = { ...staged, classes: [{ ...staged.classes[0]!, pieceBytes: p }] };
+        return (): void => void writeRange(device, t.writes, t.inflight, inPieces, { warm: 1 }, target, 0, bytes);
+      });
+      const { medians, rounds } = await warmFigures(device, t.writes, n, [viaWriteBuffer, viaStaging, ...viaPieces]);
+      const [writeBuffer, staging] = medians as [number, number];
+      const pieces = candidates.map((pieceBytes, i) => ({ pieceBytes, staging: medians[2 + i]! }));
       t.writes.keepOnly(kept.bytes, kept.count); // the next size's first call finds only what setup keeps
       figures.unshift({
         bytes: n,
@@ -331,9 +302,10 @@ async function measure(t: CalibrationTarget): Promise<Calibrated> {
         stagingCold,
         writeBuffer,
         staging,
-        pairs,
+        pairs: rounds,
+        pieces,
         cold: faster(writeBufferCold, stagingCold, COLD_MARGIN),
-        warm: faster(writeBuffer, staging),
+        ...warmWay(writeBuffer, staging, pieces),
       });
     }
   } finally {

@@ -35,6 +35,11 @@ export interface UploadClass {
   cold: UploadWay;
   /** The way of its later uploads. */
   warm: UploadWay;
+  /**
+   * Pieces of this many bytes when its later uploads stage (measured at setup: calibrate.ts); absent or 0, the
+   * plan's pieces ({@link pieceSize}), as its first upload's staging always takes.
+   */
+  pieceBytes?: number;
 }
 
 /** How an upload is done (measured: bench/gpu). */
@@ -119,15 +124,15 @@ export function writeRange(
     const bit = 1 << k;
     const cold = (history.warm & bit) === 0;
     history.warm |= bit;
-    const { cold: coldWay, warm: warmWay } = plan.classes[k]!;
-    const piece = pieceSize(length, plan);
-    const pieceBytes = ceil4(Math.min(piece, length));
-    const count = Math.ceil(length / piece);
+    const { cold: coldWay, warm: warmWay, pieceBytes: warmPiece = 0 } = plan.classes[k]!;
+    const planPiece = pieceSize(length, plan);
+    // Later uploads of a class stage in its measured pieces (a multiple of 4), its first in the plan's.
+    const piece = cold || warmPiece <= 0 ? planPiece : warmPiece;
     let staged = 0;
     let lacking = 0;
     if ((cold ? coldWay : warmWay) === "writeBuffer") {
       writeDirect(device, target, offset, bytes);
-      lacking = count;
+      lacking = 1;
     } else {
       for (let at = 0; at < length; at += piece) {
         const part = bytes.subarray(at, at + piece);
@@ -140,9 +145,14 @@ export function writeRange(
         }
       }
     }
-    // Later uploads of the class stage: staging of its own size class (this one may have lacked it, or taken a
-    // larger buffer) is made for them once this upload's GPU work is done.
-    if (warmWay === "staging" && ring.owned(pieceBytes) < count) ring.prepareSoon(pieceBytes, count);
+    // Later uploads of the class stage: staging of its own size class and pieces (this one may have lacked it, or
+    // taken a larger buffer) is made for them once this upload's GPU work is done.
+    if (warmWay === "staging") {
+      const warmPieces = warmPiece > 0 ? warmPiece : planPiece;
+      const pieceBytes = ceil4(Math.min(warmPieces, length));
+      const count = Math.ceil(length / warmPieces);
+      if (ring.owned(pieceBytes) < count) ring.prepareSoon(pieceBytes, count);
+    }
     return lacking === 0 ? "staging" : staged === 0 ? "writeBuffer" : "mixed";
   } catch (err) {
     throw inflight.failure(err, "upload");

@@ -1,0 +1,91 @@
+/**
+ * How setup times the upload ways of one size once warm (calibrate.ts decides
+ * with the figures): rounds of one call each way, in rotating order, medians,
+ * and the way (and pieces) they favour.
+ */
+import type { WriteRing } from "./staging.js";
+import type { UploadWay } from "./write.js";
+
+const MiB = 2 ** 20;
+
+/** Warm staging of a size in pieces of `pieceBytes` (one kept buffer each, one submit each): median ms. */
+export interface PieceFigure {
+  pieceBytes: number;
+  staging: number;
+}
+
+export const now = (): number => performance.now();
+
+/**
+ * Warm samples per size: rounds of one call each way (writeBuffer, staging in the plan's pieces, staging in each
+ * smaller piece size measured), the order rotating from round to round, after one round not kept (the staging
+ * buffers' first use, code run the first time); at least `min` rounds, then more until the size's `boxMs` is spent,
+ * at most `max`. The figures are the medians — what a benchmark's warm median compares — not the fastest call: in
+ * Chromium on the H100 writeBuffer's fastest of five calls (0.58 ms at 1 MiB) was far below its median (0.71–0.82),
+ * so the fastest call favoured the way with the wider spread.
+ */
+const WARM = { min: 5, max: 21, boxMs: 24, minLarge: 2 } as const;
+
+/** The median of `xs` (not empty; sorted in place). */
+function median(xs: number[]): number {
+  xs.sort((a, b) => a - b);
+  const mid = xs.length >> 1;
+  return xs.length % 2 === 1 ? xs[mid]! : (xs[mid - 1]! + xs[mid]!) / 2;
+}
+
+/**
+ * Warm figures at `n` bytes (see {@link WARM}): the median ms + wait of each of `ways` over `rounds` rounds in
+ * rotating order. Above 4 MiB at least {@link WARM}.minLarge rounds and no round left out (a round there costs tens
+ * of ms in a browser).
+ */
+export async function warmFigures(
+  device: GPUDevice,
+  writes: WriteRing,
+  n: number,
+  ways: readonly (() => void)[],
+): Promise<{ medians: number[]; rounds: number }> {
+  const large = n > 4 * MiB;
+  const samples = ways.map((): number[] => []);
+  const t0 = now();
+  let rounds = 0;
+  for (let i = large ? 0 : -1; i < WARM.max; i++) {
+    if (i >= (large ? WARM.minLarge : WARM.min) && now() - t0 > WARM.boxMs) break;
+    const times: number[] = [];
+    for (let j = 0; j < ways.length; j++) {
+      const k = (j + Math.max(i, 0)) % ways.length;
+      times[k] = await timed(device, ways[k]!);
+    }
+    await writes.settled(); // the staging buffers are mapped again before the next round, as after any pause
+    if (i < 0) continue;
+    for (let k = 0; k < ways.length; k++) samples[k]!.push(times[k]!);
+    rounds += 1;
+  }
+  return { medians: samples.map(median), rounds };
+}
+
+/** Time `fn` then the queue's completion (ms). */
+export async function timed(device: GPUDevice, fn: () => void): Promise<number> {
+  const t0 = now();
+  fn();
+  await device.queue.onSubmittedWorkDone();
+  return now() - t0;
+}
+
+/** The way that took less time (writeBuffer on a tie: it keeps no memory); staging only by `margin`. */
+export const faster = (writeBuffer: number, staging: number, margin = 1): UploadWay =>
+  staging * margin < writeBuffer ? "staging" : "writeBuffer";
+
+/**
+ * The warm way of a size and its pieces from the medians: staging in the plan's pieces or in the fastest smaller
+ * piece size (the plan's on a tie: fewer maps), against writeBuffer (on a tie: it keeps no memory).
+ */
+export function warmWay(
+  writeBuffer: number,
+  staging: number,
+  pieces: readonly PieceFigure[],
+): { warm: UploadWay; pieceBytes: number } {
+  let best = { staging, pieceBytes: 0 };
+  for (const p of pieces) if (p.staging < best.staging) best = p;
+  const warm = faster(writeBuffer, best.staging);
+  return { warm, pieceBytes: warm === "staging" ? best.pieceBytes : 0 };
+}
