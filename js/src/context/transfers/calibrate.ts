@@ -295,6 +295,10 @@ async function measure(t: CalibrationTarget): Promise<Calibrated> {
       const [writeBuffer, staging] = medians as [number, number];
       const pieces = candidates.map((pieceBytes, i) => ({ pieceBytes, staging: medians[2 + i]! }));
       t.writes.keepOnly(kept.bytes, kept.count); // the next size's first call finds only what setup keeps
+      // Dawn frees destroyed buffers at the queue's next tick: here, not in the next size's timed first call (dawn.node,
+      // H100: first staged calls 2.8–6.4 ms with the frees in them, 0.16–0.9 without; a 10 ms pause did not help).
+      device.queue.submit([]);
+      await device.queue.onSubmittedWorkDone();
       figures.unshift({
         bytes: n,
         fromBytes: n,
