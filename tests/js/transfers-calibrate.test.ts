@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { PageContext } from "../../js/src/context/context.js";
 import { CONTEXT_PROTOCOL } from "../../js/src/context/get-context.js";
 import { classStarts, pieceCandidates, uploadClasses } from "../../js/src/context/transfers/calibrate.js";
+import { WARM_MARGIN, warmWay } from "../../js/src/context/transfers/calibrate-warm.js";
 import { DEFAULT_TRANSFER_PLAN, DeviceTransfers, planFor } from "../../js/src/context/transfers/device-transfers.js";
 import { planPieces } from "../../js/src/context/transfers/read.js";
 import { classIndex } from "../../js/src/context/transfers/write.js";
@@ -495,4 +496,19 @@ test("readbacks from wholeFromBytes: pieces the first time, given up after; then
   await read();
   assert.equal(t.stats().read.created, 5, "later readbacks: the one kept buffer");
   t.drain();
+});
+
+test("warm: staging only where its median beats writeBuffer's by the margin (a near tie keeps writeBuffer)", () => {
+  // Chromium on the H100, setup's medians (ms): 4 MiB writeBuffer 1.10, one piece 3.28, 1 MiB pieces 0.995 (10 %
+  // faster: lost in the bench, 1.33 against 1.13); 1 MiB writeBuffer 0.693, one piece 2.62, 256 KiB pieces 0.515.
+  assert.deepEqual(warmWay(1.1, 3.28, [{ pieceBytes: MiB, staging: 0.995 }]), { warm: "writeBuffer", pieceBytes: 0 });
+  assert.deepEqual(warmWay(0.693, 2.62, [{ pieceBytes: 256 * KiB, staging: 0.515 }]), {
+    warm: "staging",
+    pieceBytes: 256 * KiB,
+  });
+  // One piece, by far (Node on the H100 at 16 MiB): staging in the plan's pieces.
+  assert.deepEqual(warmWay(13.78, 2.52, [{ pieceBytes: 4 * MiB, staging: 2.97 }]), { warm: "staging", pieceBytes: 0 });
+  // Just past the margin, and just short of it.
+  assert.equal(warmWay(1, 1 / (WARM_MARGIN * 1.01), []).warm, "staging");
+  assert.equal(warmWay(1, 1 / (WARM_MARGIN * 0.99), []).warm, "writeBuffer");
 });

@@ -76,8 +76,19 @@ export const faster = (writeBuffer: number, staging: number, margin = 1): Upload
   staging * margin < writeBuffer ? "staging" : "writeBuffer";
 
 /**
+ * How much faster than writeBuffer a staging way's warm median must be for a class to stage warm. writeBuffer keeps
+ * no memory and showed no slow mode, while staging in Chromium on the H100 switches between a fast mode and a ~2 ms
+ * stall that lasts many calls; and a setup has few rounds at the larger sizes (5 at 4 MiB). A near tie was a loss:
+ * 4 MiB in 1 MiB pieces measured 0.995 ms at setup against writeBuffer's 1.10 (10 % faster) and then took 1.33 ms
+ * in the bench against writeBuffer's 1.13. Where staging won, it won by far more (1 MiB in pieces 0.52 against 0.69,
+ * 35 %; 16 MiB 2.5–5.2 against 13.8–21.1 ms).
+ */
+export const WARM_MARGIN = 1.15;
+
+/**
  * The warm way of a size and its pieces from the medians: staging in the plan's pieces or in the fastest smaller
- * piece size (the plan's on a tie: fewer maps), against writeBuffer (on a tie: it keeps no memory).
+ * piece size (the plan's on a tie: fewer maps), against writeBuffer — staging only where at least
+ * {@link WARM_MARGIN} times faster.
  */
 export function warmWay(
   writeBuffer: number,
@@ -86,6 +97,6 @@ export function warmWay(
 ): { warm: UploadWay; pieceBytes: number } {
   let best = { staging, pieceBytes: 0 };
   for (const p of pieces) if (p.staging < best.staging) best = p;
-  const warm = faster(writeBuffer, best.staging);
+  const warm = faster(writeBuffer, best.staging, WARM_MARGIN);
   return { warm, pieceBytes: warm === "staging" ? best.pieceBytes : 0 };
 }

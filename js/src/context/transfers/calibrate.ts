@@ -14,9 +14,10 @@
  * (a larger kept buffer below the largest size), staging taken only where it
  * was at least twice as fast (one call each: see COLD_MARGIN) — and warm the
  * medians of interleaved rounds of calls (see WARM), with staging of the size's
- * own class, in the plan's pieces and in quarter-size ones (pieceCandidates):
- * the class's later staged uploads take the faster pieces (`pieceBytes`). The first writeBuffer of the largest size, before all this,
- * is not timed: what it costs once per page is no device's first call.
+ * own class, in the plan's pieces and in quarter-size ones (pieceCandidates),
+ * staging taken only where at least 15 % faster (WARM_MARGIN): the class's
+ * later staged uploads take the faster pieces (`pieceBytes`). The first
+ * writeBuffer of the largest size, before all this, is not timed: what it costs once per page is no device's first call.
  * At the largest size, new staging made for it against the first writeBuffer
  * says whether a piece that finds no staging ready makes some (`makeStaging`).
  * Below the smallest size measured: writeBuffer. Measured once per adapter in a
