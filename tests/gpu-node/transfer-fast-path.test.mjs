@@ -193,6 +193,30 @@ describe("the read ring's hot buffer (the one a readback gave back last)", () =>
     ring.drain();
   });
 
+  test("serves a smaller class within 64x that keeps no buffer of its own, and not one that does", async () => {
+    const ring = new ReadRing(device, (b) => b.destroy(), 2 ** 20);
+    const big = ring.take(64 * 1024);
+    await big.mapAsync(globals.GPUMapMode.READ, 0, 1024);
+    ring.giveMapped(big);
+    const small = ring.take(1024); // 1 KiB keeps none: the hot 64 KiB buffer, unmapped
+    assert.equal(small, big);
+    assert.equal(small.mapState, "unmapped");
+    assert.deepEqual([ring.stats().kept, ring.stats().keptBytes, ring.stats().created], [0, 0, 1]);
+    await small.mapAsync(globals.GPUMapMode.READ, 0, 1024);
+    ring.giveMapped(small);
+    assert.notEqual(ring.take(256), big, "256 B is below 1/64 of it: not served by it");
+    const own = ring.take(2048); // 2 KiB: served by the hot one (within 64x), then given back kept
+    assert.equal(own, big);
+    ring.give(own, true);
+    const two = ring.take(2048 + 1); // a 4 KiB class buffer of its own, kept once given back
+    ring.give(two, true);
+    const again = ring.take(64 * 1024); // the 64 KiB one, now kept (not hot)
+    await again.mapAsync(globals.GPUMapMode.READ, 0, 1024);
+    ring.giveMapped(again); // hot again
+    assert.equal(ring.take(4096), two, "4 KiB keeps its own buffer: that one, not the hot 64 KiB one");
+    ring.drain();
+  });
+
   test("memory pressure (clear), a lost device and a budget it does not fit destroy it, mapped or not", async () => {
     const cleared = await ringWithHot();
     cleared.ring.clear();

@@ -14,7 +14,7 @@ export const later: (task: () => void) => void = (() => {
 })();
 
 /** A request may take a kept buffer up to this many times its size class. */
-const LARGER_CLASS_FACTOR = 64;
+export const LARGER_CLASS_FACTOR = 64;
 
 /** Smallest staging buffer. */
 export const STAGING_MIN_BYTES = 256;
@@ -119,6 +119,11 @@ export abstract class Ring {
       taken.push(buffer);
     }
     return taken;
+  }
+
+  /** True when a buffer of class `size` itself is kept (ready or not). */
+  protected keepsOwn(size: number): boolean {
+    return (this.free.get(size)?.length ?? 0) > 0;
   }
 
   /** A buffer of class `size` held apart from the kept ones for the next transfer (ReadRing's), now out; or none. */

@@ -16,7 +16,7 @@
 import { GPUUsage } from "../allocation/create.js";
 import { createBufferAs, WEBDLPACK_OWNER } from "../memory/meter.js";
 import { bufferFacts } from "./buffer-facts.js";
-import { later, Ring, stagingClass, touch, type RingStats } from "./ring.js";
+import { LARGER_CLASS_FACTOR, later, Ring, stagingClass, touch, type RingStats } from "./ring.js";
 
 export { STAGING_MIN_BYTES, stagingClass, touch, type RingStats } from "./ring.js";
 
@@ -112,11 +112,20 @@ export class ReadRing extends Ring {
     }
   }
 
+  /**
+   * The hot buffer, for a request of its own class, or of a smaller one within {@link LARGER_CLASS_FACTOR}× that
+   * has no kept buffer of its own (the 64 KiB buffer setup keeps serves 1 KiB readbacks call after call, without the
+   * kept buffers' bookkeeping each time).
+   */
   protected override takeHot(size: number): GPUBuffer | undefined {
     const hot = this.#hot;
-    if (hot === undefined || this.#hotSize !== size || (this.#hotMapped && !this.#unmapHot())) return undefined;
+    if (hot === undefined) return undefined;
+    const hotSize = this.#hotSize;
+    if (hotSize !== size && (hotSize < size || hotSize > size * LARGER_CLASS_FACTOR || this.keepsOwn(size)))
+      return undefined;
+    if (this.#hotMapped && !this.#unmapHot()) return undefined;
     this.#hot = undefined;
-    this.keptBytes -= size;
+    this.keptBytes -= hotSize;
     this.reused += 1;
     this.out.add(hot);
     return hot;
