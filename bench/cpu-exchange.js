@@ -7,8 +7,9 @@
 // Rows between JS and C call the side module's exports directly.
 //
 // Each row is one exchange + touch + release, repeated `reps` times per sample; we report the
-// per-exchange median and min. All cases of one size are warmed up first, then sampled round-robin,
-// so a slow spell of the machine hits every case alike.
+// per-exchange median and min. All cases of one size are warmed up first, then sampled round-robin (in a new
+// order each round, each sample after a short untimed lead-in), so a slow spell of the machine hits every case
+// alike and no case always pays for the same neighbour's garbage.
 
 const FLOAT32 = { code: 2, bits: 32, lanes: 1 };
 
@@ -81,17 +82,33 @@ function leadIn(fn, reps) {
   for (let i = reps >> 2; i > 0; i--) fn();
 }
 
+/** The order of round `round` over `n` cases: a shuffle (Fisher-Yates) by a fixed generator, the same every run. */
+function roundOrder(n, round) {
+  let state = (0x9e3779b9 ^ Math.imul(round + 1, 0x85ebca6b)) >>> 0;
+  const next = () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state;
+  };
+  const order = Array.from({ length: n }, (_, i) => i);
+  for (let i = n - 1; i > 0; i--) {
+    const j = next() % (i + 1);
+    [order[i], order[j]] = [order[j], order[i]];
+  }
+  return order;
+}
+
 /** Time every case (`{fn, samples, ...meta}`) round-robin; one result row per case, with its meta fields. */
 function timeCases(cases, minMs) {
   const entries = cases.map((c) => ({ ...c, per: [] }));
   for (const e of entries) calibrate(e.fn, minMs); // warm-up (JIT, caches)
   for (const e of entries) e.reps = calibrate(e.fn, minMs);
-  // Round-robin in rotating order: round s starts at case s, so no case always follows the same neighbour (whose
-  // garbage or background work it would pay for) or always runs first or last in a round.
+  // Round-robin in a new order each round (roundOrder), so no case always follows the same neighbour, whose garbage
+  // it would partly pay for (measured in one page: c→py right after PyProxy.toJs's copy 2.5 µs, after most cases
+  // 1.5), nor always runs first or last in a round.
   const rounds = Math.max(...entries.map((e) => e.samples));
   for (let s = 0; s < rounds; s++) {
-    for (let k = 0; k < entries.length; k++) {
-      const e = entries[(s + k) % entries.length];
+    for (const k of roundOrder(entries.length, s)) {
+      const e = entries[k];
       if (e.per.length >= e.samples) continue;
       leadIn(e.fn, e.reps);
       e.per.push(sampleOnce(e.fn, e.reps));

@@ -201,10 +201,11 @@ export function exchangeSection(out) {
     "Before the first size every case is warmed up alike, round-robin in 20 ms slices until none is still getting " +
     "faster (V8 first runs wasm and JS in baseline tiers and compiles the hot functions of a path only after it has run " +
     "a while: 0.3-1 s of running for a path the page had not run yet, which a short warm-up left in the first size's " +
-    "samples); each size's cases are then sampled round-robin in rotating order, each sample after an untimed " +
-    "lead-in of a quarter of a sample of the same case (so that it does not pay for the garbage the case before it " +
-    "left: at 1 KiB, where the copies make a new array every 1-2 µs, that had made whole samples of the next case " +
-    "1.5-2.5× slower).\n\n";
+    "samples); each size's cases are then sampled round-robin, in a new order each round (a fixed shuffle), each " +
+    "sample after an untimed lead-in of a quarter of a sample of the same case: a case pays in part for the garbage " +
+    "the case before it left (at 1 KiB, where the copies make a new array every 1-2 µs, c→py ran at 2-2.5 µs right " +
+    "after PyProxy.toJs's copy and 1.5 µs after most cases), and with one fixed order the same neighbour hit " +
+    "every sample of a case.\n\n";
   md += table(
     ["case", ...sizes.map(sizeLabel)],
     cases.map((c) => [c, ...sizes.map((n) => cell(get(c, n)))]),
