@@ -501,14 +501,16 @@ test("readbacks from wholeFromBytes: pieces the first time, given up after; then
 test("warm: staging only where its median beats writeBuffer's by the margin (a near tie keeps writeBuffer)", () => {
   // Chromium on the H100, setup's medians (ms): 4 MiB writeBuffer 1.10, one piece 3.28, 1 MiB pieces 0.995 (10 %
   // faster: lost in the bench, 1.33 against 1.13); 1 MiB writeBuffer 0.693, one piece 2.62, 256 KiB pieces 0.515.
-  assert.deepEqual(warmWay(1.1, 3.28, [{ pieceBytes: MiB, staging: 0.995 }]), { warm: "writeBuffer", pieceBytes: 0 });
-  assert.deepEqual(warmWay(0.693, 2.62, [{ pieceBytes: 256 * KiB, staging: 0.515 }]), {
-    warm: "staging",
-    pieceBytes: 256 * KiB,
-  });
+  const nearTie = warmWay(1.1, 3.28, [{ pieceBytes: MiB, staging: 0.995 }]);
+  const clearWin = warmWay(0.693, 2.62, [{ pieceBytes: 256 * KiB, staging: 0.515 }]);
   // One piece, by far (Node on the H100 at 16 MiB): staging in the plan's pieces.
-  assert.deepEqual(warmWay(13.78, 2.52, [{ pieceBytes: 4 * MiB, staging: 2.97 }]), { warm: "staging", pieceBytes: 0 });
+  const onePiece = warmWay(13.78, 2.52, [{ pieceBytes: 4 * MiB, staging: 2.97 }]);
   // Just past the margin, and just short of it.
-  assert.equal(warmWay(1, 1 / (WARM_MARGIN * 1.01), []).warm, "staging");
-  assert.equal(warmWay(1, 1 / (WARM_MARGIN * 0.99), []).warm, "writeBuffer");
+  const past = warmWay(1, 1 / (WARM_MARGIN * 1.01), []);
+  const short = warmWay(1, 1 / (WARM_MARGIN * 0.99), []);
+  assert.deepEqual(nearTie, { warm: "writeBuffer", pieceBytes: 0 });
+  assert.deepEqual(clearWin, { warm: "staging", pieceBytes: 256 * KiB });
+  assert.deepEqual(onePiece, { warm: "staging", pieceBytes: 0 });
+  assert.equal(past.warm, "staging");
+  assert.equal(short.warm, "writeBuffer");
 });
