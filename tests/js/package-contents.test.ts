@@ -80,6 +80,7 @@ test("the tarball has the JS with declarations, the wheel, the side module, the 
     "js/dist/wasm/libwebdlpack.so",
     "wasm/build/libwebdlpack.a",
     "wasm/include/webdlpack/dlpack.h",
+    "wasm/include/webdlpack/host.h",
     "wasm/include/webdlpack/webdlpack.h",
   ];
   assert.deepEqual(

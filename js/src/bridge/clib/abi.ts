@@ -1,9 +1,9 @@
 /**
  * TypeScript mirror of the webdlpack C library's ABI
- * (`wasm/include/webdlpack/webdlpack.h`, the source of truth).
+ * (`wasm/include/webdlpack/webdlpack.h` and the `host.h` it includes, the source of truth).
  *
- * Two blocks, as in the header:
- *   (1) what JS must provide — the host table (`wdl_host_table`): its layout,
+ * Two blocks, as in the headers:
+ *   (1) what JS must provide — the host table (`wdl_host_table`, host.h): its layout,
  *       the addFunction signature of each entry and the TS type of each entry;
  *   (2) what C exports — one TS type per C entry point, whose doc comment is
  *       the C prototype.
