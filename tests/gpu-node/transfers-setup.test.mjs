@@ -8,6 +8,7 @@ import { getContext } from "../../js/dist/index.js";
 import { DEFAULT_TRANSFER_PLAN, DeviceTransfers } from "../../js/dist/context/transfers/device-transfers.js";
 import { ReadRing } from "../../js/dist/context/transfers/staging.js";
 import { classStarts, uploadClasses } from "../../js/dist/context/transfers/calibrate.js";
+import { WARM_MARGIN } from "../../js/dist/context/transfers/calibrate-warm.js";
 import { transfersFor } from "../../js/dist/context/transfers/registry.js";
 import { bytes, MiB, sameBytes, setUpTracked } from "./transfer-helpers.mjs";
 
@@ -29,8 +30,13 @@ describe("measured at setup", () => {
     for (const u of c.upload) {
       for (const k of ["writeBufferCold", "stagingCold", "writeBuffer", "staging"])
         assert.ok(u[k] > 0 && Number.isFinite(u[k]), `${k} at ${u.bytes}`);
-      // Each decision follows its own figures: warm by the faster, cold only where staging won by twice.
-      assert.equal(u.warm, u.staging < u.writeBuffer ? "staging" : "writeBuffer", `warm at ${u.bytes}`);
+      // Each decision follows its own figures: warm by the fastest staging way (whole or in pieces) only where it is
+      // WARM_MARGIN times faster than writeBuffer, in the pieces that won; cold only where staging won by twice.
+      const ways = [{ staging: u.staging, pieceBytes: 0 }, ...u.pieces];
+      const best = ways.reduce((a, b) => (b.staging < a.staging ? b : a));
+      const warm = best.staging * WARM_MARGIN < u.writeBuffer ? "staging" : "writeBuffer";
+      assert.equal(u.warm, warm, `warm at ${u.bytes} (${JSON.stringify(u)})`);
+      assert.equal(u.pieceBytes ?? 0, warm === "staging" ? best.pieceBytes : 0, `pieces at ${u.bytes}`);
       assert.equal(u.cold, 2 * u.stagingCold < u.writeBufferCold ? "staging" : "writeBuffer", `cold at ${u.bytes}`);
     }
     assert.deepEqual(
