@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { create, globals } from "webgpu";
+import { WebDLPackError } from "../../js/dist/index.js";
 import { DEFAULT_TRANSFER_PLAN } from "../../js/dist/context/transfers/device-transfers.js";
 import { Inflight } from "../../js/dist/context/transfers/inflight.js";
 import { readRange } from "../../js/dist/context/transfers/read.js";
@@ -38,6 +39,46 @@ test("a 40 MiB first readback in turns through four kept 4 MiB buffers: its byte
     await new Promise((r) => setTimeout(r, 300));
     assert.ok(ring.stats().created > 4, "the range's own pieces are made after it, for the next readback");
     source.destroy();
+    ring.drain();
+  } finally {
+    device.destroy();
+  }
+});
+
+test("a first readback in turns whose copy WebGPU refuses: a typed error, no byte, the four kept buffers kept", async () => {
+  const adapter = await gpu.requestAdapter();
+  assert.ok(adapter, "a WebGPU adapter (is VK_DRIVER_FILES set? run through scripts/run-tests.sh gpu)");
+  const device = await adapter.requestDevice({ requiredLimits: { maxBufferSize: 256 * MiB } });
+  let uncaptured = 0;
+  device.addEventListener("uncapturederror", () => {
+    uncaptured += 1;
+  });
+  try {
+    const ring = new ReadRing(device, (b) => b.destroy(), 288 * MiB);
+    await ring.prepare(4 * MiB, 4);
+    const inflight = new Inflight(device, "device 0");
+    const plan = { ...DEFAULT_TRANSFER_PLAN.read, turnBytes: 4 * MiB };
+    const source = device.createBuffer({ size: 40 * MiB, usage: U.STORAGE | U.COPY_SRC | U.COPY_DST });
+    source.destroy();
+    let bytes = 0;
+    await assert.rejects(
+      readRange(device, ring, inflight, plan, source, 0, 40 * MiB, (b) => {
+        bytes += b.byteLength;
+      }),
+      (err) => err instanceof WebDLPackError && ["INVALID_ARGUMENT", "BAD_DEVICE"].includes(err.code),
+    );
+    assert.equal(bytes, 0);
+    assert.equal(inflight.pending, 0);
+    assert.deepEqual([ring.stats().inUse, ring.stats().kept, ring.stats().created], [0, 4, 4]);
+    // The kept buffers still read: a good source of the same size after it.
+    const good = device.createBuffer({ size: 40 * MiB, usage: U.STORAGE | U.COPY_SRC | U.COPY_DST });
+    device.queue.writeBuffer(good, 40 * MiB - 4, new Uint8Array([1, 2, 3, 4]));
+    const got = new Uint8Array(40 * MiB);
+    await readRange(device, ring, inflight, plan, good, 0, 40 * MiB, (b, at) => got.set(b, at));
+    assert.deepEqual([...got.subarray(40 * MiB - 4)], [1, 2, 3, 4]);
+    await device.queue.onSubmittedWorkDone();
+    assert.equal(uncaptured, 0, "no error escaped to the page");
+    good.destroy();
     ring.drain();
   } finally {
     device.destroy();

@@ -104,6 +104,40 @@ test("a refused copy (a destroyed source) rejects with a typed error and hands o
   assert.equal(snapshots()[0]!.destroyed, 1);
   assert.equal(inflight.pending, 0);
   assert.equal(ring.stats().inUse, 0, "the staging it took is not left out");
+  assert.equal(ring.stats().kept, 4, "the ready staging is kept: its buffers were sound");
+  assert.equal(ring.stats().created, 4);
+});
+
+test("a snapshot the GPU has no memory for: OUT_OF_MEMORY (not a refused copy), no byte, the ready staging kept", async () => {
+  const { device, ring, inflight, read, snapshots } = await rig(40 * MiB);
+  device.failNext = { filter: "out-of-memory", message: "Out of memory." };
+  await assert.rejects(
+    read(0, 40 * MiB),
+    (err: unknown) =>
+      err instanceof WebDLPackError &&
+      err.code === "OUT_OF_MEMORY" &&
+      err.field === "byteLength" &&
+      err.value === 40 * MiB,
+  );
+  assert.equal(snapshots().length, 1);
+  assert.equal(snapshots()[0]!.destroyed, 1);
+  assert.equal(device.scopes.length, 0, "every scope pushed was popped");
+  assert.equal(inflight.pending, 0);
+  assert.deepEqual([ring.stats().inUse, ring.stats().kept, ring.stats().created], [0, 4, 4]);
+});
+
+test("new staging pieces the GPU has no memory for: OUT_OF_MEMORY, no byte, nothing left out", async () => {
+  const { device, ring, inflight, read } = await rig(40 * MiB, 0);
+  device.failNext = { filter: "out-of-memory", message: "Out of memory." };
+  await assert.rejects(
+    read(0, 40 * MiB),
+    (err: unknown) => err instanceof WebDLPackError && err.code === "OUT_OF_MEMORY",
+  );
+  assert.equal(device.scopes.length, 0, "every scope pushed was popped");
+  assert.equal(inflight.pending, 0);
+  assert.equal(ring.stats().inUse, 0);
+  // The ring still reads: the next readback of the size gets its bytes.
+  assert.equal((await read(0, 40 * MiB)).byteLength, 40 * MiB);
 });
 
 test("the device lost during the turns: DEVICE_LOST, nothing pending, the staging destroyed", async () => {

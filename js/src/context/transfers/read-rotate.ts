@@ -5,13 +5,15 @@
  * read out in chunks through the kept buffers in turn: as many copies and maps in flight as buffers, each chunk
  * copied out, its buffer unmapped and refilled with the next chunk. New MAP_READ staging costs its pages once
  * (allocated, mapped and touched: on the H100 in dawn.node 27 ms for 64 MiB), a snapshot in GPU memory little
- * (1.7 ms). Setup decides per device whether a readback may go this way (calibrate.ts: `rotateBytes`), and the
- * caller makes the staging of the range's own pieces once it is done, for the next readback of the size.
+ * (1.7 ms). A snapshot the GPU has no memory for rejects with OUT_OF_MEMORY; that, or a refused copy, gives the kept
+ * buffers back (read-scope.ts). Setup decides per device whether a readback may go this way (calibrate.ts:
+ * `turnBytes`), and the caller makes the staging of the range's own pieces once it is done, for the next readback
+ * of the size.
  */
 import { GPUUsage } from "../allocation/create.js";
 import { createBufferAs, meterOf, WEBDLPACK_OWNER } from "../memory/meter.js";
 import type { Inflight } from "./inflight.js";
-import { checkCopied, popScope } from "./read-scope.js";
+import { checkAllocated, checkCopied, giveBackUnread, popScope } from "./read-scope.js";
 import type { ReadRing } from "./staging.js";
 
 /** GPUMapMode.READ. */
@@ -50,6 +52,7 @@ export async function readInTurn(job: TurnJob, buffers: GPUBuffer[], chunk: numb
   const chunks = Math.ceil(span / chunk);
   const maps: Promise<undefined>[] = [];
   let snapshot: GPUBuffer | undefined;
+  let allocated: Promise<GPUError | null> | undefined;
   let refused: Promise<GPUError | null> | undefined;
   let done: (() => void) | undefined;
   // Chunk i into buffer i mod buffers.length, copied from the snapshot, submitted now, its map asked for.
@@ -64,29 +67,45 @@ export async function readInTurn(job: TurnJob, buffers: GPUBuffer[], chunk: numb
   };
   try {
     done = inflight.begin();
-    snapshot = createBufferAs(
-      device,
-      { size: span, usage: GPUUsage.COPY_SRC | GPUUsage.COPY_DST, label: "webdlpack readback snapshot" },
-      WEBDLPACK_OWNER,
-    );
+    device.pushErrorScope("out-of-memory");
+    try {
+      snapshot = createBufferAs(
+        device,
+        { size: span, usage: GPUUsage.COPY_SRC | GPUUsage.COPY_DST, label: "webdlpack readback snapshot" },
+        WEBDLPACK_OWNER,
+      );
+    } finally {
+      allocated = popScope(device);
+    }
+    // The first chunks' copies too: out of a snapshot that could not be made, they are refused (in the scope, not
+    // as the page's uncaptured errors). Later chunks are issued only once the scopes came back clean.
     device.pushErrorScope("validation");
     try {
       const encoder = device.createCommandEncoder();
       encoder.copyBufferToBuffer(source, start, snapshot, 0, span);
       device.queue.submit([encoder.finish()]);
+      for (let i = 0; i < Math.min(buffers.length, chunks); i++) issue(i);
     } finally {
       refused = popScope(device);
     }
-    for (let i = 0; i < Math.min(buffers.length, chunks); i++) issue(i);
   } catch (err) {
     snapshot?.destroy();
-    for (const b of buffers) ring.discard(b);
+    await giveBackUnread(ring, buffers, maps);
     done?.();
     throw inflight.failure(err, "readback");
   }
   try {
     job.whileWaiting?.();
+    await checkAllocated(allocated, length, `a snapshot of ${span} bytes`);
     await checkCopied(refused, device, source);
+  } catch (err) {
+    // Nothing reached the caller and the kept buffers are sound: back to the ring once their maps are in.
+    await giveBackUnread(ring, buffers, maps);
+    snapshot.destroy();
+    done();
+    throw await inflight.settle(err, "readback");
+  }
+  try {
     for (let i = 0; i < chunks; i++) {
       const buffer = buffers[i % buffers.length]!;
       const at = i * chunk;

@@ -30,7 +30,7 @@ import { bufferFacts, type KnownBuffer } from "./buffer-facts.js";
 import type { Inflight } from "./inflight.js";
 import { stagingClass } from "./ring.js";
 import type { ReadRing } from "./staging.js";
-import { checkCopied, popScope } from "./read-scope.js";
+import { checkAllocated, checkCopied, giveBackUnread, popScope } from "./read-scope.js";
 import { readInTurn, type TurnJob, turnBuffers } from "./read-rotate.js";
 
 /** GPUMapMode.READ. */
@@ -197,10 +197,17 @@ async function readPieces(job: ReadJob, plan: ReadPlan): Promise<void> {
   const pieces = planPieces(span, plan);
   const done = inflight.begin();
   const staging: GPUBuffer[] = [];
-  let maps: Promise<void>[];
+  let maps: Promise<void>[] = [];
+  let allocated: Promise<GPUError | null> | undefined;
   let refused: Promise<GPUError | null> | undefined;
   try {
-    for (const [, len] of pieces) staging.push(ring.take(len));
+    // New staging (a size's first readback) may find the GPU out of memory: its own typed error, not a refused copy.
+    device.pushErrorScope("out-of-memory");
+    try {
+      for (const [, len] of pieces) staging.push(ring.take(len));
+    } finally {
+      allocated = popScope(device);
+    }
     device.pushErrorScope("validation");
     // One submit per piece, all before this returns (nothing can be submitted in between: same task), so
     // piece 0 is mapped as soon as its own copy is done and its CPU copy overlaps the later pieces' GPU work.
@@ -222,10 +229,18 @@ async function readPieces(job: ReadJob, plan: ReadPlan): Promise<void> {
     done();
     throw inflight.failure(err, "readback");
   }
-  let k = 0;
   try {
     whileWaiting?.();
+    await checkAllocated(allocated, length, `${pieces.length} staging buffer(s) for ${span} bytes`);
     await checkCopied(refused, device, source);
+  } catch (err) {
+    // No byte reached the caller: the staging that is sound goes back to the ring once its map is in.
+    await giveBackUnread(ring, staging, maps);
+    done();
+    throw await inflight.settle(err, "readback");
+  }
+  let k = 0;
+  try {
     for (; k < pieces.length; k++) {
       const [at, len] = pieces[k]!;
       await inflight.guard(maps[k]!);
