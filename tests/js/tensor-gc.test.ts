@@ -33,6 +33,15 @@ const settle = async () => {
 };
 (() => { Tensor.fromManaged(host, make("dropped")); })();
 (() => { const t = Tensor.fromManaged(host, make("disposed")); t.dispose(); })();
+// One task: a tensor disposed right after it was made leaves the pending list at once (last in line); the others
+// made in that task, kept or disposed out of order, still go on the net or are skipped at its flush.
+(() => {
+  Tensor.fromManaged(host, make("taskKept"));
+  Tensor.fromManaged(host, make("taskDisposed")).dispose();
+  const outOfOrder = Tensor.fromManaged(host, make("taskDisposedEarly"));
+  Tensor.fromManaged(host, make("taskKeptLast"));
+  outOfOrder.dispose();
+})();
 let kept = Tensor.fromManaged(host, make("exported"));
 const exported = kept.toManaged(host);
 kept = null; // the export keeps it alive
@@ -45,6 +54,7 @@ const keptBlocks = trimExportBlocks(host); // the export's struct block, kept fo
 console.log(JSON.stringify({
   ...mid,
   disposed: calls.get("disposed") ?? 0,
+  task: ["taskKept", "taskDisposed", "taskDisposedEarly", "taskKeptLast"].map((n) => calls.get(n) ?? 0),
   exportedAfter: calls.get("exported") ?? 0,
   finalized: finalizerStats().finalized,
   errors: finalizerStats().finalizerErrors,
@@ -65,7 +75,8 @@ test("an undisposed owning Tensor's deleter runs once on GC; disposed ones are n
     exportedBefore: 0, // the export kept the tensor (and the producer's bytes) alive
     disposed: 1, // dispose ran it; the finalizer did not run it again
     exportedAfter: 1, // after the consumer released the export, GC released the tensor
-    finalized: 2, // "dropped" and "exported"
+    task: [1, 1, 1, 1], // each once: the kept two by the finalizer, the disposed two by dispose
+    finalized: 4, // "dropped", "exported", "taskKept" and "taskKeptLast"
     errors: 0,
     live: 0,
     keptBlocks: 1,

@@ -108,6 +108,9 @@ export class Watch implements Release {
   release(): boolean {
     if (this.state === 2) return false;
     if (this.state === 1) finalizerRegistry.unregister(this);
+    // Made and released in the same task, last in line (a loop's exchange): off the pending list now, so the list
+    // does not keep it (and its Tensor) alive through the young generation's collections until the flush.
+    else if (pending[pending.length - 1] === this) pending.pop();
     this.state = 2;
     this.tensor = null;
     this.owner.release();
