@@ -1,6 +1,7 @@
 // The CPU exchange part of the bench report (bench/cpu-exchange.js → results.json → results.md, README):
 // per direction webdlpack vs the copy of the same bytes, the crossover size, the FFI-call baseline and the
 // steady-state loop. Every ratio compares two numbers measured in the same run.
+import { num, ratio, table } from "./markdown.mjs";
 import { sizeLabel } from "./units.mjs";
 
 const KiB = 1024;
@@ -16,13 +17,6 @@ export const DIRECTIONS = [
   { id: "c→py", label: "C → Python" },
   { id: "py→c", label: "Python → C" },
 ];
-
-const num = (x) => (x >= 1000 ? x.toFixed(0) : x >= 100 ? x.toFixed(1) : x >= 1 ? x.toFixed(2) : x.toFixed(3));
-const ratio = (x) => `${num(x)}×`;
-const table = (head, rows) =>
-  `| ${head.join(" | ")} |\n|${head.map((_, i) => (i === 0 ? "---" : "---:")).join("|")}|\n` +
-  rows.map((r) => `| ${r.join(" | ")} |`).join("\n") +
-  "\n";
 
 /** The rows of one direction and kind, by size. */
 function rowsOf(out, direction, kind) {
