@@ -3,7 +3,7 @@
  * webdlpack passes every check (pointer.foreign against a second PageContext, whose pointers
  * carry another context tag), and every check FAILS (a SHOULD
  * check: warns) for at least one deliberately broken context, getContext, producer or consumer
- * (tests/browser/conformance-variants.js).
+ * (tests/browser/conformance-variants.js, with the variants in conformance-variants-{context,exchange}.js).
  */
 import { test, expect } from "@playwright/test";
 
