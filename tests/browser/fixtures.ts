@@ -5,6 +5,8 @@
  * files; tests reuse it so Pyodide starts once (about 2 s), not per test.
  * `jsPage`: a fresh page with webdlpack only, for tests that must not disturb
  * the shared page (device destroy, two library copies).
+ * `frameworksTest`: `test` whose `page` is frameworks.html, ready (ORT-web, TF.js,
+ * Transformers.js, LiteRT.js, tvmjs).
  */
 import { test as base, expect, type Page } from "@playwright/test";
 import type * as WDL from "../../js/src/index.js";
@@ -83,6 +85,14 @@ export const test = base.extend<{ jsPage: Page }, { shared: Page }>({
   ],
   jsPage: async ({ page }, use) => {
     await use(await openHarness(page, "?pyodide=0"));
+  },
+});
+
+/** `test` whose `page` is tests/browser/frameworks.html, opened and ready ({@link openFrameworksPage}). */
+export const frameworksTest = base.extend({
+  page: async ({ page }, use) => {
+    await openFrameworksPage(page);
+    await use(page);
   },
 });
 
