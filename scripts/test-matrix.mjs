@@ -47,14 +47,19 @@ export const ADAPTER_SPECS = [
   "frameworks-chain",
 ].map((n) => `tests/browser/${n}.spec.ts`);
 
-/** The browser specs that load Pyodide (their source names it), run under each Pyodide. */
+/**
+ * The browser specs that load Pyodide (their source names it), run under each Pyodide; with --quick only the
+ * Python bridge and Python WebGPU specs (python-bridge-*, python-gpu-*).
+ */
 function pythonSpecs() {
-  if (quick) return ["tests/browser/python-bridge.spec.ts", "tests/browser/python-gpu.spec.ts"];
-  return readdirSync(join(ROOT, "tests/browser"))
+  const dir = join(ROOT, "tests/browser");
+  const specs = readdirSync(dir)
     .filter((f) => f.endsWith(".spec.ts"))
-    .filter((f) => /pyodide/i.test(readFileSync(join(ROOT, "tests/browser", f), "utf8")))
-    .sort()
-    .map((f) => `tests/browser/${f}`);
+    .sort();
+  const chosen = quick
+    ? specs.filter((f) => /^python-(bridge|gpu)-/.test(f))
+    : specs.filter((f) => /pyodide/i.test(readFileSync(join(dir, f), "utf8")));
+  return chosen.map((f) => `tests/browser/${f}`);
 }
 
 /** Run a command with $WEBDLPACK_PACKAGES set; returns {status, stdout, seconds}. */

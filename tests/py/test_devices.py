@@ -1,7 +1,7 @@
 """Device moves on CPython: explicit, typed, and leak-free where there is no WebGPU.
 
 The real GPU paths (upload, readback, JSPI) run in the browser:
-tests/browser/python-gpu.spec.ts.
+tests/browser/python-gpu-*.spec.ts.
 """
 
 from __future__ import annotations

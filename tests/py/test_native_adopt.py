@@ -4,7 +4,7 @@ cached byte is the same, an owner that calls the deleter exactly once, the open 
 
 On CPython webdlpack keeps no cache (a block seen once may be unmapped since), so nothing binds these functions
 here but the tests; in Pyodide from_dlpack.py and js_tensors.py bind them (tests/py/pyodide_fast_paths_body.py
-and tests/browser/python-bridge.spec.ts run them there)."""
+and tests/browser/python-bridge-*.spec.ts run them there)."""
 
 from __future__ import annotations
 

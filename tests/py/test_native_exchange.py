@@ -3,7 +3,7 @@ Python path writes, its C deleter frees it exactly once through the same registr
 error survives it, and bad calls get typed errors. Without the module (WEBDLPACK_NATIVE=0, as in a CPython
 wheel install) the Python path does the same: the lifetime tests run again in a subprocess that way.
 call_deleter (imported structs' deleters) is checked here on its direct path; through JS in
-tests/browser/python-bridge.spec.ts (a JS deleter that throws comes back as a Python error).
+tests/py/pyodide_deleter_error.mjs (a JS deleter that throws comes back as a Python error).
 Pyodide: tests/browser/python-*.spec.ts and `make bench` run the wasm32 build (the wheel ships it)."""
 
 from __future__ import annotations
