@@ -35,6 +35,8 @@ for suite in "${suites[@]}"; do
         --test-reporter=junit --test-reporter-destination="$RESULTS/gpu.xml" \
         $(find tests/gpu-node -name '*.test.mjs' | sort) || status=1 ;;
     browser)
+      # Playwright strips the specs' types without checking them: tsc does (strict, as js/src).
+      npx tsc -p tests/browser/tsconfig.json || status=1
       npx playwright test || status=1 ;;
     pyodide-range)
       node scripts/test-matrix.mjs --quick --junit "$RESULTS/pyodide-range.xml" || status=1 ;;

@@ -240,7 +240,8 @@ test("Transformers.js as users write it: transformers_pipeline.mjs pools and nor
     };
   });
   // The reference: the mean over tokens of NumPy's last hidden state, scaled to unit length.
-  const mean = r.hidden[0]!.map((_, j) => r.hidden.reduce((sum, row) => sum + row[j]!, 0) / r.hidden.length);
+  const hidden: number[][] = r.hidden;
+  const mean = hidden[0]!.map((_, j) => hidden.reduce((sum, row) => sum + row[j]!, 0) / hidden.length);
   const norm = Math.hypot(...mean);
   const expected = mean.map((v) => v / norm);
   expect(r.embedding).toHaveLength(expected.length);

@@ -42,11 +42,11 @@ test("two outputs of one tvmjs call become two webdlpack tensors over their own 
     const distinct = outs[0].data !== outs[1].data && same.length === 2;
     tvm.endScope(); // disposes the tuple; the adopted elements stay alive
     const shapes = outs.map((t: { shape: number[] }) => [...t.shape]);
-    const values = [];
+    const values: number[][] = [];
     for (const t of outs)
       values.push(Array.from(new Float32Array(await ctx.readback(t.data, { byteLength: t.nbytes }))));
     const maxErr = [ref.two_outputs[0].flat(), ref.two_outputs[1]].map((want: number[], i: number) =>
-      Math.max(...want.map((v, j) => Math.abs(v - values[i][j]))),
+      Math.max(...want.map((v, j) => Math.abs(v - values[i]![j]!))),
     );
     for (const t of [...outs, tx, g, x]) t.dispose();
     const released = [a.handle, b.handle];

@@ -186,7 +186,7 @@ test("under setup({memoryBudget}) tvmjs gives back its pool and staging: for web
   for (const [before, after] of [
     ["pooled", "webdlpack 24 MiB"],
     ["pooled again", "page 24 MiB"],
-  ]) {
+  ] as const) {
     expect(Number(at[before].tvmjs) - Number(at[after].tvmjs), `${after}: tvmjs gave back`).toBeGreaterThanOrEqual(
       4 * MiB,
     );

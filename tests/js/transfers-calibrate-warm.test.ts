@@ -7,7 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { pieceCandidates } from "../../js/src/context/transfers/calibrate.js";
 import { WARM_MARGIN, warmWay } from "../../js/src/context/transfers/calibrate-warm.js";
-import { KiB, MiB, SLOW, Script, bySize, cycling, near, setUp, useVirtualClock } from "./calibrate-script.js";
+import { KiB, MiB, SLOW, type Script, bySize, cycling, near, setUp, useVirtualClock } from "./calibrate-script.js";
 
 useVirtualClock();
 

@@ -12,7 +12,7 @@ import { DEFAULT_TRANSFER_PLAN, DeviceTransfers, planFor } from "../../js/src/co
 import { planPieces } from "../../js/src/context/transfers/read.js";
 import { classIndex } from "../../js/src/context/transfers/write.js";
 import { asGPU, FakeDevice } from "./context-fakes.js";
-import { GiB, KiB, MiB, SLOW, Script, bySize, near, setUp, useVirtualClock } from "./calibrate-script.js";
+import { GiB, KiB, MiB, SLOW, type Script, bySize, near, setUp, useVirtualClock } from "./calibrate-script.js";
 
 useVirtualClock();
 
