@@ -9,7 +9,9 @@ import { PageContext } from "../../js/src/context/context.js";
 import { CONTEXT_PROTOCOL } from "../../js/src/context/get-context.js";
 import { readyStaging } from "../../js/src/context/transfers/calibrate.js";
 import { DEFAULT_TRANSFER_PLAN } from "../../js/src/context/transfers/device-transfers.js";
+import { Inflight } from "../../js/src/context/transfers/inflight.js";
 import { ReadRing, WriteRing } from "../../js/src/context/transfers/staging.js";
+import { writeRange } from "../../js/src/context/transfers/write.js";
 import { asGPU, DEFAULT_LIMITS, FakeAdapter, FakeDevice, FakeGPU } from "./context-fakes.js";
 
 const MiB = 2 ** 20;
@@ -179,4 +181,60 @@ test("a ring cleared while buffers are out destroys them when they come back", a
   await writes.settled();
   assert.deepEqual(destroyed, [r, w]);
   assert.equal(writes.stats().kept + writes.stats().inUse, 0);
+});
+
+test("a first upload no kept buffer takes whole goes in pieces of the one setup keeps; the rest alone is new", async () => {
+  // Node on a GPU stages in one piece (minPieceBytes 256 MiB) and setup keeps one 16 MiB buffer: a first 20 MiB
+  // upload takes it for 16 MiB and makes only a 4 MiB buffer (not a 32 MiB one); later uploads stage in one piece.
+  const device = new FakeDevice([], { maxBufferSize: GiB });
+  const ring = new WriteRing(asGPU<GPUDevice>(device), (b) => b.destroy(), 288 * MiB);
+  await ring.prepare(16 * MiB, 1);
+  const inflight = new Inflight(asGPU<GPUDevice>(device), "fake");
+  const plan = {
+    ...DEFAULT_TRANSFER_PLAN.write,
+    classes: [{ fromBytes: 8 * MiB, cold: "staging", warm: "staging" } as const],
+    minPieceBytes: 256 * MiB,
+  };
+  const history = { warm: 0 };
+  const n = 20 * MiB - 2; // not a multiple of 4: the last piece padded (to 4 MiB)
+  const target = device.createBuffer({ size: 24 * MiB, usage });
+  const bytes = new Uint8Array(n);
+  for (let i = 0; i < n; i += 4093) bytes[i] = (i * 7 + 1) & 0xff;
+  bytes[n - 1] = 0x5a;
+  const made = () => device.created.filter((b) => b.label === "webdlpack upload staging").map((b) => b.size);
+  const path = writeRange(asGPU<GPUDevice>(device), ring, inflight, plan, history, asGPU<GPUBuffer>(target), 0, bytes);
+  assert.equal(path, "staging");
+  assert.deepEqual(made(), [16 * MiB, 4 * MiB], "the kept 16 MiB buffer, and a new one for the 4 MiB left");
+  assert.deepEqual(target.data.subarray(0, n), bytes);
+  assert.equal(target.data[n], 0, "padding");
+  // Warm: one piece of the whole upload, as the plan says (its own 32 MiB buffer).
+  await ring.settled();
+  writeRange(asGPU<GPUDevice>(device), ring, inflight, plan, history, asGPU<GPUBuffer>(target), 0, bytes);
+  assert.equal(made().at(-1), 32 * MiB);
+  assert.deepEqual(target.data.subarray(0, n), bytes);
+  // A first upload the kept buffer takes less than half of (40 MiB): the plan's one piece, a new 64 MiB buffer.
+  const ring3 = new WriteRing(asGPU<GPUDevice>(device), (b) => b.destroy(), 288 * MiB);
+  await ring3.prepare(16 * MiB, 1);
+  const large = device.createBuffer({ size: 40 * MiB, usage });
+  const forty = new Uint8Array(40 * MiB).fill(3);
+  writeRange(asGPU<GPUDevice>(device), ring3, inflight, plan, { warm: 0 }, asGPU<GPUBuffer>(large), 0, forty);
+  assert.equal(made().at(-1), 64 * MiB);
+  assert.deepEqual(large.data, forty);
+  // Where new staging measured dearer than writeBuffer (makeStaging false), the rest goes through writeBuffer.
+  const ring2 = new WriteRing(asGPU<GPUDevice>(device), (b) => b.destroy(), 288 * MiB);
+  await ring2.prepare(16 * MiB, 1);
+  const before = made().length;
+  const mixed = writeRange(
+    asGPU<GPUDevice>(device),
+    ring2,
+    inflight,
+    { ...plan, makeStaging: false },
+    { warm: 0 },
+    asGPU<GPUBuffer>(target),
+    0,
+    bytes,
+  );
+  assert.equal(mixed, "mixed");
+  assert.deepEqual(made().slice(before), [], "no new staging: the 4 MiB left went through writeBuffer");
+  assert.deepEqual(target.data.subarray(0, n), bytes);
 });

@@ -151,6 +151,14 @@ export abstract class Ring {
     return false;
   }
 
+  /** The size of the largest kept buffer in the ready state (0: none). */
+  largestReady(): number {
+    let largest = 0;
+    for (const [size, stack] of this.free)
+      if (size > largest && stack.some((b) => b.mapState === this.ready)) largest = size;
+    return largest;
+  }
+
   /** Kept size classes that can serve a request of class `size`, smallest first. */
   #classesFor(size: number): number[] {
     const limit = Math.max(size * LARGER_CLASS_FACTOR, size);

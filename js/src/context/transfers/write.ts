@@ -11,7 +11,9 @@
  * already mapped (one submit per piece, so the GPU copy of piece k overlaps the
  * CPU fill of piece k + 1). Below the smallest class: writeBuffer. A staged
  * piece takes a kept buffer of its own size class, else a larger kept one (the
- * staging setup made ready); with none ready it makes a new one only where
+ * staging setup made ready); a first upload whose pieces no kept buffer takes
+ * goes in pieces of the largest kept one instead where that takes at least
+ * half of it. With none ready a piece makes a new buffer only where
  * `makeStaging` (new staging measured faster than a first writeBuffer), else it
  * goes through writeBuffer. Staging a class lacked is made for the next upload
  * once this one's GPU work is done. A length that is not a multiple of 4 is
@@ -126,8 +128,17 @@ export function writeRange(
     history.warm |= bit;
     const { cold: coldWay, warm: warmWay, pieceBytes: warmPiece = 0 } = plan.classes[k]!;
     const planPiece = pieceSize(length, plan);
-    // Later uploads of a class stage in its measured pieces (a multiple of 4), its first in the plan's.
-    const piece = cold || warmPiece <= 0 ? planPiece : warmPiece;
+    // Later uploads of a class stage in its measured pieces (a multiple of 4), its first in the plan's — or, where no
+    // kept buffer takes a piece that size but the largest kept one takes at least half the upload, in pieces of that
+    // one: it takes what it can, and only the rest needs new staging. Node on the H100 stages in one piece and setup
+    // keeps one 16 MiB buffer: a first upload of 20, 24 and 32 MiB made a new 32 MiB buffer, 17–24 ms against
+    // 12.5–21 hand-written; in two pieces 6.8, 11.3 and 13.3 ms (bench/gpu/node.mjs --sizes, same run). Larger first
+    // uploads keep the plan's pieces: many new ones against one was not measured.
+    let piece = cold || warmPiece <= 0 ? planPiece : warmPiece;
+    if (cold && coldWay === "staging" && !ring.hasReady(ceil4(Math.min(piece, length)))) {
+      const kept = ring.largestReady();
+      if (kept < piece && 2 * kept >= length) piece = kept;
+    }
     let staged = 0;
     let lacking = 0;
     if ((cold ? coldWay : warmWay) === "writeBuffer") {
