@@ -5,11 +5,18 @@
  * docs/memory.md has the table; in short:
  *
  * - TF.js (tfjs-backend-webgpu 4.x): its buffer manager keeps released buffers
- *   in `backend.bufferManager.freeBuffers` for reuse. The handler submits TF.js's
- *   pending work (`submitQueue()`), then destroys those free buffers and corrects
- *   the manager's counts (`numFreeBuffers`, `numBytesAllocated`), so
- *   `tf.memory().numBytesAllocatedInGPU` stays right. Cached bytes:
- *   `numBytesAllocated - numBytesUsed`. Live tensors are never touched.
+ *   in `backend.bufferManager.freeBuffers` for reuse. The handler destroys those
+ *   free buffers and corrects the manager's counts (`numFreeBuffers`,
+ *   `numBytesAllocated`), so `tf.memory().numBytesAllocatedInGPU` stays right.
+ *   Free buffers are never used by TF.js's recorded, unsubmitted work (a tensor
+ *   disposed while its buffer is in that work waits in `tensorDataPendingDisposal`
+ *   until the submit), so destroying them is safe at any moment. When the pressure
+ *   comes from another owner (TF.js is not inside one of its own ops), the handler
+ *   first flushes TF.js the way a hand-off does — ends its open compute pass, then
+ *   submits — so the buffers its submit releases can go too; inside TF.js's own
+ *   `createBuffer` (mid-op, a pass open and a program half recorded) it never
+ *   submits. Cached bytes: `numBytesAllocated - numBytesUsed`. Live tensors are
+ *   never touched.
  * - ONNX Runtime Web 1.30 (native WebGPU EP) and Transformers.js (its ORT):
  *   no public call trims the buffer cache of a live session; the session option
  *   `storageBufferCacheMode: "disabled"` (or "lazyRelease") keeps ORT from
@@ -66,13 +73,18 @@ function bufferManagerOf(backend: TfjsWebGPUBackendInternals): TfjsBufferManager
 }
 
 /**
- * Destroy free buffers TF.js keeps for reuse (after submitting its pending work), largest first, until
- * `bytesToFree` are given back (default: all of them); returns the bytes given back.
+ * Destroy free buffers TF.js keeps for reuse, largest first, until `bytesToFree` are given back (default: all
+ * of them); returns the bytes given back. With `flush` (only when TF.js is not inside one of its own ops), its
+ * recorded work is submitted first, its compute pass ended before (submitting with the pass open would drop
+ * that work), so the buffers the submit releases are free to go too.
  */
-export function trimTfjsBuffers(backend: TfjsWebGPUBackendInternals, bytesToFree = Infinity): number {
+export function trimTfjsBuffers(backend: TfjsWebGPUBackendInternals, bytesToFree = Infinity, flush = true): number {
   const manager = bufferManagerOf(backend);
   if (manager === undefined) return 0;
-  if (backend.commandEncoder != null) backend.submitQueue?.(); // TF.js's recorded work first (it throws with none)
+  if (flush && backend.commandEncoder != null && typeof backend.submitQueue === "function") {
+    backend.endComputePassEncoder?.();
+    backend.submitQueue(); // (it throws with no encoder: checked above)
+  }
   let freed = 0;
   // Keys stay: TF.js's releaseBuffer pushes onto the list of the key its acquireBuffer made.
   const lists = [...manager.freeBuffers.values()].filter((l) => l.length > 0);
@@ -97,7 +109,9 @@ export function tfjsCachedBytes(backend: TfjsWebGPUBackendInternals): number | n
 
 /** Let `ctx` count TF.js's cached bytes and trim them under memory pressure (registerTfjsWebGPUBackend calls this). */
 export function watchTfjsMemory(ctx: WebDLPackContext, backend: TfjsWebGPUBackendInternals): void {
-  const handler = (pressure: MemoryPressure): void => void trimTfjsBuffers(backend, pressure.bytesToFree);
+  // Pressure from TF.js's own createBuffer arrives mid-op: trim without a submit then.
+  const handler = (pressure: MemoryPressure): void =>
+    void trimTfjsBuffers(backend, pressure.bytesToFree, pressure.requestedBy !== TFJS_OWNER);
   registerFramework(ctx, TFJS_OWNER, handler, () => tfjsCachedBytes(backend));
 }
 

@@ -21,7 +21,7 @@
  * (`canvasContext.configure({device})`) need the real device:
  * `unwrapDevice(guard)` or `ctx.getWebGPUDevice(id)` without an owner.
  */
-import { createBufferAs } from "../memory/meter.js";
+import { createBufferFor } from "../memory/meter.js";
 
 import { Once } from "../../release.js";
 
@@ -95,8 +95,8 @@ export class DeviceGuards {
     const destroy = (): void => {
       if (this.#holds.get(owner) === hold) this.release(owner);
     };
-    // Buffers the framework creates count as its own in the context's memory room.
-    const createBuffer = (descriptor: GPUBufferDescriptor): GPUBuffer => createBufferAs(device, descriptor, owner);
+    // Buffers the framework creates count as its own in the context's memory room (never refused by a throw).
+    const createBuffer = (descriptor: GPUBufferDescriptor): GPUBuffer => createBufferFor(device, descriptor, owner);
     return new Proxy(device, {
       get(target, prop) {
         if (prop === "destroy") return destroy;

@@ -57,8 +57,13 @@ export interface MemoryReport {
   readonly pressureEvents: number;
   /** Bytes given back while making room. */
   readonly trimmedBytes: number;
-  /** OUT_OF_MEMORY errors thrown because room could not be made. */
+  /** OUT_OF_MEMORY errors thrown because room could not be made (webdlpack's own allocations only). */
   readonly outOfMemoryErrors: number;
+  /**
+   * Creations by a framework (its device guard) or the page that crossed the budget after room was made
+   * and went ahead: WebGPU's `createBuffer` never throws, so neither does webdlpack's on their behalf.
+   */
+  readonly budgetOverruns: number;
   /** Out-of-memory errors the device reported (caught by webdlpack's scopes or uncaptured). */
   readonly deviceOutOfMemory: number;
   /** False when the device refused instrumentation: only webdlpack's and the guards' buffers are counted. */
@@ -75,6 +80,9 @@ interface DeviceMemory {
   pressureEvents: number;
   trimmedBytes: number;
   outOfMemoryErrors: number;
+  budgetOverruns: number;
+  /** Owners already warned of an overrun (one console warning each). */
+  readonly warned: Set<string>;
   deviceOutOfMemory: number;
   relieving: boolean;
 }
@@ -135,11 +143,13 @@ export class ContextMemory {
       pressureEvents: 0,
       trimmedBytes: 0,
       outOfMemoryErrors: 0,
+      budgetOverruns: 0,
+      warned: new Set(),
       deviceOutOfMemory: 0,
       relieving: false,
     };
     meter.budget = this.#budgets.get(deviceId) ?? null;
-    meter.overBudget = (_meter, requested, owner) => this.#overBudget(dm, requested, owner);
+    meter.overBudget = (_meter, requested, owner, refusable) => this.#overBudget(dm, requested, owner, refusable);
     (device as Partial<EventTarget>).addEventListener?.("uncapturederror", onError);
     this.#devices.set(device, dm);
   }
@@ -247,6 +257,7 @@ export class ContextMemory {
         pressureEvents: 0,
         trimmedBytes: 0,
         outOfMemoryErrors: 0,
+        budgetOverruns: 0,
         deviceOutOfMemory: 0,
         instrumented: false,
       });
@@ -274,16 +285,30 @@ export class ContextMemory {
       pressureEvents: dm.pressureEvents,
       trimmedBytes: dm.trimmedBytes,
       outOfMemoryErrors: dm.outOfMemoryErrors,
+      budgetOverruns: dm.budgetOverruns,
       deviceOutOfMemory: dm.deviceOutOfMemory,
       instrumented: dm.instrumented,
     });
   }
 
-  /** A creation of `requested` bytes would cross the budget (synchronous): make room, else throw OUT_OF_MEMORY. */
-  #overBudget(dm: DeviceMemory, requested: number, owner: string): void {
+  /**
+   * A creation of `requested` bytes would cross the budget (synchronous): make room; if it still does not fit,
+   * throw OUT_OF_MEMORY for webdlpack's own (`refusable`) creation, else let it go ahead as an overrun.
+   */
+  #overBudget(dm: DeviceMemory, requested: number, owner: string, refusable: boolean): void {
     const m = dm.meter;
     if (!dm.relieving && requested <= (m.budget ?? Infinity)) this.#relieve(dm, requested, owner, "budget");
-    if (m.budget !== null && m.totalBytes + requested > m.budget) throw this.#error(dm, requested, owner, "budget");
+    if (m.budget === null || m.totalBytes + requested <= m.budget) return;
+    if (refusable) throw this.#error(dm, requested, owner, "budget");
+    dm.budgetOverruns += 1;
+    if (dm.warned.has(owner)) return;
+    dm.warned.add(owner);
+    console.warn(
+      `webdlpack: ${owner}'s createBuffer of ${requested} bytes crosses the memory budget of webgpu:${dm.deviceId} ` +
+        `(${m.budget} bytes; ${m.totalBytes} held after making room) and goes ahead: WebGPU's createBuffer never ` +
+        "throws, so webdlpack does not throw into a framework. webdlpack's own allocations are refused " +
+        "(OUT_OF_MEMORY) until memory is given back; ctx.memory().budgetOverruns counts these. (Said once per owner.)",
+    );
   }
 
   /** Trim webdlpack's caches, then call handlers (until the request fits, for "budget"); returns their promises. */

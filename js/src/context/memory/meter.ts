@@ -7,9 +7,13 @@
  * once per page so a destroyed buffer stops counting; a buffer collected
  * without `destroy()` stops counting when a FinalizationRegistry says so.
  * Owners: a framework's device guard creates as that framework
- * (`ctx.getWebGPUDevice(id, {owner})`), webdlpack's own code as
+ * (`ctx.getWebGPUDevice(id, {owner})`, {@link createBufferFor}), webdlpack's own code as
  * {@link WEBDLPACK_OWNER} ({@link createBufferAs}), anything else calling the
  * raw device as {@link PAGE_OWNER}. Cache hits create nothing, so they cost nothing here.
+ * Only webdlpack's own creations are ever refused (OUT_OF_MEMORY past the budget): a framework's or the
+ * page's `createBuffer` behaves as WebGPU's, which reports a refused allocation through error scopes and
+ * never by throwing — frameworks are written against that, and an exception from inside their
+ * `createBuffer` leaves them broken (an ORT-web page spun forever; TF.js's next op returned 0).
  */
 
 /** The owner of buffers webdlpack itself creates (pointer table, staging, copy parameters). */
@@ -38,8 +42,12 @@ interface Counted {
   released: boolean;
 }
 
-/** Called before a creation would cross the budget: makes room, or throws OUT_OF_MEMORY. */
-export type OverBudget = (meter: DeviceMeter, requested: number, owner: string) => void;
+/**
+ * Called before a creation would cross the budget: makes room; then, if it still does not fit, throws
+ * OUT_OF_MEMORY when the creation is `refusable` (webdlpack's own), else counts an overrun and returns
+ * (a framework's or the page's `createBuffer`: WebGPU's has no exception for a refused allocation).
+ */
+export type OverBudget = (meter: DeviceMeter, requested: number, owner: string, refusable: boolean) => void;
 
 type CreateBuffer = (descriptor: GPUBufferDescriptor) => GPUBuffer;
 
@@ -63,10 +71,24 @@ export function meterOf(device: GPUDevice): DeviceMeter | undefined {
   return meters.get(device);
 }
 
-/** `device.createBuffer(descriptor)` counted as `owner`'s (the device's meter decides; unmetered: a plain call). */
+/**
+ * `device.createBuffer(descriptor)` for webdlpack's own use, counted as `owner`'s: past the budget, after
+ * making room, it throws OUT_OF_MEMORY (unmetered: a plain call).
+ */
 export function createBufferAs(device: GPUDevice, descriptor: GPUBufferDescriptor, owner: string): GPUBuffer {
   const meter = meters.get(device);
-  return meter === undefined ? device.createBuffer(descriptor) : meter.create(descriptor, owner);
+  return meter === undefined ? device.createBuffer(descriptor) : meter.create(descriptor, owner, true);
+}
+
+/**
+ * `device.createBuffer(descriptor)` on behalf of a framework (its device guard), counted as `owner`'s. It
+ * behaves as WebGPU's: it never throws where WebGPU would not. Past the budget, after making room, the
+ * creation goes ahead and is counted as an overrun (`ctx.memory().budgetOverruns`); only webdlpack's own
+ * allocations are refused then.
+ */
+export function createBufferFor(device: GPUDevice, descriptor: GPUBufferDescriptor, owner: string): GPUBuffer {
+  const meter = meters.get(device);
+  return meter === undefined ? device.createBuffer(descriptor) : meter.create(descriptor, owner, false);
 }
 
 /**
@@ -132,7 +154,7 @@ export class DeviceMeter {
    */
   install(): boolean {
     meters.set(this.device, this);
-    const counting: CreateBuffer = (descriptor) => this.create(descriptor, PAGE_OWNER);
+    const counting: CreateBuffer = (descriptor) => this.create(descriptor, PAGE_OWNER, false);
     try {
       Object.defineProperty(this.device, "createBuffer", { value: counting, writable: true, configurable: true });
     } catch {
@@ -152,11 +174,14 @@ export class DeviceMeter {
     this.#installed = undefined;
   }
 
-  /** Create a buffer as `owner`'s: the budget is checked first (may throw OUT_OF_MEMORY), then it is counted. */
-  create(descriptor: GPUBufferDescriptor, owner: string): GPUBuffer {
+  /**
+   * Create a buffer as `owner`'s: the budget is checked first (a `refusable` creation may throw
+   * OUT_OF_MEMORY; any other goes ahead past it), then it is counted.
+   */
+  create(descriptor: GPUBufferDescriptor, owner: string, refusable: boolean): GPUBuffer {
     if (this.budget !== null && this.overBudget !== undefined) {
       const size = Number(descriptor?.size);
-      if (this.totalBytes + size > this.budget) this.overBudget(this, size, owner);
+      if (this.totalBytes + size > this.budget) this.overBudget(this, size, owner, refusable);
     }
     const buffer = this.#create(descriptor);
     this.#count(buffer, owner);
