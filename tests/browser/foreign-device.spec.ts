@@ -35,10 +35,15 @@ test("tensorFromGPUBuffer / registerGPUBuffer of another GPUDevice's buffer: rea
         const v = await fn();
         return { ok: Array.from(v as ArrayLike<number>) };
       } catch (e) {
-        const err = e as { code?: string; field?: string; message: string };
+        const err = e as { code?: string; field?: string; message: string; cause?: { message?: string } };
+        const said = err.message.indexOf("WebGPU said:");
         return {
           code: err.code,
           field: err.field,
+          // What happened first, WebGPU's first line after it, its whole text as the cause.
+          saysFirst: /^\[BAD_DEVICE\] [^:]+: the GPUBuffer "[^"]+" was made by another GPUDevice/.test(err.message),
+          webgpuAfter: said > err.message.indexOf("Make the buffer on") && !err.message.includes(" - While"),
+          causeKept: String(err.cause?.message).includes("someone else's device"),
           namesOurs: err.message.includes('"webdlpack device 0"'),
           namesTheirs: err.message.includes("someone else's device"),
           suggests: err.message.includes("ctx.getWebGPUDevice(0)"),
@@ -77,7 +82,16 @@ test("tensorFromGPUBuffer / registerGPUBuffer of another GPUDevice's buffer: rea
     other.destroy();
     return { cases, live: ctx.stats().livePointers };
   });
-  const refused = { code: "BAD_DEVICE", field: "buffer", namesOurs: true, namesTheirs: true, suggests: true };
+  const refused = {
+    code: "BAD_DEVICE",
+    field: "buffer",
+    saysFirst: true,
+    webgpuAfter: true,
+    causeKept: true,
+    namesOurs: true,
+    namesTheirs: true,
+    suggests: true,
+  };
   for (const name of ["copyDst", "noCopyDst"]) {
     expect(r.cases[`readTensor ${name}`], name).toEqual(refused);
     expect(r.cases[`copyGPUTensor ${name}`], name).toEqual(refused);

@@ -27,6 +27,7 @@
  * ({@link forgetVerifiedBuffer}), but WebGPU tells no one when another framework destroys one.
  */
 import { WebDLPackError } from "../../errors.js";
+import { createBufferAs, WEBDLPACK_OWNER } from "../memory/meter.js";
 import { formatPointer, type GPUPointer } from "./pointer-format.js";
 
 const COPY_SRC = 0x4;
@@ -118,7 +119,8 @@ function probe(device: GPUDevice, buffer: GPUBuffer): Promise<Verdict> | null {
   let other = scratch.get(device);
   try {
     if (other === undefined) {
-      other = device.createBuffer({ size: 4, usage: COPY_SRC | COPY_DST, label: "webdlpack register check" });
+      const descriptor = { size: 4, usage: COPY_SRC | COPY_DST, label: "webdlpack register check" };
+      other = createBufferAs(device, descriptor, WEBDLPACK_OWNER); // webdlpack's own, in ctx.memory()
       scratch.set(device, other);
     }
     device.pushErrorScope("validation"); // outer: the write (destroyed or foreign)
@@ -212,20 +214,37 @@ function bufferError(
 ): WebDLPackError {
   const name = buffer.label ? `GPUBuffer "${buffer.label}"` : `${buffer.size}-byte GPUBuffer`;
   const ours = `${oursName}${device.label ? ` "${device.label}"` : ""}`;
+  // What happened comes first; WebGPU's own words follow, their first line only (the "While encoding …"
+  // trail names webdlpack's probe, not the caller's code), and whole as the error's cause.
+  const webgpu = `WebGPU said: ${firstLine(v.message)}`;
+  const cause = webgpuCause(v.message);
   if (v.kind === "foreign") {
     const getter = `ctx.getWebGPUDevice(${deviceId ?? ""})`;
     return new WebDLPackError(
       "BAD_DEVICE",
-      `${subject}: the ${name} was made by another GPUDevice than ${ours}, which can not use it ` +
-        `(WebGPU: ${v.message}). Make the buffer on ${getter} (give the framework that made it this device), ` +
-        "or copy its data over through the CPU",
-      { field: "buffer", value: name, expected: `a GPUBuffer made by ${ours}` },
+      `${subject}: the ${name} was made by another GPUDevice than ${ours}, which can not use it. ` +
+        `Make the buffer on ${getter} (give the framework that made it this device), ` +
+        `or copy its data over through the CPU. ${webgpu}`,
+      { field: "buffer", value: name, expected: `a GPUBuffer made by ${ours}`, cause },
     );
   }
   const what = v.kind === "destroyed" ? "is destroyed" : "was refused by WebGPU";
-  return new WebDLPackError("INVALID_ARGUMENT", `${subject}: the ${name} ${what} (WebGPU: ${v.message})`, {
+  return new WebDLPackError("INVALID_ARGUMENT", `${subject}: the ${name} ${what}. ${webgpu}`, {
     field: "buffer",
     value: name,
     expected: `a live GPUBuffer made by ${ours}`,
+    cause,
   });
+}
+
+/** The first line of a WebGPU message (what was wrong; the lines after it say where). */
+function firstLine(message: string): string {
+  return message.split("\n", 1)[0]!.trim();
+}
+
+/** WebGPU's whole validation message as an error (an `Error`'s cause, as consoles show it). */
+function webgpuCause(message: string): Error {
+  const err = new Error(message);
+  err.name = "GPUValidationError";
+  return err;
 }
