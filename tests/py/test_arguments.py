@@ -97,7 +97,7 @@ def test_from_buffer_shape_uses_the_same_checks() -> None:
     assert err.value.field == "shape[0]"
 
 
-BAD_COPIES = ["yes", 2, 1, 0, np.True_, [], "False"]
+BAD_COPIES = ["yes", 2, 1, 0, np.True_, [], "False", np.array([1, 2, 3])]
 
 
 @pytest.mark.parametrize("copy", BAD_COPIES, ids=repr)
@@ -126,8 +126,22 @@ def test_a_copy_that_is_not_none_or_bool_is_refused_before_the_producer_runs(cop
             call()
         e = err.value
         assert e.code == w.ErrorCode.INVALID_ARGUMENT and e.field == "copy" and e.value is copy
+        assert isinstance(e, ValueError)  # what NumPy raises for such a copy
     assert Producer.calls == 0
     assert _debug.export_stats()["created"] == before
+
+
+def test_dunder_dlpack_copy_parses_as_numpy_does() -> None:
+    # NumPy's own test_dlpack.py (test_dunder_dlpack_copy) on a webdlpack tensor: True, None and False
+    # export (an unconsumed capsule frees its struct when collected); an array is a ValueError, as NumPy raises.
+    x = w.asarray(np.arange(5))
+    for copy in (True, None, False):
+        assert np.from_dlpack(x, copy=copy).tolist() == list(range(5))
+        x.__dlpack__(copy=copy)
+    with pytest.raises(ValueError):
+        np.arange(5).__dlpack__(copy=np.array([1, 2, 3]))  # NumPy's behaviour, checked on this NumPy
+    with pytest.raises(ValueError):
+        x.__dlpack__(copy=np.array([1, 2, 3]))
 
 
 @pytest.mark.parametrize(

@@ -142,7 +142,8 @@ class DLPackExport(TensorBase):
         ValueError
             ``stream`` is neither None nor -1, or ``max_version`` / ``dl_device`` is malformed.
         TypeError
-            ``copy`` is not None, True or False (``INVALID_ARGUMENT``, field ``copy``).
+            ``copy`` is not None, True or False (``INVALID_ARGUMENT``, field ``copy``): also a
+            ``ValueError``, as NumPy raises for such a ``copy`` (``CopyArgumentError``).
         BufferError
             A device this tensor cannot be exported to, a copy required while
             ``copy=False`` (code ``COPY_REQUIRED``), or a read-only tensor asked

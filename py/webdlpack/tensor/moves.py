@@ -31,6 +31,7 @@ __all__ = [
     "crosses_webgpu",
     "check_stream",
     "check_copy",
+    "CopyArgumentError",
     "target_device",
     "serves",
 ]
@@ -79,6 +80,15 @@ def check_stream(stream: Any, device: Device) -> None:
     )
 
 
+class CopyArgumentError(WebDLPackTypeError, ValueError):
+    """A ``copy`` argument that is not None, True or False (code ``INVALID_ARGUMENT``, field ``copy``).
+
+    A :class:`~webdlpack.WebDLPackTypeError` (the argument's type is wrong) that is also a ``ValueError``,
+    which NumPy raises for such a ``copy`` (``x.__dlpack__(copy=numpy.array([1, 2, 3]))``, ``copy="yes"``;
+    NumPy's own ``test_dunder_dlpack_copy`` expects it), so either ``except`` catches it.
+    """
+
+
 def check_copy(copy: Any, field: str = "copy") -> bool | None:
     """Check a ``copy`` argument (array API: ``None``, ``True`` or ``False``) before any producer is called.
 
@@ -96,12 +106,13 @@ def check_copy(copy: Any, field: str = "copy") -> bool | None:
 
     Raises
     ------
-    WebDLPackTypeError
-        ``INVALID_ARGUMENT`` for anything else (``"yes"``, ``2``, ``numpy.True_`` ...).
+    CopyArgumentError
+        ``INVALID_ARGUMENT`` for anything else (``"yes"``, ``2``, ``numpy.True_``, an array ...): a
+        ``WebDLPackTypeError`` and a ``ValueError``.
     """
     if copy is None or copy is True or copy is False:
         return copy
-    raise WebDLPackTypeError(
+    raise CopyArgumentError(
         ErrorCode.INVALID_ARGUMENT,
         "copy must be None, True or False",
         field=field,
