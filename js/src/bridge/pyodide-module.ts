@@ -12,6 +12,7 @@ import { WebDLPackError } from "../errors.js";
 import { isBrandedTensor, looksLikeTensor, Tensor, type BrandedTensor } from "../tensor/index.js";
 import { deleterCaller, exportCaller } from "./pyodide-callers.js";
 import { PYTHON_GPU_OWNER, pythonGPUModule } from "./pyodide-gpu.js";
+import { teachPyodideFloat16 } from "./pyodide-float16.js";
 import type { PyodideModuleLike, PyodideWithModule } from "./pyodide-types.js";
 
 /** Name of the JS module the Python package imports (`import webdlpack_js`). */
@@ -127,10 +128,12 @@ export function pythonFacingModule(host: WasmHost, module: PyodideModuleLike): R
 
 /**
  * Register `webdlpack_js` in `pyodide`: {@link pythonFacingModule} plus `extra` members (the Python-loaded
- * JS half adds its framework functions). Returns the wasm host the module works on.
+ * JS half adds its framework functions), after teaching Pyodide float16 buffers (pyodide-float16.ts). Returns the
+ * wasm host the module works on.
  */
 export function registerPythonModule(pyodide: PyodideWithModule, extra: Record<string, unknown> = {}): WasmHost {
   const host = emscriptenHost(pyodide._module);
+  teachPyodideFloat16(pyodide._module, host); // a Float16Array reaches Python as an "e" buffer (pyodide-float16.ts)
   pyodide.registerJsModule(PYTHON_JS_MODULE, { ...pythonFacingModule(host, pyodide._module), ...extra });
   return host;
 }
