@@ -1,7 +1,7 @@
 /**
  * registerGPUBuffer on real WebGPU (issue 12, item 5; issue 21, item 1): a destroyed GPUBuffer, or one made by
  * another GPUDevice than the one registered under the deviceId, is refused — WebGPU says so asynchronously, after
- * which every use of the pointer throws INVALID_ARGUMENT (destroyed) or BAD_DEVICE (another device's) naming the
+ * which every use of the pointer throws DISPOSED (destroyed) or BAD_DEVICE (another device's) naming the
  * buffer — while a live buffer of the right device works.
  */
 import { test, expect, type HarnessWindow } from "./fixtures.js";
@@ -39,7 +39,7 @@ test("registerGPUBuffer refuses a destroyed buffer and another GPUDevice's buffe
     return { ...result, live: ctx.stats().livePointers };
   });
   expect(r).toEqual({
-    destroyed: "INVALID_ARGUMENT buffer is destroyed",
+    destroyed: "DISPOSED buffer is destroyed",
     foreign: "BAD_DEVICE buffer was made by another GPUDevice",
     good: "usable",
     live: 0,

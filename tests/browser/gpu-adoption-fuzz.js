@@ -5,7 +5,7 @@
  * read at once or after WebGPU has answered, through ctx.readback, ctx.readbackInto, readTensor or
  * copyGPUTensor + readTensor. The contract (issue 21, item 1; docs/spec.md P11):
  * - another device's buffer: BAD_DEVICE, always;
- * - a destroyed buffer: INVALID_ARGUMENT;
+ * - a destroyed buffer: DISPOSED (or INVALID_ARGUMENT where WebGPU refused the use and the probe cannot tell why);
  * - the page's own live buffer: its exact bytes, or a typed refusal of a usage the path needs (INVALID_ARGUMENT,
  *   UNSUPPORTED) — never BAD_DEVICE;
  * never other bytes, never an untyped error. Short mode: tests/browser/gpu-adoption-fuzz.spec.ts; long mode:
@@ -162,6 +162,6 @@ function judge(c, outcome, expected) {
       ? ["BAD_DEVICE"]
       : c.maker === "own"
         ? ["INVALID_ARGUMENT", "UNSUPPORTED"]
-        : ["INVALID_ARGUMENT", "UNSUPPORTED"]; // destroyed: or a usage the path needs, refused first
+        : ["DISPOSED", "INVALID_ARGUMENT", "UNSUPPORTED"]; // destroyed: or a usage the path needs, refused first
   return allowed.includes(e.code) ? "refused" : `${e.code} (${e.field}) for a ${c.maker} buffer: ${e.message}`;
 }

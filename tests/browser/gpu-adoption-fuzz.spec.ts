@@ -9,7 +9,7 @@ import { openAdaptersPage } from "./fixtures.js";
 const seconds = Number(process.env["WEBDLPACK_FUZZ_SECONDS"] ?? 0);
 const seed = Number(process.env["WEBDLPACK_FUZZ_SEED"] ?? 21);
 
-test("GPU adoption fuzz: another device's buffer is always BAD_DEVICE, a destroyed one INVALID_ARGUMENT, the page's own reads exactly", async ({
+test("GPU adoption fuzz: another device's buffer is always BAD_DEVICE, a destroyed one DISPOSED, the page's own reads exactly", async ({
   page,
 }) => {
   test.setTimeout(seconds > 0 ? (seconds + 120) * 1000 : 120_000);

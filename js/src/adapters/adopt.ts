@@ -61,7 +61,7 @@ export class GPUOutputAdoptions<K extends object> {
   /** True while `key` has a live adoption (some holder has not released it). */
   isAdopted(key: K): boolean {
     const entry = this.#entries.get(key);
-    return entry !== undefined && !entry.lease.finalized;
+    return entry !== undefined && !entry.lease.released;
   }
 
   /**
@@ -77,7 +77,7 @@ export class GPUOutputAdoptions<K extends object> {
    */
   tensor(key: K, output: FrameworkGPUOutput, ctx: WebDLPackContext, deviceId: number): Tensor {
     let entry = this.#entries.get(key);
-    if (entry === undefined || entry.lease.finalized) {
+    if (entry === undefined || entry.lease.released) {
       entry = this.#adopt(key, output, ctx, deviceId);
     } else if (entry.deviceId !== deviceId) {
       throw new WebDLPackError("BAD_DEVICE", `${output.label} was already adopted on another device id`, {
@@ -86,7 +86,7 @@ export class GPUOutputAdoptions<K extends object> {
         expected: `${entry.deviceId}`,
       });
     }
-    return producePrevalidatedGPUTensor(entry.desc, entry.extent, entry.lease.retain(), this.owner);
+    return producePrevalidatedGPUTensor(entry.desc, entry.extent, entry.lease.hold(), this.owner);
   }
 
   #adopt(key: K, output: FrameworkGPUOutput, ctx: WebDLPackContext, deviceId: number): Adoption {

@@ -18,6 +18,7 @@ import {
 } from "../dlpack/dtype.js";
 import { getContext, ownerLabel, type WebDLPackContext } from "../context/index.js";
 import { bufferUseError, pendingBufferCheck } from "../context/pointers/register-check.js";
+import { flushQueueUsers } from "../context/transfers/queue-users.js";
 import type { Tensor } from "../tensor/index.js";
 import {
   byteExtent,
@@ -126,15 +127,20 @@ export function locateGPUTensor(tensor: Tensor, ctx: WebDLPackContext = getConte
 /**
  * {@link locateGPUTensor}, once the tensor's buffer has passed the check registration started
  * (context/pointers/register-check.ts) if it is still running: a buffer another GPUDevice made is refused
- * with BAD_DEVICE (a destroyed one with INVALID_ARGUMENT) before anything uses it. No wait otherwise.
+ * with BAD_DEVICE (a destroyed one with DISPOSED) before anything uses it. No wait otherwise. Work other libraries
+ * recorded on the device and not yet submitted (tvmjs's) is submitted first, so what the caller queues runs after it.
  */
 export async function locateCheckedGPUTensor(tensor: Tensor, ctx: WebDLPackContext): Promise<GPUTensorLocation> {
-  const loc = locateGPUTensor(tensor, ctx);
+  let loc = locateGPUTensor(tensor, ctx);
   const wait = pendingBufferCheck(loc.buffer, tensor.data, loc.deviceId);
-  if (wait === null) return loc;
-  const refused = await wait;
-  if (refused !== null) throw refused;
-  return locateGPUTensor(tensor, ctx);
+  if (wait !== null) {
+    const refused = await wait;
+    if (refused !== null) throw refused;
+    loc = locateGPUTensor(tensor, ctx);
+  }
+  // What a library recorded on the device and not yet submitted (tvmjs writing a buffer lent to it) goes first.
+  flushQueueUsers(loc.device);
+  return loc;
 }
 
 /**
@@ -252,18 +258,36 @@ export interface CopyGPUTensorOptions {
  *
  * The copy runs in a validation error scope and resolves only once WebGPU has accepted it (one more round trip
  * to the GPU process): a copy WebGPU refused — the source's maker destroyed it, or another GPUDevice made it —
- * rejects (INVALID_ARGUMENT / BAD_DEVICE) instead of handing on a buffer of zeros that pass for the source's.
+ * rejects (DISPOSED / BAD_DEVICE) instead of handing on a buffer of zeros that pass for the source's.
  */
 export async function copyGPUTensor(tensor: Tensor, options: CopyGPUTensorOptions = {}): Promise<Tensor> {
   const ctx = options.ctx ?? getContext();
+  refusePackedSubByte(tensor);
+  const src = await locateCheckedGPUTensor(tensor, ctx);
+  return (await copyLocatedGPUTensor(tensor, src, { ...options, ctx })).tensor;
+}
+
+/** A copy {@link copyLocatedGPUTensor} made: the new Tensor and its buffer. */
+export interface LocatedCopy {
+  readonly tensor: Tensor;
+  readonly buffer: GPUBuffer;
+}
+
+/**
+ * {@link copyGPUTensor} of a tensor the caller already located (and whose register check passed:
+ * {@link locateCheckedGPUTensor}), giving back the copy's buffer with it: one lookup per hand-off.
+ */
+export async function copyLocatedGPUTensor(
+  tensor: Tensor,
+  src: GPUTensorLocation,
+  options: CopyGPUTensorOptions & { ctx: WebDLPackContext },
+): Promise<LocatedCopy> {
+  const { ctx } = options;
   const kind = options.kind ?? "copy";
   refusePackedSubByte(tensor);
   // Everything read from the tensor is read before the first await: its owner may dispose it meanwhile.
-  const src = locateGPUTensor(tensor, ctx);
-  const pending = pendingBufferCheck(src.buffer, tensor.data, src.deviceId);
   const { shape, strides } = tensor;
-  const count = elementCount(shape);
-  const nbytes = outputBytes(kind, count, src.itemsize);
+  const nbytes = outputBytes(kind, elementCount(shape), src.itemsize);
   const dtype =
     options.dtype !== undefined
       ? toDType(options.dtype, "options.dtype")
@@ -273,30 +297,30 @@ export async function copyGPUTensor(tensor: Tensor, options: CopyGPUTensorOption
   // The source's bytes must outlive the awaits below even if its owner disposes it meanwhile: hold them until the
   // copy is submitted (the queue runs it before any later reuse of the buffer).
   const releaseSource = tensor.retain();
+  let dst: GPUBuffer | undefined;
   try {
-    const refusedBuffer = pending === null ? null : await pending; // the foreign-device check of a new buffer
-    if (refusedBuffer !== null) throw refusedBuffer;
     const alloc = {
       deviceId: src.deviceId,
       ...(options.usage === undefined ? {} : { usage: options.usage }),
       label: `webdlpack.adapters.copy(${kind})`,
     };
-    return await produceCopiedGPUTensor(
+    const copied = await produceCopiedGPUTensor(
       ctx,
       { nbytes, alloc, dtype, shape, owner: ADAPTERS_OWNER },
       async (pointer) => {
-        const dst = ctx.gpuPointerToBuffer(pointer);
+        const out = ctx.gpuPointerToBuffer(pointer);
+        dst = out;
         src.device.pushErrorScope("validation");
         let refused: Promise<GPUError | null>;
         try {
           const plain =
-            kind === "copy" && src.contiguous && tryPlainCopy(src.device, src.buffer, src.byteOffset, dst, nbytes);
+            kind === "copy" && src.contiguous && tryPlainCopy(src.device, src.buffer, src.byteOffset, out, nbytes);
           if (!plain) {
             runGpuCopy(
               src.device,
               kind,
               { buffer: src.buffer, shape, strides, byteOffset: src.byteOffset, itemsize: src.itemsize },
-              dst,
+              out,
             );
           }
         } finally {
@@ -306,6 +330,7 @@ export async function copyGPUTensor(tensor: Tensor, options: CopyGPUTensorOption
         if (error !== null) throw await bufferUseError("copyGPUTensor", src.device, src.buffer, error.message);
       },
     );
+    return { tensor: copied, buffer: dst! };
   } finally {
     releaseSource();
   }
@@ -331,7 +356,7 @@ export async function readTensor(tensor: Tensor, ctx: WebDLPackContext = getCont
   // The readback copies the 4-aligned span around the bytes: it must lie in the buffer.
   const alignedEnd = Math.ceil((loc.byteOffset + nbytes) / 4) * 4;
   if (!loc.contiguous || (loc.buffer.usage & GPUBufferUsage.COPY_SRC) === 0 || alignedEnd > loc.buffer.size) {
-    temp = await copyGPUTensor(tensor, { ctx });
+    temp = (await copyLocatedGPUTensor(tensor, loc, { ctx })).tensor;
     source = temp;
   }
   try {

@@ -21,8 +21,8 @@
  *   producer.ts        adapter tensors as DLPack managed tensors (exactly-once release)
  *   leases.ts          counted holders of one adopted buffer
  *   adopt.ts           a framework's GPU outputs adopted as Tensors, one lease each (ORT, LiteRT)
- *   in-place.ts        whether ORT / LiteRT can read a tensor in place, or why a copy is needed
- *   handoff.ts         whether a framework tensor shares bytes or is a copy
+ *   in-place.ts        whether ORT / LiteRT / tvmjs can read a tensor in place, or why a copy is needed
+ *   handoff.ts         the one hand-off to a framework (in place, else refuse, else copy) and its record
  */
 export {
   bindOrtToContext,

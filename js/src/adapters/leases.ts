@@ -14,19 +14,20 @@ import { Holders } from "../tensor/ownership.js";
 /** One holder's claim on a lease. Releasing twice is a no-op. */
 export type LeaseRelease = () => void;
 
-/** A counted claim on a GPU buffer; `finalize` runs once when the last holder releases. */
-export class BufferLease {
-  /** The one holder count of webdlpack (tensor/ownership.ts), starting with none. */
-  readonly #holders: Holders;
+/**
+ * The {@link Holders} of a buffer lent out, starting with none; `finalize` runs when the last holder releases.
+ * It adds a label for messages, and refuses a new holder once the last one let go.
+ */
+export class BufferLease extends Holders {
   #label: string | (() => string);
 
   /**
-   * Make a lease with no holders yet; `finalize` runs when the last holder releases. `label` may be a
-   * function, called only when a message needs it (hand-offs make a lease each; most never show it).
+   * Make a lease with no holders yet. `label` may be a function, called only when a message needs it (hand-offs
+   * make a lease each; most never show it).
    */
   constructor(label: string | (() => string), finalize: () => void) {
+    super(finalize, 0);
     this.#label = label;
-    this.#holders = new Holders(finalize, 0);
   }
 
   /** What the lease is for, for messages (e.g. "ORT output Y"). */
@@ -35,25 +36,15 @@ export class BufferLease {
     return this.#label;
   }
 
-  /** Holders right now. */
-  get holders(): number {
-    return this.#holders.count;
-  }
-
-  /** True once the last holder released and `finalize` ran. */
-  get finalized(): boolean {
-    return this.#holders.finalized;
-  }
-
-  /** Add a holder; returns its release function (idempotent). Throws DISPOSED after finalization. */
-  retain(): LeaseRelease {
-    if (this.#holders.finalized) {
+  /** Add a holder; returns its release function (idempotent). Throws DISPOSED after the last holder released. */
+  override hold(): LeaseRelease {
+    if (this.released) {
       throw new WebDLPackError("DISPOSED", `the buffer of ${this.label} was already released by every holder`, {
         field: "lease",
         value: this.label,
         expected: "a lease that still has holders",
       });
     }
-    return this.#holders.hold();
+    return super.hold();
   }
 }

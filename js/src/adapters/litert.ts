@@ -29,8 +29,7 @@ import type { Tensor } from "../tensor/index.js";
 import { GPUOutputAdoptions } from "./adopt.js";
 import { dtypeName } from "./dtypes.js";
 import { checkFrameworkFeature } from "./compat/versions.js";
-import { copyGPUTensor, locateCheckedGPUTensor } from "./gpu-buffer.js";
-import { recordHandoff } from "./handoff.js";
+import { countHandoffCopy, handOffGPUTensor, recordHandoff } from "./handoff.js";
 import { inPlaceCopyReason } from "./in-place.js";
 import type {
   LiteRtCpuTensorConstructor,
@@ -202,23 +201,6 @@ function litertDType(tensor: Tensor): LiteRtDType {
   return name;
 }
 
-/** Make a LiteRT tensor over `buffer`; `release` runs when it is deleted (also if construction fails). */
-function litertTensorOver<E extends LiteRtEnvironmentLike, T extends LiteRtTensorLike>(
-  litert: LiteRtLike<E, T>,
-  buffer: GPUBuffer,
-  tensor: Tensor,
-  dtype: LiteRtDType,
-  env: E,
-  release: () => void,
-): T {
-  try {
-    return new litert.Tensor(buffer, [...tensor.shape], dtype, env, release);
-  } catch (err) {
-    release();
-    throw err;
-  }
-}
-
 /**
  * A webdlpack tensor as a LiteRT.js tensor.
  *
@@ -252,29 +234,20 @@ export async function tensorToLiteRt<E extends LiteRtEnvironmentLike, T extends 
     const data = tensorToTypedArray(tensor, { copy: "auto" }) as Float32Array | Int32Array | Uint8Array;
     const CpuTensor = litert.Tensor as unknown as LiteRtCpuTensorConstructor<E, T>;
     const out = new CpuTensor(data, [...tensor.shape], env);
+    countHandoffCopy("LiteRT.js", data.byteLength);
     recordHandoff(out, "LiteRT.js copies CPU data into its wasm heap");
     return out;
   }
   checkLiteRtEnvironment(env, ctx, tensor.device.deviceId);
-  const loc = await locateCheckedGPUTensor(tensor, ctx);
-  const reason =
-    copy === "always" ? "copy: 'always'" : inPlaceCopyReason(tensor, loc, "new litert.Tensor(gpuBuffer, …)");
-  if (reason === null) {
-    const out = litertTensorOver(litert, loc.buffer, tensor, dtype, env, tensor.retain());
-    recordHandoff(out, null);
-    return out;
-  }
-  if (copy === "never") {
-    throw new WebDLPackError("COPY_REQUIRED", `LiteRT.js cannot read this tensor in place: ${reason}`, {
-      field: "tensor",
-      value: reason,
-      expected: "a contiguous tensor at byte 0 with STORAGE usage, or copy: 'auto'",
-    });
-  }
-  const copied = await copyGPUTensor(tensor, { ctx });
-  const out = litertTensorOver(litert, ctx.gpuPointerToBuffer(copied.data), copied, dtype, env, () => copied.dispose());
-  recordHandoff(out, reason);
-  return out;
+  // LiteRT.js reads the tensors it is given (model.run returns new outputs): a READ_ONLY tensor is lent as it is.
+  return handOffGPUTensor(tensor, ctx, {
+    name: "LiteRT.js",
+    copy,
+    mayWrite: false,
+    expected: "a contiguous tensor at byte 0 with STORAGE usage",
+    inPlace: (loc) => inPlaceCopyReason(tensor, loc, "new litert.Tensor(gpuBuffer, …)"),
+    make: ({ buffer, release }) => new litert.Tensor(buffer, [...tensor.shape], dtype, env, release),
+  });
 }
 
 /** Options of {@link tensorFromLiteRt}. */

@@ -23,8 +23,7 @@ import { Tensor } from "../tensor/index.js";
 import { dtypeName, dtypeOfOrt, isOrtGpuBufferType, ORT_GPU_BUFFER_TYPES, ortTypeOf } from "./dtypes.js";
 import type { OrtExecutionProvider, OrtLike, OrtSessionOptions, OrtTensorLike } from "./framework-types.js";
 import { GPUOutputAdoptions } from "./adopt.js";
-import { copyGPUTensor, locateCheckedGPUTensor } from "./gpu-buffer.js";
-import { recordHandoff } from "./handoff.js";
+import { countHandoffCopy, handOffGPUTensor, readOnlyReason, readOnlyRefusal, recordHandoff } from "./handoff.js";
 import { inPlaceCopyReason } from "./in-place.js";
 import { ORT_OWNER } from "./producer.js";
 import { ortDeviceRoute, provideDeviceToOrt } from "./compat/ort-device.js";
@@ -279,6 +278,11 @@ export interface TensorToOrtOptions {
    * copy on the GPU. "never": share or throw COPY_REQUIRED. "always": copy.
    */
   copy?: "auto" | "never" | "always";
+  /**
+   * ORT will write through the tensor: it is a pre-allocated output in `session.run(feeds, fetches)` (default
+   * false: an input, which ORT only reads). A READ_ONLY tensor is then copied (or refused with copy: "never").
+   */
+  mayWrite?: boolean;
 }
 
 /**
@@ -306,8 +310,8 @@ export async function tensorToOrt<T extends OrtTensorLike>(
   const dataType = ortTypeOf(tensor.dtype);
   const dims = [...tensor.shape];
   if (tensor.device.deviceType === DeviceType.kDLCPU) {
-    const contiguous = tensor.isContiguous;
-    if (!contiguous && copy === "never") {
+    const readOnly = (options.mayWrite ?? false) && tensor.flags.readOnly;
+    if (copy === "never" && !tensor.isContiguous) {
       throw new WebDLPackError(
         "COPY_REQUIRED",
         "ORT takes CPU data as one contiguous TypedArray; this tensor is strided",
@@ -318,9 +322,19 @@ export async function tensorToOrt<T extends OrtTensorLike>(
         },
       );
     }
-    const data = tensorToTypedArray(tensor, { copy: copy === "always" ? "always" : "auto" });
+    if (copy === "never" && readOnly) throw readOnlyRefusal("ORT");
+    const reason =
+      copy === "always"
+        ? "copy: 'always'"
+        : !tensor.isContiguous
+          ? "strided CPU tensor"
+          : readOnly
+            ? readOnlyReason("ORT")
+            : null;
+    const data = tensorToTypedArray(tensor, { copy: reason === null ? "auto" : "always" });
     const out = new ort.Tensor(dataType, data, dims);
-    recordHandoff(out, copy === "always" ? "copy: 'always'" : contiguous ? null : "strided CPU tensor");
+    if (reason !== null) countHandoffCopy("ORT", data.byteLength);
+    recordHandoff(out, reason);
     return out;
   }
   checkOrtDevice(ort, ctx, tensor.device.deviceId);
@@ -335,24 +349,13 @@ export async function tensorToOrt<T extends OrtTensorLike>(
       },
     );
   }
-  const loc = await locateCheckedGPUTensor(tensor, ctx);
-  const reason = copy === "always" ? "copy: 'always'" : inPlaceCopyReason(tensor, loc, "ort.Tensor.fromGpuBuffer");
-  if (reason === null) {
-    const release = tensor.retain();
-    const out = ort.Tensor.fromGpuBuffer(loc.buffer, { dataType, dims, dispose: release });
-    recordHandoff(out, null);
-    return out;
-  }
-  if (copy === "never") {
-    throw new WebDLPackError("COPY_REQUIRED", `ORT cannot read this tensor in place: ${reason}`, {
-      field: "tensor",
-      value: reason,
-      expected: "a contiguous tensor at byte 0 with STORAGE usage, or copy: 'auto'",
-    });
-  }
-  const copied = await copyGPUTensor(tensor, { ctx });
-  const buffer = ctx.gpuPointerToBuffer(copied.data);
-  const out = ort.Tensor.fromGpuBuffer(buffer, { dataType, dims, dispose: () => copied.dispose() });
-  recordHandoff(out, reason);
-  return out;
+  return handOffGPUTensor(tensor, ctx, {
+    name: "ORT",
+    copy,
+    // ORT reads its inputs; it writes only a pre-allocated output (session.run's fetches).
+    mayWrite: options.mayWrite ?? false,
+    expected: "a contiguous tensor at byte 0 with STORAGE usage",
+    inPlace: (loc) => inPlaceCopyReason(tensor, loc, "ort.Tensor.fromGpuBuffer"),
+    make: ({ buffer, release }) => ort.Tensor.fromGpuBuffer(buffer, { dataType, dims, dispose: release }),
+  });
 }

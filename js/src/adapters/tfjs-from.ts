@@ -111,7 +111,7 @@ export async function tensorFromTfjs<T extends TfjsTensorLike>(
     }
     const buffer = backend.tensorMap!.get(t.dataId)!.resource as GPUBuffer;
     let entry = adoptedTfjs.get(buffer);
-    if (entry === undefined || entry.lease.finalized) {
+    if (entry === undefined || entry.lease.released) {
       const holder = tf.keep(tf.clone(t));
       let pointer: number | null = null;
       try {
@@ -145,7 +145,7 @@ export async function tensorFromTfjs<T extends TfjsTensorLike>(
         dtype,
         shape,
         readOnly: true,
-        release: entry.lease.retain(),
+        release: entry.lease.hold(),
         owner: TFJS_OWNER,
       });
     }

@@ -23,9 +23,9 @@ import type { Tensor } from "../tensor/index.js";
 import type { DType } from "../dlpack/dtype.js";
 import { dtypeName, tfjsTypeOf } from "./dtypes.js";
 import type { TfjsLike, TfjsTensorLike } from "./framework-types.js";
-import { copyGPUTensor, locateCheckedGPUTensor } from "./gpu-buffer.js";
+import type { GPUTensorLocation } from "./gpu-buffer.js";
 import { elementCount } from "./gpu-copy.js";
-import { recordHandoff } from "./handoff.js";
+import { handOffGPUTensor, recordHandoff } from "./handoff.js";
 import { tensorToTypedArray } from "./typed-array.js";
 import { activeBackendOn, watchRelease } from "./tfjs-backend.js";
 
@@ -40,20 +40,14 @@ export interface TensorToTfjsOptions {
   copy?: "auto" | "never" | "always";
 }
 
-function tfjsCopyReason(
-  buffer: GPUBuffer,
-  byteOffset: number,
-  contiguous: boolean,
-  count: number,
-  convert: boolean,
-  dtype: DType,
-): string | null {
+/** Why TF.js cannot read the tensor at `loc` in place (it takes 4-byte elements from byte 0), or null. */
+function tfjsCopyReason(loc: GPUTensorLocation, count: number, convert: boolean, dtype: DType): string | null {
   if (convert) return `${dtypeName(dtype)} is 1 byte per element in DLPack, 4 in TF.js`;
-  if (byteOffset !== 0) return `byte_offset ${byteOffset} != 0 (TF.js takes no offset)`;
-  if (!contiguous) return "strides are not C-contiguous";
+  if (loc.byteOffset !== 0) return `byte_offset ${loc.byteOffset} != 0 (TF.js takes no offset)`;
+  if (!loc.contiguous) return "strides are not C-contiguous";
   const needed = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC;
-  if ((buffer.usage & needed) !== needed) return "the buffer lacks STORAGE | COPY_SRC usage";
-  if (buffer.size < 4 * count) return `the buffer (${buffer.size} bytes) is smaller than ${4 * count}`;
+  if ((loc.buffer.usage & needed) !== needed) return "the buffer lacks STORAGE | COPY_SRC usage";
+  if (loc.buffer.size < 4 * count) return `the buffer (${loc.buffer.size} bytes) is smaller than ${4 * count}`;
   return null;
 }
 
@@ -96,56 +90,26 @@ export async function tensorToTfjs<T extends TfjsTensorLike>(
     return out;
   }
   const deviceId = tensor.device.deviceId;
-  const loc = await locateCheckedGPUTensor(tensor, ctx);
-  const backend = activeBackendOn(tf, loc.device, deviceId);
   const count = elementCount(shape);
-  const reason =
-    copy === "always"
-      ? "copy: 'always'"
-      : tfjsCopyReason(loc.buffer, loc.byteOffset, loc.contiguous, count, mapping.convert, tensor.dtype);
-  if (reason === null) {
-    const release = tensor.retain();
-    let out: T;
-    try {
-      out = tf.tensor({ buffer: loc.buffer, zeroCopy: true }, shape, mapping.tfjs);
-      watchRelease(backend, out.dataId, release);
-    } catch (err) {
-      release();
-      throw err;
-    }
-    recordHandoff(out, null);
-    return out;
-  }
-  if (copy === "never") {
-    throw new WebDLPackError("COPY_REQUIRED", `TF.js cannot read this tensor in place: ${reason}`, {
-      field: "tensor",
-      value: reason,
-      expected: "float32/int32, contiguous at byte 0, or copy: 'auto'",
-    });
-  }
-  const copied = await copyGPUTensor(tensor, { ctx, kind: mapping.convert ? "bool8-to-u32" : "copy" });
-  let out: T;
-  try {
-    // TF.js makes tensors from GPU data only as float32/int32: bool arrives as int32 0/1, then a cast.
-    const made = tf.tensor(
-      { buffer: ctx.gpuPointerToBuffer(copied.data), zeroCopy: true },
-      shape,
-      mapping.convert ? "int32" : mapping.tfjs,
-    );
-    watchRelease(backend, made.dataId, () => copied.dispose());
-    if (mapping.convert) {
+  // TF.js never writes a tensor's data (its tensors are immutable): a READ_ONLY tensor is lent as it is.
+  return handOffGPUTensor(tensor, ctx, {
+    name: "TF.js",
+    copy,
+    mayWrite: false,
+    kind: mapping.convert ? "bool8-to-u32" : "copy",
+    expected: "float32/int32, contiguous at byte 0",
+    inPlace: (loc) => tfjsCopyReason(loc, count, mapping.convert, tensor.dtype),
+    make: ({ buffer, release, source }) => {
+      const backend = activeBackendOn(tf, source.device, deviceId);
+      // TF.js makes tensors from GPU data only as float32/int32: bool arrives as int32 0/1, then a cast.
+      const made = tf.tensor({ buffer, zeroCopy: true }, shape, mapping.convert ? "int32" : mapping.tfjs);
+      watchRelease(backend, made.dataId, release);
+      if (!mapping.convert) return made;
       try {
-        out = tf.cast(made, mapping.tfjs);
+        return tf.cast(made, mapping.tfjs);
       } finally {
         made.dispose(); // TF.js releases it after the cast's work is submitted
       }
-    } else {
-      out = made;
-    }
-  } catch (err) {
-    copied.dispose();
-    throw err;
-  }
-  recordHandoff(out, reason);
-  return out;
+    },
+  });
 }

@@ -18,16 +18,18 @@
 import { describeValue } from "../../describe-value.js";
 import { WebDLPackError } from "../../errors.js";
 import { DeviceType } from "../../dlpack/constants.js";
-import { parseDType } from "../../dlpack/dtype.js";
+import { checkedContiguousExtent } from "../../dlpack/desc.js";
+import { parseDType, type DType } from "../../dlpack/dtype.js";
 import { getContext, unwrapDevice, type WebDLPackContext } from "../../context/index.js";
 import type { Tensor } from "../../tensor/index.js";
 import { GPUOutputAdoptions } from "../adopt.js";
 import { watchTvmMemory } from "../memory.js";
 import { dtypeName } from "../dtypes.js";
-import { copyGPUTensor, locateGPUTensor } from "../gpu-buffer.js";
-import { recordHandoff } from "../handoff.js";
+import { countHandoffCopy, handOffGPUTensor, handoffCopyStats, recordHandoff } from "../handoff.js";
 import { inPlaceCopyReason } from "../in-place.js";
-import { TvmBufferTable } from "./table.js";
+import { BufferLease } from "../leases.js";
+import { produceGPUTensor } from "../producer.js";
+import { TvmBufferTable, type LentBytes } from "./table.js";
 import type { TvmInstanceLike, TvmInternals, TvmTensorLike, TvmWebGPUContextLike } from "./types.js";
 import { tensorToTypedArray } from "../typed-array.js";
 
@@ -39,12 +41,15 @@ export const TVM_WEBGPU_DTYPES: ReadonlySet<string> = new Set(["float32", "float
 
 const adoptions = new GPUOutputAdoptions<TvmTensorLike>(TVM_OWNER);
 
-/** Copies the adapter made (CPU inputs into tvmjs's memory, GPU inputs it could not lend in place). */
-const copies = { count: 0, bytes: 0 };
+/** The adapter's name for tvmjs in messages and copy counts. */
+const TVMJS = "tvmjs";
 
-/** How many hand-offs into tvmjs were copies, and their bytes, since the page loaded. */
+/**
+ * How many hand-offs into tvmjs were copies (CPU inputs into tvmjs's memory, GPU inputs it could not lend in place
+ * or that are READ_ONLY), and their bytes, since the page loaded.
+ */
 export function tvmCopyStats(): { readonly count: number; readonly bytes: number } {
-  return { ...copies };
+  return handoffCopyStats(TVMJS);
 }
 
 /** tvmjs bound to one webdlpack device: tensor conversions there (`T`: the instance's Tensor type). */
@@ -140,6 +145,12 @@ export interface TensorToTvmOptions {
    * copy on the GPU. "never": lend or throw COPY_REQUIRED (CPU tensors always need a copy). "always": copy.
    */
   copy?: "auto" | "never" | "always";
+  /**
+   * Whether the function the tensor is passed to may write it (default true: tvmjs functions may update an input
+   * in place, `R.call_tir_inplace`, as KV caches do). A READ_ONLY tensor is then copied (or refused with
+   * copy: "never"); pass false only when every function that gets the tvmjs tensor reads it.
+   */
+  mayWrite?: boolean;
 }
 
 function tvmDType(tensor: Tensor, gpu: boolean): string {
@@ -195,8 +206,7 @@ export async function tensorToTvm<T extends TvmTensorLike>(
     const data = tensorToTypedArray(tensor, { copy: "auto" });
     const out = detachedEmpty(tvm, tensor.shape, dtype, false);
     out.copyFromRawBytes(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
-    copies.count++;
-    copies.bytes += data.byteLength;
+    countHandoffCopy(TVMJS, data.byteLength);
     recordHandoff(out, "tvmjs's wasm memory is its own: CPU data is copied into it");
     return out;
   }
@@ -204,25 +214,27 @@ export async function tensorToTvm<T extends TvmTensorLike>(
   const lib = (tvm as TvmInternals).lib ?? {};
   const gpu = webGPUContextOn(lib.webGPUContext, ctx, tensor.device.deviceId, "tvm.lib.webGPUContext");
   const table = TvmBufferTable.of(gpu);
-  const loc = locateGPUTensor(tensor, ctx);
-  const reason = copy === "always" ? "copy: 'always'" : inPlaceCopyReason(tensor, loc, "tvmjs's buffer table");
-  if (reason !== null && copy === "never") {
-    throw new WebDLPackError("COPY_REQUIRED", `tvmjs cannot read this tensor in place: ${reason}`, {
-      field: "tensor",
-      value: reason,
-      expected: "a contiguous tensor at byte 0 with STORAGE usage, or copy: 'auto'",
-    });
-  }
-  const source = reason === null ? tensor : await copyGPUTensor(tensor, { ctx });
-  const release = reason === null ? tensor.retain() : () => source.dispose();
-  const buffer = reason === null ? loc.buffer : ctx.gpuPointerToBuffer(source.data);
-  if (reason !== null) {
-    copies.count++;
-    copies.bytes += source.nbytes;
-  }
-  const out = table.lend(buffer, release, () => detachedEmpty(tvm, tensor.shape, dtype, true));
-  recordHandoff(out, reason);
-  return out;
+  return handOffGPUTensor(tensor, ctx, {
+    name: TVMJS,
+    copy,
+    mayWrite: options.mayWrite ?? true,
+    expected: "a contiguous tensor at byte 0 with STORAGE usage",
+    inPlace: (loc) => inPlaceCopyReason(tensor, loc, "tvmjs's buffer table"),
+    make: ({ buffer, release, copied }) =>
+      table.lend(buffer, lentBytes(copied ?? tensor, release), () => detachedEmpty(tvm, tensor.shape, dtype, true)),
+  });
+}
+
+/** The bytes of `lent` (the source, or the copy made for tvmjs) as a slot of tvmjs's table holds them. */
+function lentBytes(lent: Tensor, release: () => void): LentBytes {
+  const { data: pointer, nbytes, shape, dtype } = lent;
+  return {
+    pointer,
+    deviceId: lent.device.deviceId,
+    nbytes,
+    readOnly: lent.flags.readOnly,
+    lease: new BufferLease(() => `webdlpack tensor ${shape.join("x")} ${dtypeName(dtype)} lent to tvmjs`, release),
+  };
 }
 
 /** Options of {@link tensorFromTvm}. */
@@ -289,6 +301,8 @@ export function tensorFromTvm(tvmTensor: TvmTensorLike, options: TensorFromTvmOp
   gpu.flushCommands();
   const dtype = parseDType(tvmTensor.dtype, "tvmTensor.dtype");
   const shape = Array.from(tvmTensor.shape, Number);
+  const lent = TvmBufferTable.of(gpu).lentAt(tvmTensor.getDataPtr());
+  if (lent !== undefined) return tensorOverLent(tvmTensor, lent, dtype, shape, deviceId);
   const adopted = adoptions.isAdopted(tvmTensor);
   const out = adoptions.tensor(
     tvmTensor,
@@ -308,6 +322,48 @@ export function tensorFromTvm(tvmTensor: TvmTensorLike, options: TensorFromTvmOp
   );
   if (!adopted) detachFromScope(internals);
   return out;
+}
+
+/**
+ * A tvmjs tensor whose data is a buffer webdlpack lent it (an in-place function's output is its input): a Tensor
+ * over the lent pointer, sharing the lease of the lent bytes; the tvmjs tensor is disposed when it is released.
+ */
+function tensorOverLent(
+  tvmTensor: TvmTensorLike,
+  lent: LentBytes,
+  dtype: DType,
+  shape: number[],
+  deviceId: number,
+): Tensor {
+  if (lent.deviceId !== deviceId) {
+    throw new WebDLPackError("BAD_DEVICE", "this tvmjs tensor's buffer was lent from another device id", {
+      field: "options.deviceId",
+      value: deviceId,
+      expected: `${lent.deviceId}`,
+    });
+  }
+  const extent = checkedContiguousExtent(dtype, shape, "tvmTensor.shape");
+  if (extent.nbytes > lent.nbytes) {
+    throw new WebDLPackError("OUT_OF_BOUNDS", "this tvmjs tensor is larger than the webdlpack tensor lent for it", {
+      field: "tvmTensor.shape",
+      value: shape.join("x"),
+      expected: `at most ${lent.nbytes} bytes (the lent tensor's)`,
+    });
+  }
+  const hold = lent.lease.hold();
+  detachFromScope(tvmTensor as TvmInternals);
+  return produceGPUTensor({
+    pointer: lent.pointer,
+    deviceId,
+    dtype,
+    shape,
+    readOnly: lent.readOnly,
+    release: () => {
+      tvmTensor.dispose();
+      hold();
+    },
+    owner: TVM_OWNER,
+  });
 }
 
 /** Take an adopted tvmjs tensor out of tvmjs's current scope, so the scope's end does not dispose it. */

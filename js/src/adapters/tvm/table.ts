@@ -14,7 +14,23 @@
  * buffers out and releases them.
  */
 import { WebDLPackError } from "../../errors.js";
+import { unwrapDevice } from "../../context/index.js";
+import { addQueueUser } from "../../context/transfers/queue-users.js";
+import type { BufferLease } from "../leases.js";
 import type { TvmWebGPUContextLike } from "./types.js";
+
+/**
+ * The webdlpack bytes a slot holds: the pointer of the tensor lent (the source, or the copy made for tvmjs), and a
+ * lease on them. The slot is one holder; a tvmjs output over the same slot (an in-place function's result) is
+ * another, so the bytes live until the last of them lets go.
+ */
+export interface LentBytes {
+  readonly pointer: number;
+  readonly deviceId: number;
+  readonly nbytes: number;
+  readonly readOnly: boolean;
+  readonly lease: BufferLease;
+}
 
 /** tvmjs's table internals (TypeScript `private` in tvmjs, plain fields at run time). */
 interface TableInternals {
@@ -25,9 +41,9 @@ interface TableInternals {
 /** The lent slots of one tvmjs WebGPU context and the hooks that serve them. */
 export class TvmBufferTable {
   readonly #gpu: TvmWebGPUContextLike & TableInternals;
-  /** slot → the lender's release. */
-  readonly #lent = new Map<number, () => void>();
-  #pending: { buffer: GPUBuffer; release: () => void } | null = null;
+  /** slot → the bytes lent there and the slot's hold on them. */
+  readonly #lent = new Map<number, { bytes: LentBytes; release: () => void }>();
+  #pending: { buffer: GPUBuffer; bytes: LentBytes } | null = null;
 
   /** Install the hooks on `gpu` (see {@link TvmBufferTable.of}: once per context). */
   private constructor(gpu: TvmWebGPUContextLike & TableInternals) {
@@ -37,7 +53,11 @@ export class TvmBufferTable {
     const dispose = gpu.dispose.bind(gpu);
     gpu.deviceAllocDataSpace = (nbytes: number) => this.#alloc(nbytes, alloc);
     gpu.deviceFreeDataSpace = (ptr: number) => this.#free(ptr, free);
+    // tvmjs submits its recorded dispatches later: webdlpack's transfers and hand-offs on the device submit them
+    // first, so a read of a buffer lent here right after an in-place call sees what the call wrote.
+    const stopFlushing = addQueueUser(unwrapDevice(gpu.device), () => gpu.flushCommands());
     gpu.dispose = () => {
+      stopFlushing();
       for (const slot of [...this.#lent.keys()]) this.#free(slot, free);
       dispose();
     };
@@ -66,19 +86,19 @@ export class TvmBufferTable {
     return this.#lent.size;
   }
 
-  /** True while `slot` holds a lent buffer. */
-  isLent(slot: number): boolean {
-    return this.#lent.has(slot);
+  /** What `slot` holds when webdlpack lent it (else undefined). */
+  lentAt(slot: number): LentBytes | undefined {
+    return this.#lent.get(slot)?.bytes;
   }
 
   /**
    * Run `make` — which must allocate exactly once through tvmjs's device API,
    * e.g. `tvm.empty(shape, dtype, tvm.webgpu())` — with that allocation
-   * answered by `buffer`. `release` runs once, when tvmjs frees the slot (or
-   * at once if `make` throws before allocating).
+   * answered by `buffer`, the buffer of `bytes`. The slot holds `bytes.lease` until tvmjs frees it; if `make`
+   * throws before allocating, the lease gets no holder (the caller releases what it lent).
    */
-  lend<T>(buffer: GPUBuffer, release: () => void, make: () => T): T {
-    this.#pending = { buffer, release };
+  lend<T>(buffer: GPUBuffer, bytes: LentBytes, make: () => T): T {
+    this.#pending = { buffer, bytes };
     try {
       const made = make();
       if (this.#pending !== null) {
@@ -89,9 +109,6 @@ export class TvmBufferTable {
         });
       }
       return made;
-    } catch (err) {
-      if (this.#pending !== null) release();
-      throw err;
     } finally {
       this.#pending = null;
     }
@@ -101,13 +118,14 @@ export class TvmBufferTable {
     const pending = this.#pending;
     if (pending === null) return alloc(nbytes);
     this.#pending = null;
+    const release = pending.bytes.lease.hold();
     const slot = this.#gpu.attachToBufferTable(pending.buffer);
-    this.#lent.set(slot, pending.release);
+    this.#lent.set(slot, { bytes: pending.bytes, release });
     return slot;
   }
 
   #free(slot: number, free: (ptr: number) => void): void {
-    const release = this.#lent.get(slot);
+    const release = this.#lent.get(slot)?.release;
     if (release === undefined) {
       free(slot);
       return;

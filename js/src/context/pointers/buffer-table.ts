@@ -18,8 +18,9 @@ import { claimPointerTag } from "./pointer-tags.js";
 import { formatPointer, GPU_POINTER_SLOT_BITS, type GPUPointer, type PointerTableOptions } from "./pointer-format.js";
 import { PointerTable } from "./pointer-table.js";
 import { checkPointerType, REGISTER_OPTION_RULES } from "../options.js";
-import { checkRegisteredBuffer, forgetVerifiedBuffer } from "./register-check.js";
+import { checkRegisteredBuffer, destroyedBufferError, forgetVerifiedBuffer } from "./register-check.js";
 import { bufferFacts } from "../transfers/buffer-facts.js";
+import { countedAlive } from "../memory/meter.js";
 import type { GPUPointerInfo, RegisterBufferOptions } from "../types.js";
 
 /** What a caller tells {@link BufferTable.insert} about a buffer. */
@@ -36,6 +37,8 @@ export interface BufferInit {
   /** `buffer.size` and `buffer.usage` where the caller knows them (the allocator made the buffer so); else read once. */
   readonly size?: number;
   readonly usage?: number;
+  /** A registered buffer the device's meter counted alive: every use checks that its owner did not destroy it since. */
+  readonly watched?: boolean;
 }
 
 /** Which path gave a pointer's buffer back. */
@@ -162,6 +165,7 @@ export class BufferTable {
       size: init.size ?? bufferFacts(init.buffer).size,
       usage: init.usage ?? bufferFacts(init.buffer).usage,
       transfers: undefined,
+      watched: init.watched ?? false,
     };
     try {
       ptr = this.#table.insert(entry);
@@ -219,6 +223,7 @@ export class BufferTable {
       ownerLabel: ownerLabel(opts.owner),
       onRelease: opts.onRelease,
       pooled: false,
+      watched: countedAlive(buffer, record.device),
     };
     const ptr = this.insert(init, true, opts.tracked ?? true);
     // Destroyed, or another GPUDevice's: WebGPU says so asynchronously; the pointer then refuses every use.
@@ -269,6 +274,8 @@ export class BufferTable {
     const entry = this.#table.get(ptr);
     if (entry.device.lost) throw lostError(entry.device, operation, formatPointer(ptr));
     if (entry.asyncError !== undefined) throw entry.asyncError;
+    if (entry.watched && !countedAlive(entry.buffer, entry.device.device))
+      throw destroyedBufferError(operation, entry.buffer, entry.size, ptr, entry.ownerLabel);
     return entry;
   }
 
@@ -352,8 +359,9 @@ export class BufferTable {
     entry.onRelease?.(entry.buffer, ptr);
   }
 
-  /** Put a live pointer on the translation fast path. */
+  /** Put a live pointer on the translation fast path (not a watched one: its every use checks the buffer is alive). */
   #setFast(ptr: GPUPointer, entry: BufferEntry): void {
+    if (entry.watched) return;
     const at = 2 * (ptr & FAST_SLOT_MASK);
     if (at >= this.#fast.length) {
       let slots = this.#fast.length / 2;

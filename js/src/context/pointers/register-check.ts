@@ -10,7 +10,7 @@
  *   Any buffer with COPY_SRC or COPY_DST usage can be probed so, mapped or not; one with only STORAGE usage
  *   (of at least 4 bytes) is named in a bind group instead (created, never used), which validates the same;
  * - for an unmapped COPY_DST buffer, a zero-byte `queue.writeBuffer`, which also fails for a destroyed
- *   buffer: INVALID_ARGUMENT.
+ *   buffer: DISPOSED.
  * A buffer with none of these usages cannot be read, written or copied by webdlpack, and is not checked.
  *
  * The pointer is returned at once; when the verdict is an error, the context poisons it and every later
@@ -191,8 +191,8 @@ function refusal(
 
 /**
  * Why WebGPU refused a use of `buffer` on `device` (it said `message`), for `subject` (e.g. "readback"):
- * BAD_DEVICE when another GPUDevice made the buffer (a zero-byte probe decides), else INVALID_ARGUMENT
- * (destroyed, when the probe can tell).
+ * BAD_DEVICE when another GPUDevice made the buffer (a zero-byte probe decides), DISPOSED when it is destroyed (when
+ * the probe can tell), else INVALID_ARGUMENT.
  */
 export async function bufferUseError(
   subject: string,
@@ -202,6 +202,26 @@ export async function bufferUseError(
 ): Promise<WebDLPackError> {
   const kind = (await probe(device, buffer))?.kind ?? "refused";
   return bufferError(subject, "the GPUDevice", device, buffer, { kind, message }, undefined);
+}
+
+/**
+ * The refusal of a use (`subject`) of pointer `ptr`, whose registered buffer its owner (`owner`) destroyed: DISPOSED,
+ * the buffer's lifetime ended. Known without a GPU call when the device's meter saw the destroy (pointers/buffer-table).
+ */
+export function destroyedBufferError(
+  subject: string,
+  buffer: GPUBuffer,
+  size: number,
+  ptr: GPUPointer,
+  owner: string,
+): WebDLPackError {
+  const name = buffer.label ? `GPUBuffer "${buffer.label}"` : `${size}-byte GPUBuffer`;
+  return new WebDLPackError(
+    "DISPOSED",
+    `${subject}: the ${name} of GPU pointer ${formatPointer(ptr)} was destroyed by its owner (${owner}); its data ` +
+      "is gone: free the pointer (dispose the tensor)",
+    { field: "buffer", value: name, expected: "a live GPUBuffer (not destroyed while registered)" },
+  );
 }
 
 function bufferError(
@@ -228,8 +248,10 @@ function bufferError(
       { field: "buffer", value: name, expected: `a GPUBuffer made by ${ours}`, cause },
     );
   }
-  const what = v.kind === "destroyed" ? "is destroyed" : "was refused by WebGPU";
-  return new WebDLPackError("INVALID_ARGUMENT", `${subject}: the ${name} ${what}. ${webgpu}`, {
+  // A destroyed buffer's lifetime ended (DISPOSED, as for any use of a released buffer); anything else WebGPU refused.
+  const destroyed = v.kind === "destroyed";
+  const what = destroyed ? "is destroyed" : "was refused by WebGPU";
+  return new WebDLPackError(destroyed ? "DISPOSED" : "INVALID_ARGUMENT", `${subject}: the ${name} ${what}. ${webgpu}`, {
     field: "buffer",
     value: name,
     expected: `a live GPUBuffer made by ${ours}`,

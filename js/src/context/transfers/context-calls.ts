@@ -10,6 +10,7 @@ import type { DeviceRecord, DeviceRegistry } from "../devices/registry.js";
 import type { BufferEntry, BufferTable } from "../pointers/buffer-table.js";
 import type { GPUPointer } from "../pointers/pointer-format.js";
 import { checksInFlight, pendingBufferCheck } from "../pointers/register-check.js";
+import { flushQueueUsers, queueUsers } from "./queue-users.js";
 import {
   hostLength,
   hostView,
@@ -38,10 +39,20 @@ export class ContextTransfers {
     this.#devices = devices;
   }
 
+  /**
+   * `ptr`'s usable entry (pointers/buffer-table.ts) for `operation`, once every library that records GPU work on its
+   * device and submits it later (tvmjs) submitted it: the transfer then queues after that work (queue-users.ts).
+   */
+  #entry(ptr: GPUPointer, operation: string): BufferEntry {
+    const entry = this.#table.usable(ptr, operation);
+    if (queueUsers !== 0) flushQueueUsers(entry.device.device);
+    return entry;
+  }
+
   /** `ctx.readback(ptr, range)`. Not async (a throw becomes the rejection): no promise hops beyond the read's own. */
   readback(ptr: GPUPointer, range?: ReadbackRange): Promise<ArrayBuffer> {
     try {
-      const entry = this.#table.usable(ptr, "readback");
+      const entry = this.#entry(ptr, "readback");
       const wait = checksInFlight === 0 ? null : pendingBufferCheck(entry.buffer, ptr, entry.device.id);
       if (wait === null) return readbackEntry(entry, range);
       return this.#afterCheck(wait, ptr, "readback").then((checked) => readbackEntry(checked, range));
@@ -53,7 +64,7 @@ export class ContextTransfers {
   /** `ctx.readbackInto(ptr, target, range)`. Not async (a throw becomes the rejection): no extra promise per call. */
   readbackInto(ptr: GPUPointer, target: ReadbackTarget, range?: ReadbackRange): Promise<void> {
     try {
-      const entry = this.#table.usable(ptr, "readbackInto");
+      const entry = this.#entry(ptr, "readbackInto");
       const wait = checksInFlight === 0 ? null : pendingBufferCheck(entry.buffer, ptr, entry.device.id);
       if (wait === null) return readbackEntryInto(entry, target, range);
       return this.#afterCheck(wait, ptr, "readbackInto").then((checked) => readbackEntryInto(checked, target, range));
@@ -66,23 +77,23 @@ export class ContextTransfers {
   async #afterCheck(wait: Promise<WebDLPackError | null>, ptr: GPUPointer, operation: string): Promise<BufferEntry> {
     const refused = await wait;
     if (refused !== null) throw refused;
-    return this.#table.usable(ptr, operation);
+    return this.#entry(ptr, operation);
   }
 
   /** `ctx.upload(ptr, source, range)`. */
   upload(ptr: GPUPointer, source: ReadbackTarget, range?: Pick<ReadbackRange, "byteOffset">): void {
-    const entry = this.#table.usable(ptr, "upload");
+    const entry = this.#entry(ptr, "upload");
     uploadFrom(transfersOf(entry), entry, source, range);
   }
 
   /** `ctx.copyBuffer(src, dst, range)`. */
   copyBuffer(src: GPUPointer, dst: GPUPointer, range?: CopyRange): void {
-    copyEntries(this.#table.usable(src, "copyBuffer"), this.#table.usable(dst, "copyBuffer"), range);
+    copyEntries(this.#entry(src, "copyBuffer"), this.#entry(dst, "copyBuffer"), range);
   }
 
   /** `ctx.clearBuffer(ptr, range)`. */
   clearBuffer(ptr: GPUPointer, range?: ReadbackRange): void {
-    clearEntry(this.#table.usable(ptr, "clearBuffer"), range);
+    clearEntry(this.#entry(ptr, "clearBuffer"), range);
   }
 
   /**

@@ -14,7 +14,7 @@
  *
  * A copy WebGPU refused (a buffer another GPUDevice made, or a destroyed one)
  * leaves the staging buffer untouched, and its bytes must never pass for the
- * source's: such a read rejects (BAD_DEVICE / INVALID_ARGUMENT, register-check.ts).
+ * source's: such a read rejects (BAD_DEVICE / DISPOSED, register-check.ts).
  * Where JS can not know every fact WebGPU validates for the copy (a registered
  * buffer of unknown origin), the copies are encoded and submitted inside a
  * validation error scope and the sink sees no byte before it came back clean
