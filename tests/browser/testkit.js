@@ -93,6 +93,45 @@ function dispatch(device, pipelineOrCode, resource, workgroups) {
 }
 
 /**
+ * A float32 WebGPU tensor of `values` on `ctx`'s device 0 (shape `shape`), over a pointer of its own that its
+ * dispose frees.
+ */
+async function gpuTensor(ctx, values, shape) {
+  const ptr = await ctx.allocWebGPUChecked(values.length * 4);
+  ctx.getWebGPUDevice(0).queue.writeBuffer(ctx.gpuPointerToBuffer(ptr), 0, Float32Array.from(values));
+  return window.webdlpack.Tensor.webgpu({
+    pointer: ptr,
+    deviceId: 0,
+    dtype: "float32",
+    shape,
+    onRelease: () => ctx.freeWebGPU(ptr),
+  });
+}
+
+/** Whether `buffer` is destroyed: a zero-length write to it on `device` reports a validation error. */
+async function isDestroyed(device, buffer) {
+  device.pushErrorScope("validation");
+  device.queue.writeBuffer(buffer, 0, new Float32Array(1));
+  return (await device.popErrorScope()) !== null;
+}
+
+/**
+ * Dispose `tensor` (a holder of a framework's buffer `buffer`): what it threw ("nothing" when nothing), the bytes
+ * `owner`'s row of `ctx.memory()` lost, and whether the buffer is destroyed after.
+ */
+async function disposeHolder(ctx, tensor, buffer, owner) {
+  const bytes = () => ctx.memory().owners.find((o) => o.owner === owner)?.bytes ?? 0;
+  const before = bytes();
+  let thrown = "nothing";
+  try {
+    tensor.dispose();
+  } catch (e) {
+    thrown = String(e);
+  }
+  return { thrown, freed: before - bytes(), destroyed: await isDestroyed(ctx.getWebGPUDevice(0), buffer) };
+}
+
+/**
  * The adapter pages' common start (adapters.html, frameworks.html): ONNX Runtime Web with its wasm from local
  * files and one thread, TF.js core and its WebGPU backend, as `window.ort`, `window.tf`, `window.WebGPUBackend`;
  * with `?pyodide=1` also Pyodide (about 2 s) with webdlpack's Python package (`window.pyodide`, `window.py`).
@@ -108,4 +147,14 @@ export async function startAdapterPage(webdlpack, { ort, tf, tfwebgpu }) {
   }
 }
 
-export const testkit = Object.freeze({ setup, codeOf, collectLeaks, failure, readBuffer, dispatch });
+export const testkit = Object.freeze({
+  setup,
+  codeOf,
+  collectLeaks,
+  failure,
+  readBuffer,
+  dispatch,
+  gpuTensor,
+  isDestroyed,
+  disposeHolder,
+});

@@ -27,6 +27,7 @@ import { countHandoffCopy, handOffGPUTensor, readOnlyReason, readOnlyRefusal, re
 import { inPlaceCopyReason } from "./in-place.js";
 import { ORT_OWNER } from "./producer.js";
 import { ortDeviceRoute, provideDeviceToOrt } from "./compat/ort-device.js";
+import { giveBackOrtOutput } from "./ort-release.js";
 import { tensorToTypedArray } from "./typed-array.js";
 
 /** Options shared by the ORT adapter functions. */
@@ -218,6 +219,8 @@ function checkOrtTensor(t: OrtTensorLike): void {
  *   (its buffer returned to ORT) once this Tensor, every other Tensor made from
  *   the same ORT tensor, and every zero-copy consumer of them (TF.js tensors,
  *   DLPack exports) have released it. Do not dispose the ORT tensor yourself.
+ *   Released after ORT's last session was: ORT can no longer take it back, and
+ *   webdlpack destroys the buffer instead of throwing ORT's error (ort-release.ts).
  * - location "cpu" / "cpu-pinned": a CPU Tensor over `ortTensor.data` (shared bytes).
  *
  * Shape and dtype come from `dims` and `type` (float16 stays float16, bool
@@ -251,10 +254,11 @@ export function tensorFromOrt(ortTensor: OrtTensorLike, options: OrtAdapterOptio
   }
   const ctx = options.ctx ?? getContext();
   const deviceId = options.deviceId ?? 0;
+  let buffer: GPUBuffer | undefined; // read at the first adoption
   return adoptions.tensor(
     ortTensor,
     {
-      buffer: () => ortTensor.gpuBuffer,
+      buffer: () => (buffer = ortTensor.gpuBuffer),
       dtype,
       shape,
       get label() {
@@ -262,7 +266,10 @@ export function tensorFromOrt(ortTensor: OrtTensorLike, options: OrtAdapterOptio
       },
       field: "ortTensor.gpuBuffer",
       shapeField: "ortTensor.dims",
-      release: () => ortTensor.dispose(),
+      // ORT's dispose after its last session was released throws a raw wasm error: never out of Tensor.dispose().
+      release() {
+        giveBackOrtOutput(ortTensor, buffer, this.label);
+      },
     },
     ctx,
     deviceId,

@@ -11,6 +11,10 @@
  *   to ORT's guard of the shared device (when it has every feature and limit ORT asks for; the context's
  *   `setup()` asks for them, setup.ts ML_LIMITS/ML_FEATURES; timestamp-query, for its profiling, it does without). Another framework that makes its own device
  *   inside that window would get ORT's guard: create the ORT session first.
+ *   These ORT versions destroy their device when their last session is released (on the guard: only ORT's hold
+ *   goes) and request a new one with the next session. So the route is armed again by the next session options
+ *   made after that: ORT's guard is then a new one ({@link provideDeviceToOrt} is given the guard of the moment,
+ *   and arms once per guard), and the next session runs on the shared device again, not on one of ORT's own.
  * - Before 1.23 (JSEP builds): not supported (the adapter refuses them, UNSUPPORTED naming the version).
  */
 import { describeValue } from "../../describe-value.js";
@@ -42,9 +46,9 @@ export function ortDeviceRoute(ort: OrtLike): OrtDeviceRoute {
   return atLeastVersion(version, ORT_DEVICE_OPTION) ? "session-options" : "own-request";
 }
 
-/** Hooks installed per GPU object (one at a time), and the ORT environments already given one. */
+/** Hooks installed per GPU object (one at a time), and the guard each ORT environment was last given. */
 const hooked = new WeakSet<object>();
-const provided = new WeakSet<object>();
+const provided = new WeakMap<object, GPUDevice>();
 
 /**
  * Features ORT asks for when the adapter has them but runs without: it reads the features of the device it
@@ -78,13 +82,14 @@ function checkRequest(descriptor: GPUDeviceDescriptor | undefined, device: GPUDe
 
 /**
  * Answer `navigator.gpu.requestAdapter` with the real adapter whose `requestDevice` resolves to `device`
- * (ORT's guard), until that first `requestDevice` (ORT's, in its first session's creation). Once per ORT.
- * For the "own-request" route.
+ * (ORT's guard), until that first `requestDevice` (ORT's, in its next session's creation). Once per guard:
+ * ORT holds a guard until it destroys it (its last session released), and the guard of the moment is then
+ * a new one, which arms the route again. For the "own-request" route.
  */
 export function provideDeviceToOrt(ort: OrtLike, device: GPUDevice): void {
   const gpu = (globalThis as { navigator?: { gpu?: GPU } }).navigator?.gpu;
-  if (gpu === undefined || hooked.has(gpu) || provided.has(ort.env)) return;
-  provided.add(ort.env);
+  if (gpu === undefined || hooked.has(gpu) || provided.get(ort.env) === device) return;
+  provided.set(ort.env, device);
   const own = Object.getOwnPropertyDescriptor(gpu, "requestAdapter");
   const original = gpu.requestAdapter;
   const unhook = (): void => {

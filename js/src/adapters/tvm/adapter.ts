@@ -288,6 +288,7 @@ function checkTvmTensor(t: TvmTensorLike): void {
  * user after this sees the results. The tvmjs tensor now belongs to webdlpack: it is taken out of
  * tvmjs's current scope (when it is there) and disposed once this Tensor, every other Tensor made
  * from it and every zero-copy consumer of them have released it. Do not dispose it yourself.
+ * `tvm.dispose()` before that leaves its buffer alive; the last holder then destroys it (tvm/table.ts).
  *
  * Throws BAD_DEVICE when its instance is not on the context's device `deviceId`, UNSUPPORTED for CPU
  * tensors and views at an offset, BAD_SHAPE / BAD_NDIM for a bad shape.
@@ -301,9 +302,13 @@ export function tensorFromTvm(tvmTensor: TvmTensorLike, options: TensorFromTvmOp
   gpu.flushCommands();
   const dtype = parseDType(tvmTensor.dtype, "tvmTensor.dtype");
   const shape = Array.from(tvmTensor.shape, Number);
-  const lent = TvmBufferTable.of(gpu).lentAt(tvmTensor.getDataPtr());
+  const table = TvmBufferTable.of(gpu);
+  const slot = tvmTensor.getDataPtr();
+  const lent = table.lentAt(slot);
   if (lent !== undefined) return tensorOverLent(tvmTensor, lent, dtype, shape, deviceId);
   const adopted = adoptions.isAdopted(tvmTensor);
+  // The last holder's release: the tvmjs tensor's dispose; once adopted, through the table (tvmjs may be gone by then).
+  let release = (): void => tvmTensor.dispose();
   const out = adoptions.tensor(
     tvmTensor,
     {
@@ -315,12 +320,15 @@ export function tensorFromTvm(tvmTensor: TvmTensorLike, options: TensorFromTvmOp
       },
       field: "webGPUContext.gpuBufferFromPtr(tvmTensor.getDataPtr())",
       shapeField: "tvmTensor.shape",
-      release: () => tvmTensor.dispose(),
+      release: () => release(),
     },
     ctx,
     deviceId,
   );
-  if (!adopted) detachFromScope(internals);
+  if (!adopted) {
+    release = table.adopt(slot, release);
+    detachFromScope(internals);
+  }
   return out;
 }
 

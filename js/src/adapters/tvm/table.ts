@@ -12,6 +12,11 @@
  * destroying the buffer and runs the lender's release, once. tvmjs's
  * `dispose()` (which destroys every buffer in its table) first takes the lent
  * buffers out and releases them.
+ *
+ * The other way, tvmjs's outputs webdlpack adopted ({@link TvmBufferTable.adopt}) stay tvmjs's until webdlpack's
+ * last holder lets go, when the tvmjs tensor is disposed (its buffer back to tvmjs's pool). Should tvmjs be disposed
+ * first, its `dispose()` would destroy them under their holders: it first takes them out of its table, and the
+ * last holder's release destroys each one instead (tvmjs is gone, nothing else can take it back).
  */
 import { WebDLPackError } from "../../errors.js";
 import { unwrapDevice } from "../../context/index.js";
@@ -44,6 +49,11 @@ export class TvmBufferTable {
   /** slot → the bytes lent there and the slot's hold on them. */
   readonly #lent = new Map<number, { bytes: LentBytes; release: () => void }>();
   #pending: { buffer: GPUBuffer; bytes: LentBytes } | null = null;
+  /** slot → how many adopted tvmjs tensors (each held by webdlpack) name it. */
+  readonly #adopted = new Map<number, number>();
+  /** The buffers of adopted slots taken out of tvmjs's table at its `dispose()`: webdlpack's to destroy. */
+  readonly #rescued = new Map<number, GPUBuffer>();
+  #disposed = false;
 
   /** Install the hooks on `gpu` (see {@link TvmBufferTable.of}: once per context). */
   private constructor(gpu: TvmWebGPUContextLike & TableInternals) {
@@ -59,6 +69,8 @@ export class TvmBufferTable {
     gpu.dispose = () => {
       stopFlushing();
       for (const slot of [...this.#lent.keys()]) this.#free(slot, free);
+      this.#rescueAdopted();
+      this.#disposed = true;
       dispose();
     };
   }
@@ -114,6 +126,38 @@ export class TvmBufferTable {
     }
   }
 
+  /**
+   * Record that webdlpack adopted a tvmjs tensor whose data is `slot`; returns the release to run when its last
+   * webdlpack holder lets go: `dispose` (the tvmjs tensor's) while tvmjs lives, else — tvmjs was disposed and the
+   * buffer taken out of its table — the buffer's destruction, once no adopted tensor names the slot any more.
+   */
+  adopt(slot: number, dispose: () => void): () => void {
+    this.#adopted.set(slot, (this.#adopted.get(slot) ?? 0) + 1);
+    return () => {
+      const left = (this.#adopted.get(slot) ?? 1) - 1;
+      if (left > 0) this.#adopted.set(slot, left);
+      else this.#adopted.delete(slot);
+      if (!this.#disposed) {
+        dispose();
+        return;
+      }
+      if (left > 0) return;
+      const buffer = this.#rescued.get(slot);
+      this.#rescued.delete(slot);
+      buffer?.destroy();
+    };
+  }
+
+  /** At tvmjs's `dispose()`: take the adopted slots' buffers out of its table, so it does not destroy them. */
+  #rescueAdopted(): void {
+    for (const slot of this.#adopted.keys()) {
+      const buffer = this.#gpu.bufferTable[slot];
+      if (buffer === undefined) continue;
+      this.#gpu.bufferTable[slot] = undefined;
+      this.#rescued.set(slot, buffer);
+    }
+  }
+
   #alloc(nbytes: number, alloc: (nbytes: number) => number): number {
     const pending = this.#pending;
     if (pending === null) return alloc(nbytes);
@@ -125,6 +169,7 @@ export class TvmBufferTable {
   }
 
   #free(slot: number, free: (ptr: number) => void): void {
+    if (this.#rescued.has(slot)) return; // tvmjs, disposed, let go of a buffer webdlpack holds: it is webdlpack's
     const release = this.#lent.get(slot)?.release;
     if (release === undefined) {
       free(slot);
