@@ -4,7 +4,7 @@
  * (cross-origin isolated, so performance.now() ticks at 5 µs) on the project's WebGPU adapter (SwiftShader
  * here) and writes bench/results-gpu-chromium-<adapter>.json/.md and the plot.
  *
- *   node bench/gpu/chromium.mjs [--sizes 1024,...]            run it here
+ *   node bench/gpu/chromium.mjs [--sizes 1024,...] [--only fresh|app] [--long-rounds 12]   run it here
  *   node bench/gpu/chromium.mjs --from raw.json [--machine m.json]
  *        report a result collected elsewhere (the device machine: cdp.py saves window.__result)
  */
@@ -17,6 +17,8 @@ import { adapterLabel, finish, markdownReport } from "./report.mjs";
 const { values: args } = parseArgs({
   options: {
     sizes: { type: "string" },
+    only: { type: "string" },
+    "long-rounds": { type: "string" },
     from: { type: "string" },
     machine: { type: "string" },
     out: { type: "string", default: "bench" },
@@ -30,7 +32,11 @@ if (args.from) {
   out.machine = args.machine ? JSON.parse(readFileSync(args.machine, "utf8")) : { cpus: "?", cpu: "?", platform: "?" };
 } else {
   const { withBenchPage } = await import("../lib.mjs");
-  const query = args.sizes ? `?sizes=${args.sizes}` : "";
+  const q = new URLSearchParams();
+  if (args.sizes) q.set("sizes", args.sizes);
+  if (args.only) q.set("only", args.only);
+  if (args["long-rounds"]) q.set("longRounds", args["long-rounds"]);
+  const query = q.size > 0 ? `?${q}` : "";
   out = await withBenchPage(
     `/bench/gpu/transfers.html${query}`,
     "__ready",

@@ -5,7 +5,11 @@
  * device machine the H100). Writes bench/results-gpu-<adapter>.json and .md (report.mjs) and the plot
  * (plot.py). Every ratio is against an anchor measured in this same run.
  *
- *   node bench/gpu/node.mjs [--sizes 1024,1048576,...] [--cold-reps 5] [--out DIR] [--no-plot]
+ * After the fresh-device tables (suite.js), the application-like phases (app.js: the first upload right after setup,
+ * one long-lived device with the sizes in shuffled order, small calls after idle); `--only fresh|app` runs one part.
+ *
+ *   node bench/gpu/node.mjs [--sizes 1024,1048576,...] [--cold-reps 5] [--only fresh|app] [--long-rounds 12]
+ *                           [--out DIR] [--no-plot]
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
@@ -13,12 +17,15 @@ import os from "node:os";
 import { parseArgs } from "node:util";
 import { KiB, MiB } from "./measure.js";
 import { runTransferBench } from "./suite.js";
+import { runAppBench } from "./app.js";
 import { adapterLabel, finish, markdownReport } from "./report.mjs";
 
 const { values: args } = parseArgs({
   options: {
     sizes: { type: "string" },
     "cold-reps": { type: "string", default: "5" },
+    only: { type: "string" },
+    "long-rounds": { type: "string", default: "12" },
     out: { type: "string", default: "bench" },
     "no-plot": { type: "boolean", default: false },
   },
@@ -75,16 +82,17 @@ const out = {
   sizes,
 };
 console.log(`bench-gpu: ${out.runtime}, adapter ${JSON.stringify(adapterInfo)}, sizes ${sizes.join(",")}`);
-Object.assign(
-  out,
-  await runTransferBench({
-    newDevice,
-    webdlpack,
-    sizes,
-    coldReps: Number(args["cold-reps"]),
-    log: (s) => console.log(s),
-  }),
-);
+const log = (s) => console.log(s);
+out.rows = [];
+if (args.only !== "app") {
+  const fresh = await runTransferBench({ newDevice, webdlpack, sizes, coldReps: Number(args["cold-reps"]), log });
+  Object.assign(out, fresh);
+}
+if (args.only !== "fresh") {
+  const app = await runAppBench({ newDevice, webdlpack, sizes, longRounds: Number(args["long-rounds"]), log });
+  out.rows.push(...app.rows);
+  out.app = app.app;
+}
 out.totalSeconds = (performance.now() - t0) / 1000;
 
 mkdirSync(args.out, { recursive: true });

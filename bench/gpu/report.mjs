@@ -43,7 +43,21 @@ function addStats(rows) {
   }
 }
 
-/** The row named `name` at `n` bytes in `phase` ("cold" | "warm"). */
+/**
+ * The phases a run may hold: fresh devices (suite.js: cold, warm) and as applications use transfers (app.js: the
+ * first upload right after setup, one long-lived device in shuffled order, small calls after idle).
+ */
+export const PHASES = ["cold", "warm", "first", "long", "idle"];
+/** What each phase is, for the report. */
+export const PHASE_TEXT = {
+  cold: "cold: a variant's first call on a fresh device",
+  warm: "warm: later calls on a fresh device per size",
+  first: "first upload right after `ctx.setup()` (fresh device, no work between)",
+  long: "long-lived: one device, every size in shuffled order",
+  idle: "idle: small calls on the long-lived device, queue drained and a timer before each",
+};
+
+/** The row named `name` at `n` bytes in `phase` (one of {@link PHASES}). */
 export function pick(out, name, n, phase = "warm") {
   return out.rows.find((r) => r.name === name && r.nbytes === n && r.phase === phase);
 }
@@ -80,7 +94,7 @@ export const COMPARISONS = [
 function targetsFor(out) {
   const t = [];
   for (const n of out.sizes) {
-    for (const phase of ["cold", "warm"]) {
+    for (const phase of PHASES) {
       for (const c of COMPARISONS) {
         const ours = pick(out, c.ours, n, phase)?.medianMs;
         const anchors = c.anchors
@@ -112,6 +126,10 @@ export function finish(out, env) {
   return out;
 }
 
+/** A ring's counters in words. */
+const ringText = (r) =>
+  `${r.kept} kept (${sizeLabel(r.keptBytes)}), ${r.inUse} in use, ${r.created} created, ${r.reused} reused`;
+
 const num = (x) =>
   x == null ? "—" : x >= 1000 ? x.toFixed(0) : x >= 100 ? x.toFixed(1) : x >= 1 ? x.toFixed(2) : x.toFixed(3);
 const table = (head, rows) =>
@@ -129,9 +147,10 @@ function targetTable(out) {
   };
   const whats = COMPARISONS.map((c) => c.what);
   const rows = [];
-  for (const n of out.sizes)
-    for (const phase of ["cold", "warm"])
-      rows.push([`${sizeLabel(n)} ${phase}`, ...whats.map((w) => cell(n, phase, w))]);
+  for (const phase of PHASES)
+    for (const n of out.sizes)
+      if (out.targets.some((t) => t.nbytes === n && t.phase === phase))
+        rows.push([`${sizeLabel(n)} ${phase}`, ...whats.map((w) => cell(n, phase, w))]);
   return table(["size", ...whats], rows);
 }
 
@@ -145,6 +164,10 @@ export function markdownReport(out) {
     `${out.machine.cpus} cores (${out.machine.cpu}), ${out.machine.platform}; ${out.date.slice(0, 10)}; ${out.totalSeconds.toFixed(0)} s.\n\n` +
     "Cold: a variant's first call on a fresh device (webdlpack's after `ctx.setup` on it), median of the cold calls. " +
     "Warm: median of rounds that time every variant once, each round in a new (seeded, shuffled) order. " +
+    "As applications use transfers (bench/gpu/app.js): first — an upload as the first call right after `ctx.setup()` " +
+    "on a fresh device, the host bytes made before and the destination from a synchronous `ctx.allocWebGPU`; long — " +
+    "one long-lived device, each round the sizes in a new shuffled order and every variant once per size, the first " +
+    "round left out; idle — the small sizes on that device with the queue drained and a timer before every call. " +
     "`(raw)` rows are hand-written WebGPU with no webdlpack code; `ctx.*` rows are webdlpack's context.\n\n" +
     "## webdlpack against the best hand-written code, per size\n\n" +
     "ms of webdlpack / ms of the fastest hand-written variant of the same size and phase in this run = their ratio " +
@@ -183,11 +206,16 @@ export function markdownReport(out) {
         ? ""
         : `; new read staging ${num(c.newReadMs)} vs a GPU copy ${num(c.snapshotMs)} (large first readbacks ${c.readInTurn ? "in turns" : "in new staging"})`) +
       `; ${num(c.totalMs)} ms in all.\n`;
-  for (const phase of ["cold", "warm"]) {
+  if (out.app)
+    md +=
+      `\nThe long-lived device's staging after its rounds: read ${ringText(out.app.afterLong.read)}; write ` +
+      `${ringText(out.app.afterLong.write)} (${out.app.longRounds} rounds; idle: ${out.app.idleRounds} rounds, ` +
+      `${out.app.idleMs} ms between calls).\n`;
+  for (const phase of PHASES) {
     for (const dir of ["upload", "readback", "anchor"]) {
       const names = [...new Set(out.rows.filter((r) => r.direction === dir && r.phase === phase).map((r) => r.name))];
       if (!names.length) continue;
-      md += `\n## ${phase}: ${{ readback: "GPU → CPU (readback)", upload: "CPU → GPU (upload)", anchor: "the queue round trip" }[dir]}\n\n`;
+      md += `\n## ${PHASE_TEXT[phase]}: ${{ readback: "GPU → CPU (readback)", upload: "CPU → GPU (upload)", anchor: "the queue round trip" }[dir]}\n\n`;
       md += "ms, median (min) · GB/s of the median\n\n";
       md += table(
         ["path", ...out.sizes.map(sizeLabel)],

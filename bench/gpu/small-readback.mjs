@@ -26,7 +26,12 @@
  * skips these rows) evicts what the previous call left in the caches, as a page's big copies (a large readback,
  * a model's weights) do between its small transfers. There every object and call a variant touches costs.
  *
- *   node bench/gpu/small-readback.mjs [--sizes 1024,16384] [--rounds 400] [--flush-mib 8] [--out FILE.json]
+ * And with `--idle-ms M` (0 skips these rows) the same rounds with the queue drained and an M ms timer before each
+ * call, as an application's calls come (issue 33: a 1 KiB ctx.upload after idle measured 0.57× writeBuffer + wait on
+ * the H100); the upload's own split is timed too — `DeviceTransfers.upload` (the call ctx.upload makes after the
+ * pointer lookup) and `DeviceTransfers.write` (the size-class path, below the direct one).
+ *
+ *   node bench/gpu/small-readback.mjs [--sizes 1024,16384] [--rounds 400] [--flush-mib 8] [--idle-ms 5] [--out FILE.json]
  */
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -37,6 +42,7 @@ const { values: args } = parseArgs({
     sizes: { type: "string", default: "1024,16384,262144" },
     rounds: { type: "string", default: "400" },
     "flush-mib": { type: "string", default: "8" },
+    "idle-ms": { type: "string", default: "0" },
     out: { type: "string" },
   },
 });
@@ -69,6 +75,7 @@ async function variants(n) {
   const ring = new ReadRing(device, (b) => b.destroy(), 64 * 2 ** 20);
   const inflight = new Inflight(device, "bench");
   const transfers = transfersFor(device);
+  const known = { buffer: dst, size: dst.size, usage: dst.usage };
   const sink = (bytes, at) => out.set(bytes, at);
   const copy = (dst) => {
     const enc = device.createCommandEncoder();
@@ -135,6 +142,14 @@ async function variants(n) {
       device.queue.writeBuffer(dst, 0, host);
       await device.queue.onSubmittedWorkDone();
     },
+    "DeviceTransfers.upload + wait": async () => {
+      transfers.upload(known, 0, host);
+      await device.queue.onSubmittedWorkDone();
+    },
+    "DeviceTransfers.write + wait": async () => {
+      transfers.write(dst, 0, host);
+      await device.queue.onSubmittedWorkDone();
+    },
     "ctx.upload + wait": async () => {
       ctx.upload(dstPtr, host);
       await device.queue.onSubmittedWorkDone();
@@ -152,6 +167,8 @@ const ANCHORS = {
   "ctx.readback": "raw, fresh array",
   "writeBuffer + wait": "writeBuffer + wait",
   "ctx.upload + wait": "writeBuffer + wait",
+  "DeviceTransfers.upload + wait": "writeBuffer + wait",
+  "DeviceTransfers.write + wait": "writeBuffer + wait",
 };
 
 const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
@@ -159,16 +176,24 @@ const rounds = Number(args.rounds);
 const flushBytes = Number(args["flush-mib"]) * 2 ** 20;
 const flushFrom = new Uint8Array(flushBytes).fill(1);
 const flushTo = new Uint8Array(flushBytes);
+const idleMs = Number(args["idle-ms"]);
 const result = { adapter: info ? `${info.vendor} ${info.device || info.architecture}` : "unknown", rounds, sizes: [] };
 
-/** Median µs per variant of `rounds` interleaved rounds, each call after a cache flush when `flush`. */
-async function measure(v, n, flush) {
+/**
+ * Median µs per variant of `rounds` interleaved rounds (`idle` rounds: at most 100), each call after a cache flush
+ * (`how` "flush") or after the queue drained and an idleMs timer ("idle").
+ */
+async function measure(v, n, how) {
   const names = Object.keys(v);
   const samples = Object.fromEntries(names.map((k) => [k, []]));
-  const random = seeded(n + (flush ? 1 : 0));
-  for (let r = 0; r < rounds; r++) {
+  const random = seeded(n + (how === "flush" ? 1 : how === "idle" ? 2 : 0));
+  for (let r = 0; r < (how === "idle" ? Math.min(rounds, 100) : rounds); r++) {
     for (const k of shuffled([...names], random)) {
-      if (flush) flushTo.set(flushFrom);
+      if (how === "flush") flushTo.set(flushFrom);
+      if (how === "idle") {
+        await device.queue.onSubmittedWorkDone();
+        await new Promise((resolve) => setTimeout(resolve, idleMs));
+      }
       const t0 = performance.now();
       await v[k]();
       samples[k].push(performance.now() - t0);
@@ -188,14 +213,19 @@ function report(us, title) {
 for (const n of args.sizes.split(",").map(Number)) {
   const v = await variants(n);
   for (const k of Object.keys(v)) for (let i = 0; i < 20; i++) await v[k]();
-  const us = await measure(v, n, false);
+  const us = await measure(v, n, "hot");
   const row = { bytes: n, medianUs: us };
   result.sizes.push(row);
   report(us, `${n} bytes on ${result.adapter}, median µs of ${rounds} interleaved rounds`);
   if (flushBytes > 0) {
-    row.flushedMedianUs = await measure(v, n, true);
+    row.flushedMedianUs = await measure(v, n, "flush");
     row.flushMiB = flushBytes / 2 ** 20;
     report(row.flushedMedianUs, `${n} bytes, cold CPU caches (a ${row.flushMiB} MiB copy before each call)`);
+  }
+  if (idleMs > 0) {
+    row.idleMedianUs = await measure(v, n, "idle");
+    row.idleMs = idleMs;
+    report(row.idleMedianUs, `${n} bytes after idle (queue drained, a ${idleMs} ms timer before each call)`);
   }
 }
 if (args.out) writeFileSync(args.out, `${JSON.stringify(result, null, 1)}\n`);

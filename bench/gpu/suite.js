@@ -59,7 +59,7 @@ const FILL_CHUNK = 64 * 2 ** 20;
  * A shader, not writeBuffer or a mapped buffer: a variant's first call on a fresh device must be the first of its
  * kind there (a writeBuffer of the same size before it would warm writeBuffer's own staging).
  */
-function fillOnGPU(device, buffer, n, seed) {
+export function fillOnGPU(device, buffer, n, seed) {
   const module = device.createShaderModule({ code: FILL_WGSL });
   const encoder = device.createCommandEncoder();
   const pass = encoder.beginComputePass();

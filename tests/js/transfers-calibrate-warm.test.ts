@@ -46,7 +46,9 @@ test("warm pairs: the first pair (a buffer's first use) is left out; more pairs 
   };
   const { calibration, ways } = await setUp("first use slow", script);
   const u = calibration.upload.find((f) => f.bytes === MiB)!;
-  assert.equal(ways[MiB], "writeBuffer/staging");
+  // Cold: the first staged call takes the kept 16 MiB buffer (0.3 ms, not its own new one) against writeBuffer's
+  // 0.5; the class stages warm, so any margin makes staging its cold way too (coldWay).
+  assert.equal(ways[MiB], "staging/staging");
   assert.ok(near(u.staging, 0.3), `the 2 ms first use is not among the samples (${u.staging})`);
   // 1.2 ms a round (writeBuffer, one piece, pieces of 256 KiB) within the 24 ms box after the 2.9 ms of the round
   // left out: 18 rounds (+ the one left out, + the cold call).

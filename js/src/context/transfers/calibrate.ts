@@ -148,6 +148,18 @@ export function pieceCandidates(n: number, planPiece: number): number[] {
  */
 const COLD_MARGIN = 2;
 
+/**
+ * The way of a class's first upload on a device: staging where its first use of the staging setup keeps was faster
+ * than writeBuffer's first call — by {@link COLD_MARGIN} where later uploads take writeBuffer, by any margin where
+ * they stage too (then the staging is kept anyway, and the cold writeBuffer timed here is a floor: the size's first
+ * writeBuffer in the page ran untimed before it, while a fresh device's first one pays for writeBuffer's own
+ * staging — dawn.node on the H100, 16 MiB right after setup: 17.8 ms against 3.8 staged; a setup that measured the
+ * two within 2× took writeBuffer for every first upload from 16 MiB, issue 33).
+ */
+export function coldWay(writeBufferCold: number, stagingCold: number, warm: UploadWay): UploadWay {
+  return faster(writeBufferCold, stagingCold, warm === "staging" ? 1 : COLD_MARGIN);
+}
+
 /** Where the class of each size (ascending) starts: the geometric middle between it and the next smaller size. */
 export function classStarts(sizes: readonly number[]): number[] {
   return sizes.map((n, i) => (i === 0 ? n : Math.round(Math.sqrt(n * sizes[i - 1]!))));
@@ -300,6 +312,7 @@ async function measure(t: CalibrationTarget): Promise<Calibrated> {
       // H100: first staged calls 2.8–6.4 ms with the frees in them, 0.16–0.9 without; a 10 ms pause did not help).
       device.queue.submit([]);
       await device.queue.onSubmittedWorkDone();
+      const warm = warmWay(writeBuffer, staging, pieces);
       figures.unshift({
         bytes: n,
         fromBytes: n,
@@ -309,8 +322,8 @@ async function measure(t: CalibrationTarget): Promise<Calibrated> {
         staging,
         pairs: rounds,
         pieces,
-        cold: faster(writeBufferCold, stagingCold, COLD_MARGIN),
-        ...warmWay(writeBuffer, staging, pieces),
+        cold: coldWay(writeBufferCold, stagingCold, warm.warm),
+        ...warm,
       });
     }
   } finally {

@@ -46,10 +46,12 @@ export const DEFAULT_TRANSFER_PLAN: Readonly<TransferPlan> = Object.freeze({
     minPieceBytes: 4 * MiB,
     maxPieces: 8,
   }),
-  // A 256 MiB transfer's pieces plus the 16 MiB made ready at setup (measured: with 256 MiB, 256 MiB transfers in
-  // Node evicted and re-made a piece every call, 0.71× a hand-written readback).
-  maxKeptReadBytes: 288 * MiB,
-  maxKeptWriteBytes: 288 * MiB,
+  // A 256 MiB transfer's staging and up to half of that again for every smaller size an application runs on the same
+  // device (64 + 16 + 4 + 1 MiB …: 341 MiB a ring). With 288 MiB, 256 MiB transfers in Node evicted and re-made a
+  // piece every call (0.71× a hand-written readback); on a long-lived device running every size in turn, the 256 MiB
+  // staging never fitted beside the smaller sizes' and every 256 MiB upload took writeBuffer (0.15×, issue 33).
+  maxKeptReadBytes: 384 * MiB,
+  maxKeptWriteBytes: 384 * MiB,
   touchFreshMinBytes: MiB,
 });
 

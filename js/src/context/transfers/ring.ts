@@ -4,8 +4,20 @@
  * buffers are destroyed (through the caller's `destroy`), so a run of large
  * transfers keeps its own size class warm — and every buffer handed out tracked
  * until it comes back, so a lost device can destroy (and so unmap) all of them.
+ *
+ * Staging follows demand: a size class a transfer lacked is made once that
+ * transfer is done ({@link Ring.prepareSoon}), making room by destroying the
+ * least recently kept buffers of other classes. Under a memory budget
+ * (`ctx.setup({memoryBudget})`, docs/memory.md) a ring keeps at most
+ * {@link BUDGET_SHARE} of it and grows only where the device's count stays
+ * within the budget (a cache never makes memory pressure); under pressure the
+ * memory room trims both rings (DeviceTransfers.trim).
  */
+import { type DeviceMeter, meterOf } from "../memory/meter.js";
 import { bufferFacts } from "./buffer-facts.js";
+
+/** Under a memory budget, a ring keeps at most this share of it. */
+export const BUDGET_SHARE = 1 / 8;
 
 /** Run `task` in a later task (setImmediate where there is one: Node; else a zero timeout). */
 export const later: (task: () => void) => void = (() => {
@@ -217,11 +229,43 @@ export abstract class Ring {
     return n;
   }
 
-  /** Room in the budget for `bytes` more (kept plus out). */
-  protected hasRoom(bytes: number): boolean {
+  /** The device's memory meter (looked up once; null: its memory is not counted). */
+  #meter: DeviceMeter | null | undefined = undefined;
+
+  /** The device's memory budget (null: none). */
+  protected budget(): number | null {
+    this.#meter ??= meterOf(this.device) ?? null;
+    return this.#meter?.budget ?? null;
+  }
+
+  /** The bytes this ring may keep: its own cap, and {@link BUDGET_SHARE} of the device's memory budget when it has one. */
+  protected cap(): number {
+    const budget = this.budget();
+    return budget === null ? this.maxKeptBytes : Math.min(this.maxKeptBytes, Math.floor(budget * BUDGET_SHARE));
+  }
+
+  /**
+   * Make room for `bytes` more (kept plus out): the least recently kept buffers of other size classes are destroyed
+   * until it fits the cap. False (nothing destroyed) where it can not fit — the buffers out alone leave no room, or
+   * a memory budget would be crossed by making it.
+   */
+  protected makeRoom(bytes: number): boolean {
+    if (this.closed) return false;
+    const cap = this.cap();
     let out = 0;
     for (const b of this.out) out += bufferFacts(b).size;
-    return !this.closed && this.keptBytes + out + bytes <= this.maxKeptBytes;
+    const size = stagingClass(bytes);
+    let others = 0;
+    for (const b of this.order) if (bufferFacts(b).size !== size) others += bufferFacts(b).size;
+    if (this.keptBytes - others + out + bytes > cap) return false;
+    const budget = this.budget();
+    if (budget !== null && this.#meter!.totalBytes + bytes > budget) return false;
+    if (this.keptBytes + out + bytes <= cap) return true;
+    this.#destroyKept((b) => {
+      if (this.keptBytes + out + bytes <= cap || bufferFacts(b).size === size) return false;
+      return true;
+    }, true);
+    return this.keptBytes + out + bytes <= cap;
   }
 
   /** Keep `buffer`, dropping the least recently kept ones over the budget; one larger than the budget is destroyed. */
@@ -232,9 +276,14 @@ export abstract class Ring {
       this.destroyBuffer(buffer);
       return;
     }
-    if (this.keptBytes + size > this.maxKeptBytes) {
+    if (this.keptBytes + size > this.maxKeptBytes || (this.budget() !== null && this.keptBytes + size > this.cap())) {
+      const cap = this.cap();
+      if (size > cap) {
+        this.destroyBuffer(buffer);
+        return;
+      }
       for (const old of this.order) {
-        if (this.keptBytes + size <= this.maxKeptBytes) break;
+        if (this.keptBytes + size <= cap) break;
         const oldSize = bufferFacts(old).size;
         this.order.delete(old);
         const stack = this.free.get(oldSize)!;
@@ -282,9 +331,10 @@ export abstract class Ring {
     this.#destroyKept((b) => bufferFacts(b).size !== size || left-- <= 0);
   }
 
-  /** Destroy the kept buffers `drop` picks (asked most recently kept first). */
-  #destroyKept(drop: (buffer: GPUBuffer) => boolean): void {
-    for (const b of [...this.order].reverse()) {
+  /** Destroy the kept buffers `drop` picks (asked most recently kept first; least recently first when `oldest`). */
+  #destroyKept(drop: (buffer: GPUBuffer) => boolean, oldest = false): void {
+    const kept = [...this.order];
+    for (const b of oldest ? kept : kept.reverse()) {
       if (!drop(b)) continue;
       this.order.delete(b);
       const stack = this.free.get(bufferFacts(b).size)!;

@@ -54,7 +54,7 @@ export class ReadRing extends Ring {
   /** Make `count` buffers of `bytes`' class and map each once (its pages are then in place), unmapped and kept. */
   async prepare(bytes: number, count: number): Promise<void> {
     const made: GPUBuffer[] = [];
-    for (let i = this.missing(bytes, count); i > 0 && this.hasRoom(stagingClass(bytes)); i--)
+    for (let i = this.missing(bytes, count); i > 0 && this.makeRoom(stagingClass(bytes)); i--)
       made.push(this.make(stagingClass(bytes)));
     await Promise.all(
       made.map(async (buffer) => {
@@ -248,7 +248,7 @@ export class WriteRing extends Ring {
    * can not be returned again in the same mapping) and keep them once mapped.
    */
   async prepare(bytes: number, count: number): Promise<void> {
-    for (let i = this.missing(bytes, count); i > 0 && this.hasRoom(stagingClass(bytes)); i--) {
+    for (let i = this.missing(bytes, count); i > 0 && this.makeRoom(stagingClass(bytes)); i--) {
       const buffer = this.make(stagingClass(bytes));
       touch(new Uint8Array(buffer.getMappedRange()));
       buffer.unmap();
