@@ -11,6 +11,7 @@
 #   root/                  TVM's source layout made of links (the wheel's files, our headers)
 #   runtime/*.bc           tvmjs's runtime as LLVM bitcode (wasm_runtime, webgpu_runtime, tvmjs_support)
 #   models/test_models.wasm + test_models.json   the test models and their NumPy reference (make_models.py)
+#   inplace/inplace_model.wasm                   the in-place model (make_inplace_model.py), built apart
 # Each step runs only when its inputs changed (a key file holds their hash). CPU heavy: runs under nice.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -101,5 +102,17 @@ if ! fresh "$MODELS/.key" "$models_key"; then
   rm -rf "$MODELS" && mv "$MODELS.new" "$MODELS"  # the old models stay usable until the new ones are whole
   log "models $(du -k "$MODELS/test_models.wasm" | cut -f1) KiB in $(( $(date +%s) - t )) s"
 fi
-mkdir -p build/tvm && ln -sfn "$MODELS" build/tvm/models
-log "up to date: build/tvm/models -> $MODELS ($(( $(date +%s) - started )) s)"
+
+# 6. The in-place model (make_inplace_model.py), in a .wasm of its own: adding or changing it relinks only this one.
+INPLACE=$CACHE/inplace
+inplace_key=$(key_of "$RT/.key" scripts/tvm/make_inplace_model.py scripts/tvm/make_models.py)
+if ! fresh "$INPLACE/.key" "$inplace_key"; then
+  t=$(date +%s)
+  rm -rf "$INPLACE.new" && mkdir -p "$INPLACE.new"
+  $NICE "$VENV/bin/python" scripts/tvm/make_inplace_model.py --runtime "$RT" --out "$INPLACE.new"
+  echo "$inplace_key" > "$INPLACE.new/.key"
+  rm -rf "$INPLACE" && mv "$INPLACE.new" "$INPLACE"
+  log "in-place model $(du -k "$INPLACE/inplace_model.wasm" | cut -f1) KiB in $(( $(date +%s) - t )) s"
+fi
+mkdir -p build/tvm && ln -sfn "$MODELS" build/tvm/models && ln -sfn "$INPLACE" build/tvm/inplace
+log "up to date: build/tvm/models -> $MODELS, build/tvm/inplace -> $INPLACE ($(( $(date +%s) - started )) s)"

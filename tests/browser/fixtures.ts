@@ -121,6 +121,13 @@ export interface PageTestkit {
   failure(fn: () => unknown): Promise<{ code: string; message: string; field: string; value: unknown }>;
   /** Bytes `[offset, offset + size)` of `buffer` after all submitted work (staging copy + mapAsync). */
   readBuffer(device: GPUDevice, buffer: GPUBuffer, offset: number, size: number): Promise<Uint8Array>;
+  /** A float32 WebGPU tensor on `ctx`'s device 0 holding `values` (its pointer freed when released); READ_ONLY on request. */
+  gpuTensor(
+    ctx: WDL.WebDLPackContext,
+    values: ArrayLike<number>,
+    shape: number[],
+    options?: { readOnly?: boolean },
+  ): Promise<WDL.Tensor>;
   /**
    * Submit one compute pass of `pipeline` (or of WGSL source with entry point `main`) with `resource`
    * at group 0, binding 0, over `workgroups` workgroups; returns the pipeline.

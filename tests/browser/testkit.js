@@ -94,9 +94,9 @@ function dispatch(device, pipelineOrCode, resource, workgroups) {
 
 /**
  * A float32 WebGPU tensor of `values` on `ctx`'s device 0 (shape `shape`), over a pointer of its own that its
- * dispose frees.
+ * dispose frees; `readOnly` marks it READ_ONLY.
  */
-async function gpuTensor(ctx, values, shape) {
+async function gpuTensor(ctx, values, shape, { readOnly = false } = {}) {
   const ptr = await ctx.allocWebGPUChecked(values.length * 4);
   ctx.getWebGPUDevice(0).queue.writeBuffer(ctx.gpuPointerToBuffer(ptr), 0, Float32Array.from(values));
   return window.webdlpack.Tensor.webgpu({
@@ -104,6 +104,7 @@ async function gpuTensor(ctx, values, shape) {
     deviceId: 0,
     dtype: "float32",
     shape,
+    readOnly,
     onRelease: () => ctx.freeWebGPU(ptr),
   });
 }

@@ -1,8 +1,11 @@
-// The TVM test models (build/tvm/models/test_models.wasm, made by scripts/tvm/build.sh) in a new tvmjs
-// instance, for pages and workers. `tvmjs` is the global @mlc-ai/web-runtime's lib/index.js defines.
+// The TVM test models (build/tvm/models/test_models.wasm, build/tvm/inplace/inplace_model.wasm, made by
+// scripts/tvm/build.sh) in a new tvmjs instance, for pages and workers. `tvmjs` is the global
+// @mlc-ai/web-runtime's lib/index.js defines.
 
 /** Where build.sh leaves the models (a link to the cache folder of the apache-tvm version). */
 export const TVM_MODELS_URL = "/build/tvm/models/test_models.wasm";
+/** The in-place model (`add_one_inplace`, R.call_tir_inplace; scripts/tvm/make_inplace_model.py), built apart. */
+export const TVM_INPLACE_URL = "/build/tvm/inplace/inplace_model.wasm";
 
 /** A new tvmjs Instance of the test models (WebGPU not set up yet: bind it to a device first). */
 export async function loadTvmModels(tvmjs, url = TVM_MODELS_URL) {
