@@ -13,7 +13,8 @@
 #   make serve   serve the repo on http://127.0.0.1:8765/ (loopback only)
 #   make fuzz    long fuzz: C validator (ASan/UBSan), JS decoder, Python in Pyodide, GPU adoption in Chromium (FUZZ_MINUTES each, default 10)
 #   make docs    API reference: TypeDoc (JS, from TSDoc) and pdoc (Python, from docstrings) into docs/api/
-#   make lint    formatting and lint: Biome (TS/JS), Ruff (Python), clang-format (C); make format fixes
+#   make lint    formatting and lint: Biome (TS/JS), Ruff (Python), clang-format (C); make format fixes; the API reports
+#   make api-report  (make api-tools: install API Extractor only) rewrite api/*.api.md (API Extractor, per JS entry) and api/webdlpack.python.txt (Python __all__)
 #   make soak    long exchange run in Chromium; heap, exports, ledger, GPU pointers before/after (SOAK_CPU, SOAK_GPU),
 #                under a GPU memory budget (SOAK_BUDGET bytes, default 64 MiB; 0: none)
 
@@ -32,7 +33,7 @@ MICROPIP_WHEELS := 0.9.0:3.12 0.10.1:3.13 0.11.1:3.13
 
 # Biome's own config (biome.json) lists, under files.includes, the files not yet formatted because
 # formatting would take them past 400 lines (tests/js/import-graph.test.ts): each leaves the list when it is split.
-.PHONY: lint format setup test-deps pack-files build js wheel docs test test-matrix test-js test-py test-gpu test-browser demo bench bench-gpu serve clean typecheck screenshot fuzz soak
+.PHONY: lint format api-report api-tools setup test-deps pack-files build js wheel docs test test-matrix test-js test-py test-gpu test-browser demo bench bench-gpu serve clean typecheck screenshot fuzz soak
 .DEFAULT_GOAL := build
 
 setup: $(STAMPS)/npm $(STAMPS)/venv $(STAMPS)/vendor
@@ -166,7 +167,7 @@ $(PY_HOSTS): scripts/python_hosts.py examples/python_only/jupyter-lite.json pack
 	@touch $@
 test test-browser test-matrix: $(PY_HOSTS)
 
-test: build $(TEST_EXTRAS) tvm
+test: build $(TEST_EXTRAS) tvm $(API_TOOLS_STAMP)
 	bash scripts/run-tests.sh
 
 # Every version package.json declares (scripts/test-matrix.mjs): prints a table, writes docs/test-matrix.md.
@@ -198,7 +199,24 @@ soak: build
 	node scripts/soak.mjs --cpu $(SOAK_CPU) --gpu $(SOAK_GPU) --budget $(SOAK_BUDGET)
 
 # ---- Formatting and lint ------------------------------------------------------
-lint: $(STAMPS)/npm $(STAMPS)/extras-lint
+# The public API reports (api/): API Extractor writes one per package entry from js/dist's .d.ts, and
+# scripts/python_api.py the Python package's __all__; the lint suite checks both (scripts/lint.py) and fails,
+# naming `make api-report`, until a change to the public surface is written here on purpose. API Extractor brings
+# its own TypeScript (TypeScript 7 has no compiler API), so like TypeDoc it gets a folder of pinned npm packages
+# in build/ instead of the project's lockfile.
+API_EXTRACTOR_VERSION := 7.60.1
+API_TOOLS := build/api-tools
+API_TOOLS_STAMP := $(API_TOOLS)/.api-extractor-$(API_EXTRACTOR_VERSION)
+$(API_TOOLS_STAMP):
+	rm -rf $(API_TOOLS) && npm install --prefix $(API_TOOLS) --no-save --no-audit --no-fund --ignore-scripts \
+	  @microsoft/api-extractor@$(API_EXTRACTOR_VERSION)
+	@touch $@
+api-tools: $(API_TOOLS_STAMP)
+api-report: js $(API_TOOLS_STAMP) $(TEST_EXTRAS)
+	node scripts/api-report.mjs --update
+	$(PY) scripts/python_api.py --update
+
+lint: $(STAMPS)/npm $(STAMPS)/extras-lint js $(API_TOOLS_STAMP)
 	$(PY) scripts/lint.py
 
 format: $(STAMPS)/npm $(STAMPS)/extras-lint

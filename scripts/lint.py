@@ -1,8 +1,10 @@
-"""Check formatting and lint of the whole tree: Biome (TS/JS), Ruff (Python), clang-format (C).
+"""Check formatting and lint of the whole tree: Biome (TS/JS), Ruff (Python), clang-format (C), the API reports.
 
 Usage: python scripts/lint.py [--fix] [--junit PATH]
 
-Each tool is one check; the output of a failing one is printed. With ``--junit`` the
+Each tool is one check; the output of a failing one is printed. ``api-report`` compares the public JS
+surface (js/dist's declarations, built by ``make js``) with the committed ``api/*.api.md``
+(``make api-report`` updates them). With ``--junit`` the
 results are written as JUnit XML (one test case per check) for scripts/test_summary.py.
 With ``--fix`` the tools rewrite the files instead (``make format``).
 Exits 1 if any check failed.
@@ -45,6 +47,7 @@ def checks(fix: bool) -> list[tuple[str, list[str]]]:
             ("clang-format", cfmt),
         ]
     return [
+        ("api-report", ["node", "scripts/api-report.mjs"]),
         ("biome", ["npx", "biome", "ci", "--colors=off", "."]),
         ("ruff-check", [str(BIN / "ruff"), "check", "--output-format=concise", "."]),
         ("ruff-format", [str(BIN / "ruff"), "format", "--check", "."]),
@@ -67,7 +70,12 @@ def main() -> int:
             continue
         failed += 1
         output = (proc.stdout + proc.stderr).strip()
-        print(f"  {name:12s} FAILED (make format fixes formatting)\n{output[-6000:]}")
+        hint = (
+            "make api-report updates the reports, if the change is intended"
+            if name == "api-report"
+            else "make format fixes formatting"
+        )
+        print(f"  {name:12s} FAILED ({hint})\n{output[-6000:]}")
         ET.SubElement(case, "failure", message=f"{name} exited {proc.returncode}").text = output
     suite.set("tests", str(len(suite)))
     suite.set("failures", str(failed))

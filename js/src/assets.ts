@@ -36,14 +36,14 @@ export const PYTHON_WHEEL_FILENAME =
 /** File name of the C side module. */
 export const C_LIBRARY_FILENAME = "libwebdlpack.so";
 
+/** Which shipped file: the Python wheel or the C side module. */
+export type AssetKind = "wheel" | "clib";
+
 /** Where each file sits under an asset base (the layout of the package's js/dist/). */
-export const ASSET_PATHS = Object.freeze({
+export const ASSET_PATHS: Readonly<Record<AssetKind, string>> = Object.freeze({
   wheel: `python/${PYTHON_WHEEL_FILENAME}`,
   clib: `wasm/${C_LIBRARY_FILENAME}`,
 });
-
-/** Which shipped file. */
-export type AssetKind = keyof typeof ASSET_PATHS;
 
 /** URL of the wheel shipped in js/dist/python/ (a literal bundlers rewrite). */
 export function defaultWheelURL(): URL {

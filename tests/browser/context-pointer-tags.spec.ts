@@ -28,9 +28,13 @@ test("with tags 1..8 held elsewhere setup() takes tag 9: pointers with bit 31 se
   await openHarness(page);
   const r = await page.evaluate(async () => {
     const { webdlpack, pyodide } = window as unknown as HarnessPage;
+    // The lock names are internal (not in the package's entries): read them from their module.
+    const tags = (await import(
+      "/js/dist/context/pointers/pointer-tags.js" as string
+    )) as typeof import("../../js/src/context/pointers/pointer-tags.js");
     // Another context of this origin holds tags 1..8 (here: this page itself, for as long as it lives).
     for (let tag = 1; tag <= 8; tag++) {
-      void navigator.locks.request(`${webdlpack.POINTER_TAG_LOCK_PREFIX}${tag}`, () => new Promise(() => {}));
+      void navigator.locks.request(`${tags.POINTER_TAG_LOCK_PREFIX}${tag}`, () => new Promise(() => {}));
     }
     for (let i = 0; i < 100 && ((await navigator.locks.query()).held ?? []).length < 8; i++)
       await new Promise((ok) => setTimeout(ok, 5));

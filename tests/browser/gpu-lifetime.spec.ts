@@ -4,6 +4,7 @@
  * framework destroying its device guard without breaking another, and device
  * loss fanned out to two listeners.
  */
+import type { Ledger } from "../../js/src/context/ledger/ledger.js";
 import { test, expect, type HarnessWindow } from "./fixtures.js";
 
 test("scope disposes what was allocated inside (sync and async), keeps kept and returned pointers", async ({
@@ -69,11 +70,11 @@ test("a dropped JS object is collected, its buffer released, and reported as a l
     (function makeAndDrop() {
       ptr = ctx.allocWebGPU(5000, { owner: "forgetful-framework" });
       const tensorLike = { kind: "wrapper" };
-      ctx.ledger.watch(tensorLike, ctx.ledger.entryForPointer(ptr)!);
+      ctx.ledger.watch(tensorLike, (ctx.ledger as Ledger).entryForPointer(ptr)!);
     })();
     const kept = { kind: "kept" };
     const keptPtr = ctx.allocWebGPU(64, { owner: "careful" });
-    ctx.ledger.watch(kept, ctx.ledger.entryForPointer(keptPtr)!);
+    ctx.ledger.watch(kept, (ctx.ledger as Ledger).entryForPointer(keptPtr)!);
     await collectLeaks(ctx);
     const code = codeOf(() => ctx.gpuPointerToBuffer(ptr), "live");
     const leaks = ctx.leaks();

@@ -10,11 +10,15 @@ type WebdlpackTesting = typeof import("../../js/src/testing/index.js");
 test("Tensor.webgpu onRelease runs exactly once, after dispose, every toManaged export and every retain", async ({
   jsPage,
 }) => {
-  const r = await jsPage.evaluate(() => {
+  const r = await jsPage.evaluate(async () => {
     const { webdlpack: w, webdlpackTesting } = window as unknown as {
       webdlpack: Webdlpack;
       webdlpackTesting: WebdlpackTesting;
     };
+    // The struct's deleter is called as a consumer would, with the codec's internal helper (by its module path).
+    const { callManagedDeleter } = (await import(
+      "/js/dist/dlpack/read.js" as string
+    )) as typeof import("../../js/src/dlpack/read.js");
     const host = webdlpackTesting.createTestHost(1, 4);
     let released = 0;
     const t = w.Tensor.webgpu({
@@ -34,7 +38,7 @@ test("Tensor.webgpu onRelease runs exactly once, after dispose, every toManaged 
     const steps: number[] = [];
     t.dispose();
     steps.push(released);
-    w.callManagedDeleter(host, address);
+    callManagedDeleter(host, address);
     steps.push(released);
     releaseHold();
     steps.push(released);

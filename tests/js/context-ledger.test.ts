@@ -13,6 +13,9 @@ import { isCode } from "./helpers.js";
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
 
+/** The context's Ledger itself: `ctx.ledger` is typed as its public view (entries, leaks, track, watch). */
+const ledgerOf = (ctx: PageContext): Ledger => ctx.ledger as Ledger;
+
 async function ready(): Promise<PageContext> {
   const ctx = new PageContext(CONTEXT_PROTOCOL);
   await ctx.setup({ gpu: asGPU<GPU>(new FakeGPU()) });
@@ -107,8 +110,8 @@ test("registerGPUBuffer with tracked: false makes no ledger entry; the holders' 
     onRelease: (_b, ptr) => released.push(ptr),
     tracked: false,
   });
-  assert.equal(ctx.ledger.size, 0);
-  assert.equal(ctx.ledger.entryForPointer(p), undefined);
+  assert.equal(ledgerOf(ctx).size, 0);
+  assert.equal(ledgerOf(ctx).entryForPointer(p), undefined);
   assert.equal(ctx.gpuPointerToBuffer(p), foreign as unknown as GPUBuffer);
   // A holder tracked as a "tensor" entry naming the pointer: ctx.dispose(pointer) reaches it, and its release frees the pointer.
   const holder = ctx.ledger.track({
@@ -119,10 +122,10 @@ test("registerGPUBuffer with tracked: false makes no ledger entry; the holders' 
     pointer: p,
     release: () => ctx.freeWebGPU(p),
   });
-  assert.equal(ctx.ledger.entryForPointer(p), holder);
+  assert.equal(ledgerOf(ctx).entryForPointer(p), holder);
   assert.equal(ctx.dispose(p), true);
   assert.deepEqual(released, [p]);
-  assert.equal(ctx.ledger.size, 0);
+  assert.equal(ledgerOf(ctx).size, 0);
   assert.throws(() => ctx.gpuPointerToBuffer(p), isCode("STALE_POINTER"));
   // Device loss still gives an untracked buffer back, once.
   const q = ctx.registerGPUBuffer(asGPU<GPUBuffer>(new FakeBuffer(64, 0x84, "ort")), {
@@ -150,7 +153,7 @@ test("registerGPUBuffer refuses a tracked option that is not a boolean", async (
 test("every allocation is in the ledger; freeing either way releases once", async () => {
   const ctx = await ready();
   const p = await ctx.allocWebGPUChecked(100, { owner: "ort" });
-  const entry = ctx.ledger.entryForPointer(p)!;
+  const entry = ledgerOf(ctx).entryForPointer(p)!;
   assert.deepEqual(
     [entry.kind, entry.owner, entry.deviceId, entry.bytes, entry.pointer],
     ["gpu-buffer", "ort", 0, 256, p],
@@ -159,7 +162,7 @@ test("every allocation is in the ledger; freeing either way releases once", asyn
   assert.equal(entry.released, true);
   assert.equal(entry.release(), false, "already released by freeWebGPU");
   const q = ctx.allocWebGPU(100);
-  ctx.ledger.entryForPointer(q)!.release();
+  ledgerOf(ctx).entryForPointer(q)!.release();
   assert.throws(() => ctx.gpuPointerToBuffer(q), isCode("STALE_POINTER"));
   assert.throws(() => ctx.freeWebGPU(q), isCode("DOUBLE_FREE"));
   assert.equal(ctx.stats().ledgerEntries, 0);
@@ -257,7 +260,7 @@ test("a dropped watched object is released by the finalizer and reported as a le
     (() => {
       ptr = ctx.allocWebGPU(1000, { owner: "leaky-framework" });
       const wrapper = { name: "tensor wrapper" };
-      ctx.ledger.watch(wrapper, ctx.ledger.entryForPointer(ptr)!);
+      ctx.ledger.watch(wrapper, ledgerOf(ctx).entryForPointer(ptr)!);
     })();
     for (let i = 0; i < 20 && ctx.leaks().length === 0; i++) {
       gc();

@@ -1,7 +1,7 @@
 /** test-host.ts: the in-JS WasmHost used by the other suites must itself be right. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { WASM_PAGE_SIZE, createTestHost } from "../../js/src/testing/index.js";
+import { WASM_PAGE_SIZE, createTestHost } from "../../js/src/testing/test-host.js";
 import { expectError } from "./helpers.js";
 
 test("malloc returns aligned, non-overlapping, non-zero blocks; free reuses them", () => {

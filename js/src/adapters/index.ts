@@ -39,8 +39,6 @@ export {
   checkLiteRtEnvironment,
   tensorToLiteRt,
   tensorFromLiteRt,
-  LITERT_OWNER,
-  LITERT_DTYPES,
   type BindLiteRtOptions,
   type LiteRtBinding,
   type TensorToLiteRtOptions,
@@ -51,7 +49,6 @@ export {
   tensorToTvm,
   tensorFromTvm,
   tvmCopyStats,
-  TVM_OWNER,
   TVM_WEBGPU_DTYPES,
   type TvmBinding,
   type TensorToTvmOptions,
@@ -83,11 +80,10 @@ export {
   dtypeOfOrt,
   tfjsTypeOf,
   dtypeOfTfjs,
-  ORT_GPU_BUFFER_TYPES,
   type TfjsTypeMapping,
 } from "./dtypes.js";
-export { runGpuCopy, GPU_COPY_MAX_NDIM, type GpuCopyKind, type GpuSource } from "./gpu-copy.js";
-export { liveProducedTensors, ORT_OWNER, TFJS_OWNER, ADAPTERS_OWNER } from "./producer.js";
+export { runGpuCopy, type GpuCopyKind, type GpuSource } from "./gpu-copy.js";
+export { liveProducedTensors } from "./producer.js";
 export { handoffInfo, type HandoffInfo } from "./handoff.js";
 export type * from "./framework-types.js";
 export type * from "./litert-types.js";

@@ -12,9 +12,8 @@
  *   context-probes.ts  the allocation helper and flags the context and pointer checks share
  *   run.ts             runConformance, CHECKS      report.ts  formatReport
  */
-export { runConformance, CHECKS, CHECK_NAMES } from "./run.js";
-export { formatReport, formatResult } from "./report.js";
-export type { Check, CheckInput } from "./check.js";
+export { runConformance, CHECK_NAMES } from "./run.js";
+export { formatReport } from "./report.js";
 export type {
   CheckResult,
   CheckStatus,

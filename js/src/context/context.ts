@@ -11,7 +11,7 @@ import type { WebDLPackError } from "../errors.js";
 import type { CacheMode } from "./allocation/buffer-cache.js";
 import type { DeviceLostListener } from "./devices/registry.js";
 import type { DeviceInfo, SetupConfig } from "./devices/setup.js";
-import type { LeakReport, LedgerDebug } from "./ledger/entry.js";
+import type { LeakReport, LedgerDebug, LedgerView } from "./ledger/entry.js";
 import type { Ledger } from "./ledger/ledger.js";
 import type { MemoryPressureHandler, MemoryPressureOptions, MemoryReport } from "./memory/index.js";
 import type { GPUPointer, PointerTableOptions } from "./pointers/pointer-format.js";
@@ -38,8 +38,10 @@ export interface ContextOptions {
 /** The context implementation. One per page via `getContext()`. */
 export class PageContext implements WebDLPackContext {
   readonly protocol: ContextProtocol;
-  readonly ledger: Ledger;
+  /** The ledger's public view; the object is the context's Ledger (other copies of webdlpack track through it). */
+  readonly ledger: LedgerView;
   readonly #rooms: Rooms;
+  readonly #ledger: Ledger;
   // Each room in a field of its own: one property load less per call (gpuPointerToBuffer is a few ns).
   readonly #devices: Rooms["devices"];
   readonly #pointers: Rooms["pointers"];
@@ -52,6 +54,7 @@ export class PageContext implements WebDLPackContext {
     this.protocol = Object.freeze({ major: protocol.major, minor: protocol.minor });
     const rooms = makeRooms(options.table);
     this.#rooms = rooms;
+    this.#ledger = rooms.ledger;
     this.ledger = rooms.ledger;
     this.#devices = rooms.devices;
     this.#pointers = rooms.pointers;
@@ -62,7 +65,7 @@ export class PageContext implements WebDLPackContext {
 
   /** Debug switches: `ctx.debug.captureStacks = true` records where each ledger entry was made. */
   get debug(): LedgerDebug {
-    return this.ledger.debug;
+    return this.#ledger.debug;
   }
 
   // ---- devices/
@@ -143,19 +146,19 @@ export class PageContext implements WebDLPackContext {
 
   // ---- ledger/
   scope<T>(fn: () => T): T {
-    return this.ledger.scope(fn);
+    return this.#ledger.scope(fn);
   }
 
   keep<T>(x: T): T {
-    return this.ledger.keep(x);
+    return this.#ledger.keep(x);
   }
 
   dispose(x: unknown): boolean {
-    return this.ledger.dispose(x);
+    return this.#ledger.dispose(x);
   }
 
   leaks(): LeakReport[] {
-    return this.ledger.leaks();
+    return this.#ledger.leaks();
   }
 
   // ---- pointers/

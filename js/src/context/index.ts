@@ -19,51 +19,14 @@
  *   ledger/            the lifetime ledger: entries with one release each, scopes, leak reports
  *   memory/            GPU memory by owner on each device, the budget, memory pressure (docs/memory.md)
  */
-export {
-  getContext,
-  CONTEXT_PROTOCOL,
-  CONTEXT_MEMBERS_ADDED,
-  contextMembers,
-  missingContextMembers,
-} from "./get-context.js";
+export { getContext } from "./get-context.js";
 export { CONTEXT_GLOBAL_KEY } from "./global.js";
 export type { SharedContextRecord } from "./global.js";
-export type {
-  WebDLPackContext,
-  AllocOptions,
-  RegisterBufferOptions,
-  GPUPointerInfo,
-  ContextStats,
-  DeviceStats,
-  OwnerStats,
-  ContextProtocol,
-  CacheModeOptions,
-  DeviceOptions,
-} from "./types.js";
-export * from "./devices/index.js";
-export * from "./pointers/index.js";
-export * from "./allocation/index.js";
-export * from "./ledger/index.js";
-export {
-  createBufferAs,
-  PAGE_OWNER,
-  WEBDLPACK_OWNER,
-  type MemoryOwnerReport,
-  type MemoryPressure,
-  type MemoryPressureHandler,
-  type MemoryPressureOptions,
-  type MemoryReport,
-  type PressureReason,
-} from "./memory/index.js";
-export {
-  transfersFor,
-  type CopyRange,
-  type ReadbackRange,
-  type ReadbackTarget,
-  type TransferPlan,
-  type TransferStats,
-  type UploadPath,
-} from "./transfers/index.js";
+export type { WebDLPackContext, AllocOptions } from "./types.js";
+export { unwrapDevice } from "./devices/index.js";
+export { ownerLabel } from "./ledger/index.js";
+export { createBufferAs, WEBDLPACK_OWNER, type MemoryPressure } from "./memory/index.js";
+export { transfersFor } from "./transfers/index.js";
 export {
   findPythonHandoff,
   pythonRuntimes,

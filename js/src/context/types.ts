@@ -7,8 +7,7 @@ import type { WebDLPackError } from "../errors.js";
 import type { CacheLimits, CacheMode } from "./allocation/buffer-cache.js";
 import type { ThrottleLimits } from "./allocation/destroy-throttle.js";
 import type { DeviceLostListener } from "./devices/registry.js";
-import type { LedgerDebug, LeakReport } from "./ledger/entry.js";
-import type { Ledger } from "./ledger/ledger.js";
+import type { LedgerDebug, LedgerView, LeakReport } from "./ledger/entry.js";
 import type { GPUPointer } from "./pointers/pointer-format.js";
 import type { MemoryPressureHandler, MemoryPressureOptions, MemoryReport } from "./memory/index.js";
 import type { CopyRange, ReadbackRange, ReadbackTarget, TransferStats } from "./transfers/index.js";
@@ -307,8 +306,8 @@ export interface WebDLPackContext {
   /** Transfers of device `deviceId` (default 0): pending transfers, staging kept and reused, the last upload path. */
   transferStats(deviceId?: number): TransferStats;
 
-  /** The lifetime ledger: every live GPU allocation and tracked tensor. */
-  readonly ledger: Ledger;
+  /** The lifetime ledger, read-mostly: every live GPU allocation and tracked tensor (docs/gpu-pointers.md). */
+  readonly ledger: LedgerView;
 
   /** Debug switches (`captureStacks`). */
   readonly debug: LedgerDebug;

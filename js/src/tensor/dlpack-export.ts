@@ -13,7 +13,7 @@ import { WebDLPackError } from "../errors.js";
 import { requireObject } from "../arguments.js";
 import { DLPackFlag, writeManagedTrusted, type DLTensorDesc, type TypedArray, type WasmHost } from "../dlpack/index.js";
 import { managedTemplate, type ManagedTemplate } from "../dlpack/write.js";
-import type { LedgerEntry } from "../context/ledger/entry.js";
+import type { TrackedEntry } from "../context/ledger/entry.js";
 import { trackExport } from "../context/ledger/track-tensor.js";
 import { exportsOf, type HostExports, type LiveExport } from "./export-records.js";
 import type { Ownership } from "./ownership.js";
@@ -128,7 +128,7 @@ export function exportManaged(
     record = exports.adopt(structAddr);
   }
   const hold = inHost ? owner : null; // a copy needs no hold on the tensor's bytes
-  let entry: LedgerEntry | null = null;
+  let entry: TrackedEntry | null = null;
   if (hold !== null) {
     hold.retain();
     if (storage.kind === "webgpu") {
@@ -154,7 +154,7 @@ function trackHolder(
   bytes: number,
   holder: string | undefined,
   owner: Ownership,
-): LedgerEntry | null {
+): TrackedEntry | null {
   return trackExport({
     owner: holder,
     deviceId: desc.device.deviceId,

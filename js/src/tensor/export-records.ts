@@ -17,7 +17,7 @@
  */
 import { checkWasmHost, type WasmHost, type WasmHostMember } from "../dlpack/index.js";
 import { mallocManaged, writeTemplate, type ManagedTemplate } from "../dlpack/write.js";
-import type { LedgerEntry } from "../context/ledger/entry.js";
+import type { TrackedEntry } from "../context/ledger/entry.js";
 import type { Release } from "../release.js";
 import { AddressTable } from "./address-table.js";
 import type { Ownership } from "./ownership.js";
@@ -72,7 +72,7 @@ export class LiveExport implements Release {
   /** The export's hold on the tensor's owner (null: none, e.g. a copy). */
   owner: Ownership | null = null;
   /** The ledger's "export" entry of a hold on GPU bytes (null: none); its release is the hold's. */
-  entry: LedgerEntry | null = null;
+  entry: TrackedEntry | null = null;
 
   /** Make this released record the live export of its block, holding `tensor` (and `owner`, through `entry` if any). */
   open(
@@ -80,7 +80,7 @@ export class LiveExport implements Release {
     copyAddr: number,
     tensor: object,
     owner: Ownership | null,
-    entry: LedgerEntry | null,
+    entry: TrackedEntry | null,
   ): void {
     this.exports = exports;
     this.copyAddr = copyAddr;

@@ -4,4 +4,4 @@
  * with its own allocator and function table, for exercising DLPack structs
  * without a C runtime.
  */
-export { createTestHost, WASM_PAGE_SIZE, type TestHost, type TestHostOptions } from "./test-host.js";
+export { createTestHost, type TestHost, type TestHostOptions } from "./test-host.js";

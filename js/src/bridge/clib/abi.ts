@@ -123,120 +123,89 @@ export interface HostFunctions {
  * (2) WHAT C EXPORTS
  * ========================================================================== */
 
-/** `int wdl_init(const wdl_host_table *host);` */
-export type WdlInit = (host: number) => number;
-/** `int wdl_is_initialized(void);` */
-export type WdlIsInitialized = () => number;
-/** `void wdl_shutdown(void);` */
-export type WdlShutdown = () => void;
-/** `uint32_t wdl_version(void);` — (major << 16) | minor. */
-export type WdlVersion = () => number;
-
-/** `int wdl_last_error_code(void);` */
-export type WdlLastErrorCode = () => number;
-/** `const char *wdl_last_error_message(void);` — address of a NUL-terminated UTF-8 string owned by C. */
-export type WdlLastErrorMessage = () => number;
-/** `void wdl_clear_error(void);` */
-export type WdlClearError = () => void;
-/** `int wdl_set_error(int code, const char *msg);` */
-export type WdlSetError = (code: number, msg: number) => number;
-/** `const char *wdl_error_name(int code);` */
-export type WdlErrorName = (code: number) => number;
-
-/** `int wdl_tensor_validate(const DLTensor *t, uint64_t memory_size);` */
-export type WdlTensorValidate = (tensor: number, memorySize: bigint) => number;
-/** `int wdl_managed_tensor_validate(const DLManagedTensorVersioned *t, uint64_t memory_size);` */
-export type WdlManagedTensorValidate = (managed: number, memorySize: bigint) => number;
-/** `int wdl_managed_tensor_check(const DLManagedTensorVersioned *t);` — validate(t, wdl_memory_size()). */
-export type WdlManagedTensorCheck = (managed: number) => number;
-/** `int wdl_tensor_nbytes(const DLTensor *t, uint64_t *out);` */
-export type WdlTensorNbytes = (tensor: number, out: number) => number;
-/** `uint64_t wdl_memory_size(void);` */
-export type WdlMemorySize = () => bigint;
-
 /**
- * `DLManagedTensorVersioned *wdl_managed_tensor_create(DLDevice device, DLDataType dtype, int32_t ndim,
- *     const int64_t *shape, const int64_t *strides, void *data, uint64_t byte_offset, uint64_t flags,
- *     void (*data_release)(void *ctx), void *ctx);`
- * In the wasm C ABI `device` and `dtype` travel as addresses of the structs.
+ * Every function the C library exports, by its C name; each one's doc comment is its C prototype. Pointers and
+ * addresses are numbers (apply `>>> 0`: raw exports return them signed), 64-bit integers bigints.
  */
-export type WdlManagedTensorCreate = (
-  device: number,
-  dtype: number,
-  ndim: number,
-  shape: number,
-  strides: number,
-  data: number,
-  byteOffset: bigint,
-  flags: bigint,
-  dataRelease: number,
-  ctx: number,
-) => number;
-/**
- * `DLManagedTensorVersioned *wdl_managed_tensor_create_from_view(const DLTensor *view, uint64_t flags,
- *     void (*data_release)(void *ctx), void *ctx);`
- */
-export type WdlManagedTensorCreateFromView = (view: number, flags: bigint, dataRelease: number, ctx: number) => number;
-/** `DLManagedTensorVersioned *wdl_managed_tensor_create_borrowed(const DLTensor *view);` — create_from_view(view, 0, NULL, NULL). */
-export type WdlManagedTensorCreateBorrowed = (view: number) => number;
-/**
- * `DLManagedTensorVersioned *wdl_managed_tensor_alloc_cpu(DLDataType dtype, int32_t ndim, const int64_t *shape);`
- * In the wasm C ABI `dtype` travels as the address of the struct.
- */
-export type WdlManagedTensorAllocCpu = (dtype: number, ndim: number, shape: number) => number;
-/** `DLManagedTensorVersioned *wdl_managed_tensor_alloc_cpu_p(const DLDataType *dtype, int32_t ndim, const int64_t *shape);` */
-export type WdlManagedTensorAllocCpuP = (dtype: number, ndim: number, shape: number) => number;
-/** `int wdl_managed_tensor_release(DLManagedTensorVersioned *t);` */
-export type WdlManagedTensorRelease = (managed: number) => number;
-/** `uint32_t wdl_managed_tensor_live_count(void);` */
-export type WdlManagedTensorLiveCount = () => number;
-
-/** `uint32_t wdl_webgpu_alloc(int32_t device_id, uint64_t nbytes, uint32_t usage);` */
-export type WdlWebgpuAlloc = (deviceId: number, nbytes: bigint, usage: number) => number;
-/** `int wdl_webgpu_free(uint32_t ptr);` */
-export type WdlWebgpuFree = (ptr: number) => number;
-/** `int wdl_webgpu_query(uint32_t ptr, wdl_gpu_buffer_info *out);` */
-export type WdlWebgpuQuery = (ptr: number, out: number) => number;
-/** `int wdl_webgpu_tensor_query(const DLTensor *t, wdl_gpu_buffer_info *out);` — the buffer behind a WebGPU tensor, bounds checked. */
-export type WdlWebgpuTensorQuery = (tensor: number, out: number) => number;
-/** `int wdl_webgpu_stats_get(wdl_webgpu_stats *out);` */
-export type WdlWebgpuStatsGet = (out: number) => number;
-
-/** `int32_t wdl_tensor_to_js(DLManagedTensorVersioned *t);` */
-export type WdlTensorToJs = (managed: number) => number;
-/** `DLManagedTensorVersioned *wdl_tensor_from_js(int32_t handle);` */
-export type WdlTensorFromJs = (handle: number) => number;
-
-/** Every function the C library exports, by its C name. */
 export interface WebDLPackCExports {
-  wdl_init: WdlInit;
-  wdl_is_initialized: WdlIsInitialized;
-  wdl_shutdown: WdlShutdown;
-  wdl_version: WdlVersion;
-  wdl_last_error_code: WdlLastErrorCode;
-  wdl_last_error_message: WdlLastErrorMessage;
-  wdl_clear_error: WdlClearError;
-  wdl_set_error: WdlSetError;
-  wdl_error_name: WdlErrorName;
-  wdl_tensor_validate: WdlTensorValidate;
-  wdl_managed_tensor_validate: WdlManagedTensorValidate;
-  wdl_managed_tensor_check: WdlManagedTensorCheck;
-  wdl_tensor_nbytes: WdlTensorNbytes;
-  wdl_memory_size: WdlMemorySize;
-  wdl_managed_tensor_create: WdlManagedTensorCreate;
-  wdl_managed_tensor_create_from_view: WdlManagedTensorCreateFromView;
-  wdl_managed_tensor_create_borrowed: WdlManagedTensorCreateBorrowed;
-  wdl_managed_tensor_alloc_cpu: WdlManagedTensorAllocCpu;
-  wdl_managed_tensor_alloc_cpu_p: WdlManagedTensorAllocCpuP;
-  wdl_managed_tensor_release: WdlManagedTensorRelease;
-  wdl_managed_tensor_live_count: WdlManagedTensorLiveCount;
-  wdl_webgpu_alloc: WdlWebgpuAlloc;
-  wdl_webgpu_free: WdlWebgpuFree;
-  wdl_webgpu_query: WdlWebgpuQuery;
-  wdl_webgpu_tensor_query: WdlWebgpuTensorQuery;
-  wdl_webgpu_stats_get: WdlWebgpuStatsGet;
-  wdl_tensor_to_js: WdlTensorToJs;
-  wdl_tensor_from_js: WdlTensorFromJs;
+  /** `int wdl_init(const wdl_host_table *host);` */
+  wdl_init(host: number): number;
+  /** `int wdl_is_initialized(void);` */
+  wdl_is_initialized(): number;
+  /** `void wdl_shutdown(void);` */
+  wdl_shutdown(): void;
+  /** `uint32_t wdl_version(void);` — (major << 16) | minor. */
+  wdl_version(): number;
+  /** `int wdl_last_error_code(void);` */
+  wdl_last_error_code(): number;
+  /** `const char *wdl_last_error_message(void);` — address of a NUL-terminated UTF-8 string owned by C. */
+  wdl_last_error_message(): number;
+  /** `void wdl_clear_error(void);` */
+  wdl_clear_error(): void;
+  /** `int wdl_set_error(int code, const char *msg);` */
+  wdl_set_error(code: number, msg: number): number;
+  /** `const char *wdl_error_name(int code);` */
+  wdl_error_name(code: number): number;
+  /** `int wdl_tensor_validate(const DLTensor *t, uint64_t memory_size);` */
+  wdl_tensor_validate(tensor: number, memorySize: bigint): number;
+  /** `int wdl_managed_tensor_validate(const DLManagedTensorVersioned *t, uint64_t memory_size);` */
+  wdl_managed_tensor_validate(managed: number, memorySize: bigint): number;
+  /** `int wdl_managed_tensor_check(const DLManagedTensorVersioned *t);` — validate(t, wdl_memory_size()). */
+  wdl_managed_tensor_check(managed: number): number;
+  /** `int wdl_tensor_nbytes(const DLTensor *t, uint64_t *out);` */
+  wdl_tensor_nbytes(tensor: number, out: number): number;
+  /** `uint64_t wdl_memory_size(void);` */
+  wdl_memory_size(): bigint;
+  /**
+   * `DLManagedTensorVersioned *wdl_managed_tensor_create(DLDevice device, DLDataType dtype, int32_t ndim,
+   *     const int64_t *shape, const int64_t *strides, void *data, uint64_t byte_offset, uint64_t flags,
+   *     void (*data_release)(void *ctx), void *ctx);`
+   * In the wasm C ABI `device` and `dtype` travel as addresses of the structs.
+   */
+  wdl_managed_tensor_create(
+    device: number,
+    dtype: number,
+    ndim: number,
+    shape: number,
+    strides: number,
+    data: number,
+    byteOffset: bigint,
+    flags: bigint,
+    dataRelease: number,
+    ctx: number,
+  ): number;
+  /**
+   * `DLManagedTensorVersioned *wdl_managed_tensor_create_from_view(const DLTensor *view, uint64_t flags,
+   *     void (*data_release)(void *ctx), void *ctx);`
+   */
+  wdl_managed_tensor_create_from_view(view: number, flags: bigint, dataRelease: number, ctx: number): number;
+  /** `DLManagedTensorVersioned *wdl_managed_tensor_create_borrowed(const DLTensor *view);` — create_from_view(view, 0, NULL, NULL). */
+  wdl_managed_tensor_create_borrowed(view: number): number;
+  /**
+   * `DLManagedTensorVersioned *wdl_managed_tensor_alloc_cpu(DLDataType dtype, int32_t ndim, const int64_t *shape);`
+   * In the wasm C ABI `dtype` travels as the address of the struct.
+   */
+  wdl_managed_tensor_alloc_cpu(dtype: number, ndim: number, shape: number): number;
+  /** `DLManagedTensorVersioned *wdl_managed_tensor_alloc_cpu_p(const DLDataType *dtype, int32_t ndim, const int64_t *shape);` */
+  wdl_managed_tensor_alloc_cpu_p(dtype: number, ndim: number, shape: number): number;
+  /** `int wdl_managed_tensor_release(DLManagedTensorVersioned *t);` */
+  wdl_managed_tensor_release(managed: number): number;
+  /** `uint32_t wdl_managed_tensor_live_count(void);` */
+  wdl_managed_tensor_live_count(): number;
+  /** `uint32_t wdl_webgpu_alloc(int32_t device_id, uint64_t nbytes, uint32_t usage);` */
+  wdl_webgpu_alloc(deviceId: number, nbytes: bigint, usage: number): number;
+  /** `int wdl_webgpu_free(uint32_t ptr);` */
+  wdl_webgpu_free(ptr: number): number;
+  /** `int wdl_webgpu_query(uint32_t ptr, wdl_gpu_buffer_info *out);` */
+  wdl_webgpu_query(ptr: number, out: number): number;
+  /** `int wdl_webgpu_tensor_query(const DLTensor *t, wdl_gpu_buffer_info *out);` — the buffer behind a WebGPU tensor, bounds checked. */
+  wdl_webgpu_tensor_query(tensor: number, out: number): number;
+  /** `int wdl_webgpu_stats_get(wdl_webgpu_stats *out);` */
+  wdl_webgpu_stats_get(out: number): number;
+  /** `int32_t wdl_tensor_to_js(DLManagedTensorVersioned *t);` */
+  wdl_tensor_to_js(managed: number): number;
+  /** `DLManagedTensorVersioned *wdl_tensor_from_js(int32_t handle);` */
+  wdl_tensor_from_js(handle: number): number;
 }
 
 /** The C names of {@link WebDLPackCExports}, for checking a loaded module. */

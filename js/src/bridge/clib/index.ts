@@ -10,7 +10,20 @@
  *   load.ts     loadWebDLPackC(pyodide, {url | bytes})
  *   transfers.ts  lib.upload / lib.readback: C memory ⇄ GPU pointers through the context's one transfer path
  */
-export * from "./abi.js";
+export {
+  CLIB_VERSION,
+  HOST_TABLE_VERSION,
+  CLIB_MAX_NDIM,
+  CLIB_MESSAGE_CAP,
+  HOST_TABLE_LAYOUT,
+  GPU_BUFFER_INFO_LAYOUT,
+  WEBGPU_STATS_LAYOUT,
+  HOST_SIGNATURES,
+  CLIB_EXPORT_NAMES,
+  type HostEntryName,
+  type HostFunctions,
+  type WebDLPackCExports,
+} from "./abi.js";
 export { TensorHandleTable } from "./handles.js";
 export { errorFromC, errorCodeName, hostErrorOf } from "./errors.js";
 export type { HostError } from "./errors.js";

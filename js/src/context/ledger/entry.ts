@@ -79,6 +79,31 @@ export interface LedgerDebug {
   captureStacks: boolean;
 }
 
+/**
+ * What `ctx.ledger` offers: its live entries and leak reports, and a way in for memory made outside webdlpack
+ * (`track`, `watch`). Releasing goes through `ctx.dispose`, scopes, or the entry `track` returned.
+ */
+export interface LedgerView {
+  /** Every live entry (pointer, device, owner, bytes, age), oldest first. */
+  entries(): LedgerEntryInfo[];
+  /** Entries released by the garbage-collection safety net instead of their owner (also `ctx.leaks()`). */
+  leaks(): LeakReport[];
+  /** A new holder of memory made outside webdlpack; release the entry it returns when done. */
+  track(options: TrackOptions): TrackedEntry;
+  /** Report `object` in `leaks()` (and release `entry`, one `track` returned) if it is collected before `entry` is released. */
+  watch(object: object, entry: TrackedEntry): void;
+}
+
+/** A holder `ctx.ledger.track` made: one {@link Release}, by its owner, a scope, `ctx.dispose`, device loss or the finalizer. */
+export interface TrackedEntry extends Release {
+  /** The entry's id (as `entries()` lists it). */
+  readonly id: number;
+  /** Which path released it, or null while it holds. */
+  readonly releasedBy: ReleaseReason | null;
+  /** Same as `release()`, for `using`. */
+  [Symbol.dispose](): void;
+}
+
 /** Internal: release with a reason. Not exported from the package. */
 export const RELEASE = Symbol("webdlpack.ledger.release");
 /** Internal: track options that need no checking (made by webdlpack). Not exported from the package. */

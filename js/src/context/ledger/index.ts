@@ -7,14 +7,5 @@
  *   track-check.ts   ledger.track's options check; where an entry was made (debug)
  *   track-tensor.ts  owning WebGPU tensors in the ledger
  */
-export { LedgerEntry, ownerLabel } from "./entry.js";
-export type {
-  LedgerKind,
-  ReleaseReason,
-  TrackOptions,
-  LedgerEntryInfo,
-  LedgerEntrySummary,
-  LeakReport,
-  LedgerDebug,
-} from "./entry.js";
+export { LedgerEntry, ownerLabel, type LedgerView, type TrackedEntry } from "./entry.js";
 export type { Ledger } from "./ledger.js";

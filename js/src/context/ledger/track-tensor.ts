@@ -9,7 +9,7 @@
  * ledger's finalizer and reported by `ctx.leaks()`.
  */
 import { getContext } from "../get-context.js";
-import { TRACK_CHECKED, type LedgerEntry, type TrackOptions } from "./entry.js";
+import { TRACK_CHECKED, type LedgerEntry, type TrackedEntry, type TrackOptions } from "./entry.js";
 
 /** Owner label of a tensor made in JS without an `owner`. */
 export const JS_TENSOR_OWNER = "js";
@@ -40,7 +40,7 @@ export interface TrackedGPUTensor {
  * null when the page's context has no ledger (a context made by an older copy
  * of webdlpack): the caller then keeps its own finalizer.
  */
-export function trackGPUTensor(tensor: object, input: TrackedGPUTensor): LedgerEntry | null {
+export function trackGPUTensor(tensor: object, input: TrackedGPUTensor): TrackedEntry | null {
   const entry = trackHold("tensor", input.owner ?? JS_TENSOR_OWNER, input, true);
   if (entry !== null) getContext().ledger.watch(tensor, entry);
   return entry;
@@ -53,7 +53,7 @@ export function trackGPUTensor(tensor: object, input: TrackedGPUTensor): LedgerE
  * do not end a consumer's hold), not watched (no JS object to watch). Device
  * loss runs `release`. Null when the page's context has no ledger.
  */
-export function trackExport(input: TrackedGPUTensor): LedgerEntry | null {
+export function trackExport(input: TrackedGPUTensor): TrackedEntry | null {
   return trackHold("export", input.owner ?? EXPORT_HOLDER, input, false);
 }
 
@@ -62,7 +62,7 @@ function trackHold(
   owner: string,
   input: TrackedGPUTensor,
   scoped: boolean,
-): LedgerEntry | null {
+): TrackedEntry | null {
   const ledger = getContext().ledger as ReturnType<typeof getContext>["ledger"] | undefined;
   if (ledger === undefined || typeof ledger.track !== "function") return null;
   const options: TrackOptions = {
