@@ -36,7 +36,7 @@ mkdirSync(tempFolder, { recursive: true });
 mkdirSync(join(root, "api"), { recursive: true });
 
 const QUIET = new Set([
-  "console-api-report-changed",
+  "console-api-report-not-copied",
   "console-api-report-copied",
   "console-api-report-created",
   "console-compiler-version-notice",
@@ -98,7 +98,10 @@ for (const entry of entries()) {
     showVerboseMessages: false,
     messageCallback: (message) => {
       // The report's own "API signature changed" warning is replaced by the message below; the compiler notice is noise.
-      if (QUIET.has(message.messageId)) message.logLevel = ExtractorLogLevel.None;
+      if (QUIET.has(message.messageId)) {
+        message.logLevel = ExtractorLogLevel.None;
+        message.handled = true;
+      }
     },
   });
   if (result.errorCount > 0 && !result.apiReportChanged) failed = true;
