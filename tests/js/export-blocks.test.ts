@@ -192,7 +192,8 @@ test("one Tensor exported into two hosts and as both struct kinds, alternately",
   const h1 = createTestHost();
   const h2 = createTestHost();
   const t = wasmTensor(h1, { dtype: "float64", shape: [2, 3] }, 48);
-  const view = Tensor.wasmView(h1, { data: t.data, dtype: "float64", shape: [2, 3], readOnly: true });
+  // Writable: a legacy struct can not say READ_ONLY, so a READ_ONLY tensor is never exported as one.
+  const view = Tensor.wasmView(h1, { data: t.data, dtype: "float64", shape: [2, 3] });
   for (let round = 0; round < 3; round++) {
     const a = view.toManaged(h1);
     const l = view.toManaged(h1, { versioned: false });
@@ -201,7 +202,7 @@ test("one Tensor exported into two hosts and as both struct kinds, alternately",
     const dl = readManagedTensor(h1, l);
     const dc = readManagedTensorVersioned(h2, c);
     assert.deepEqual([da.data, dl.data, [...dl.shape], [...dl.strides!]], [t.data, t.data, [2, 3], [3, 1]]);
-    assert.equal(da.flags, DLPackFlag.READ_ONLY);
+    assert.equal(da.flags, 0);
     assert.equal(dc.flags, DLPackFlag.IS_COPIED);
     assert.deepEqual([...dc.shape], [2, 3]);
     h1.callVoidPointer(da.deleter, a);

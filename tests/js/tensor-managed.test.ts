@@ -116,8 +116,12 @@ test("toManaged of a wasm tensor: zero-copy; the host's one shared deleter frees
   host.callVoidPointer(d.deleter, a); // nor once freed (the strict host would throw on a double free)
   assert.equal(host.liveAllocations, allocs);
   assert.equal(liveExportCount(), exportsBefore);
-  // Legacy export, and two live exports: one shared entry, each released once.
-  const l = t.toManaged(host, { versioned: false });
+  // A legacy struct can not say READ_ONLY: refused (its consumer would write), as Python refuses it.
+  expectError(() => t.toManaged(host, { versioned: false }), "UNSUPPORTED", "options.versioned");
+  // Legacy export of a writable view, and two live exports: one shared entry, each released once.
+  const l = Tensor.wasmView(host, { data: p, dtype: "float32", shape: [3, 2], strides: [1, 3] }).toManaged(host, {
+    versioned: false,
+  });
   const dl = readManagedTensor(host, l);
   assert.equal(dl.data, p);
   const b = t.toManaged(host);

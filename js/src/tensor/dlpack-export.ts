@@ -82,6 +82,18 @@ export function exportManaged(
     known ||
     storage.kind === "webgpu" ||
     (storage.kind === "wasm" && (storage.host === host || storage.host.buffer === host.buffer));
+  if (inHost && !versioned && tensorFlags.readOnly) {
+    // A legacy struct has no flags: its consumer (NumPy through a legacy capsule, Python's memoryview) would write.
+    throw new WebDLPackError(
+      "UNSUPPORTED",
+      "a READ_ONLY tensor cannot be exported as a legacy struct (it has no flags)",
+      {
+        field: "options.versioned",
+        value: false,
+        expected: "versioned: true (DLManagedTensorVersioned carries READ_ONLY), or a copy of the tensor",
+      },
+    );
+  }
   let copyAddr = 0;
   let record: LiveExport;
   if (inHost) {
