@@ -46,7 +46,7 @@ export async function runAppBench({
   for (const n of sizes) {
     const first = new Map(uploads.map((v) => [v, []]));
     const paths = [];
-    for (let rep = 0; rep < (n >= 64 * MiB ? Math.min(firstReps, 2) : firstReps); rep++) {
+    for (let rep = 0; rep < firstReps; rep++) {
       for (const v of uploads.map((_, i) => uploads[(i + rep) % uploads.length])) {
         const { device, info } = await newDevice();
         const env = { device, ctx, n, host: hosts.get(n) };

@@ -72,8 +72,8 @@ test("on a long-lived device every size stages once its staging was made, in any
     await ring.settled();
   };
   const first = sizes.map((n, i) => upload(n, i + 1));
-  assert.equal(first[0], "writeBuffer", "32 MiB: no staging of its size yet, and none made inline");
-  assert.equal(first[1], "staging", "2 MiB: the 4 MiB buffer setup kept");
+  assert.equal(first[0], "mixed", "32 MiB: none of its size yet, none made inline: the kept 4 MiB takes a part");
+  assert.equal(first[1], "writeBuffer", "2 MiB: the kept buffer is being mapped again");
   await idle();
   for (let round = 0; round < 3; round++) {
     for (const [i, n] of [...sizes].reverse().entries()) {
@@ -141,4 +141,39 @@ test("a class that stages warm takes staging cold where its first staged call wa
   // Warm writeBuffer: staging only where twice as fast.
   assert.equal(coldWay(4.0, 3.0, "writeBuffer"), "writeBuffer");
   assert.equal(coldWay(4.0, 1.9, "writeBuffer"), "staging");
+});
+
+test("an upload that stages with no staging of its size and none made inline: the kept buffer takes its first part", async () => {
+  // Node on the GPU: setup keeps one 16 MiB buffer, new staging measured dearer than writeBuffer (makeStaging
+  // false); a first 64 MiB upload stages its first 16 MiB and writes the rest with one writeBuffer.
+  const device = new FakeDevice([], { maxBufferSize: GiB });
+  const ring = new WriteRing(asGPU<GPUDevice>(device), (b) => b.destroy(), 384 * MiB);
+  await ring.prepare(16 * MiB, 1);
+  const inflight = new Inflight(asGPU<GPUDevice>(device), "fake");
+  const plan: WritePlan = {
+    classes: [{ fromBytes: 8 * MiB, cold: "staging", warm: "staging" }],
+    makeStaging: false,
+    minPieceBytes: 256 * MiB,
+    maxPieces: 8,
+  };
+  const n = 64 * MiB - 3; // the tail padded by writeBuffer
+  const bytes = new Uint8Array(n);
+  for (let i = 0; i < n; i += 4093) bytes[i] = (i * 5 + 3) & 0xff;
+  bytes[n - 1] = 0x77;
+  const target = device.createBuffer({ size: 64 * MiB, usage });
+  const made = (): number => device.created.filter((b) => b.label === "webdlpack upload staging").length;
+  const before = made();
+  const path = writeRange(asGPU<GPUDevice>(device), ring, inflight, plan, { warm: 0 }, asGPU(target), 0, bytes);
+  assert.equal(path, "mixed");
+  assert.equal(made(), before, "no staging made inline");
+  assert.equal(ring.stats().inUse, 1, "the kept 16 MiB buffer took the first part");
+  assert.deepEqual(target.data.subarray(0, n), bytes);
+  assert.equal(target.data[n], 0, "padding");
+  // Its own staging is made once the GPU work is done: the next upload of the size stages whole.
+  await new Promise((r) => setTimeout(r, 5));
+  await ring.settled();
+  bytes.fill(9, 0, 4096);
+  const next = writeRange(asGPU<GPUDevice>(device), ring, inflight, plan, { warm: 1 }, asGPU(target), 0, bytes);
+  assert.equal(next, "staging");
+  assert.deepEqual(target.data.subarray(0, n), bytes);
 });
