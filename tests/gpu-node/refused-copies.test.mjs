@@ -84,20 +84,20 @@ describe("refused copies are refused, with or without a validation scope", () =>
     ctx.freeWebGPU(ptr);
   });
 
-  test("a buffer webdlpack allocated, destroyed behind its back: INVALID_ARGUMENT (the scope path), not stale bytes", async () => {
+  test("a buffer webdlpack allocated, destroyed behind its back: DISPOSED (the scope path), not stale bytes", async () => {
     await leaveInStaging(9);
     // A size of its own, so the destroyed buffer is not handed out again by the bucket cache to another test.
     const ptr = await ctx.allocWebGPUChecked(1000);
     ctx.upload(ptr, new Uint8Array(1000).fill(4));
     ctx.gpuPointerToBuffer(ptr).destroy();
     const { pushed, error } = await scopesDuring(() => ctx.readbackInto(ptr, new Uint8Array(1000)));
-    typed(error, "INVALID_ARGUMENT");
+    typed(error, "DISPOSED");
     assert.ok(pushed >= 1, "the destroy was seen: the copy ran in a scope (and the refusal was probed)");
-    await assert.rejects(ctx.readback(ptr), (e) => e.code === "INVALID_ARGUMENT" && /is destroyed/.test(e.message));
+    await assert.rejects(ctx.readback(ptr), (e) => e.code === "DISPOSED" && /is destroyed/.test(e.message));
     assert.equal(ctx.transferStats(0).read.inUse, 0, "the staging buffer came back");
   });
 
-  test("the page's buffer on the device (counted): read without a scope; destroyed: INVALID_ARGUMENT", async () => {
+  test("the page's buffer on the device (counted): read without a scope; destroyed: DISPOSED", async () => {
     await leaveInStaging(9);
     const buffer = await filled(device, 1024, 5);
     const out = new Uint8Array(1024);
@@ -106,11 +106,11 @@ describe("refused copies are refused, with or without a validation scope", () =>
     assert.deepEqual([...new Set(out)], [5]);
     buffer.destroy();
     const { pushed, error } = await scopesDuring(read);
-    typed(error, "INVALID_ARGUMENT");
+    typed(error, "DISPOSED");
     assert.ok(pushed >= 1, "the copy ran in a scope (and the refusal was probed)");
   });
 
-  test("a buffer JS knows nothing of (not counted): copied in a scope; destroyed: INVALID_ARGUMENT", async () => {
+  test("a buffer JS knows nothing of (not counted): copied in a scope; destroyed: DISPOSED", async () => {
     await leaveInStaging(9);
     // The device's own createBuffer, past the meter's: no fact about this buffer is known in JS.
     const uncounted = (desc) => GPUDevice.prototype.createBuffer.call(device, desc);
@@ -120,7 +120,7 @@ describe("refused copies are refused, with or without a validation scope", () =>
     assert.deepEqual(await scopesDuring(read), { pushed: 1, error: undefined });
     assert.deepEqual([...new Set(out)], [6]);
     buffer.destroy();
-    typed((await scopesDuring(read)).error, "INVALID_ARGUMENT");
+    typed((await scopesDuring(read)).error, "DISPOSED");
     assert.deepEqual([...new Set(out)], [6], "nothing was written");
   });
 
