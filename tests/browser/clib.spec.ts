@@ -217,3 +217,53 @@ tensor9.byte_offset = info9.allocated_nbytes - 8
   expect(r.stale).toBe("STALE_POINTER");
   expect(r.ledgerEnd).toEqual([]);
 });
+
+test("READ_ONLY reaches C in the struct's flags (wdl_tensor_from_js); C's transfers of a registered buffer its owner destroyed fail with DISPOSED", async ({
+  shared,
+}) => {
+  const r = await shared.evaluate(async () => {
+    const w = window as unknown as {
+      webdlpack: Lib & typeof CLIB;
+      pyodide: CLIB.ClibPyodide & { _module: { HEAPU8: Uint8Array } };
+    };
+    const { testkit } = window as unknown as HarnessWindow;
+    const ctx = w.webdlpack.getContext();
+    await ctx.setup();
+    const bridge = await w.webdlpack.loadWebDLPack(w.pyodide as never);
+    const lib = await w.webdlpack.loadWebDLPackC(w.pyodide, { url: "/wasm/build/libwebdlpack.so" });
+    try {
+      // JS hands C a READ_ONLY GPU tensor and a writable one; C reads DLManagedTensorVersioned.flags (offset 16
+      // on wasm32: version 8 bytes, manager_ctx and deleter 4 each).
+      const flagsInC = [];
+      for (const readOnly of [true, false]) {
+        const t = await testkit.gpuTensor(ctx, [1, 2, 3, 4], [4], { readOnly });
+        const handle = lib.publishTensor(t.toManaged(bridge.host));
+        const struct = lib.exports.wdl_tensor_from_js(handle) >>> 0;
+        const heap = new DataView(w.pyodide._module.HEAPU8.buffer);
+        flagsInC.push(Number(heap.getBigUint64(struct + 16, true)));
+        lib.releaseTensor(struct); // C's release: the export's deleter
+        t.dispose();
+      }
+      // A buffer the page registered, then destroyed: C's upload and readback through the context refuse it.
+      const device: GPUDevice = ctx.getWebGPUDevice(0);
+      const buffer = device.createBuffer({
+        size: 16,
+        usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST,
+      });
+      const ptr = ctx.registerGPUBuffer(buffer);
+      const scratch = bridge.host.malloc(16);
+      lib.upload(ptr, scratch, 16);
+      buffer.destroy();
+      const upload = await testkit.failure(() => lib.upload(ptr, scratch, 16));
+      const readback = await testkit.failure(() => lib.readback(ptr, scratch, 16));
+      bridge.host.free(scratch);
+      ctx.freeWebGPU(ptr);
+      return { flagsInC, upload: `${upload.code} ${upload.field}`, readback: `${readback.code} ${readback.field}` };
+    } finally {
+      lib.dispose();
+    }
+  });
+  expect(r.flagsInC).toEqual([1, 0]); // DLPACK_FLAG_BITMASK_READ_ONLY, then none
+  expect(r.upload).toBe("DISPOSED buffer");
+  expect(r.readback).toBe("DISPOSED buffer");
+});
