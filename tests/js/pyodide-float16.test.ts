@@ -38,6 +38,7 @@ test("struct format 'e' (any byte order prefix) becomes Float16Array where the r
     ["!e", true],
   ] as const)
     assert.deepEqual(m.processBufferFormatString(fmt), [expected, big], fmt);
+  // exact: a constructor and a flag, no float values
   assert.deepEqual(m.processBufferFormatString("<f"), [Float32Array, false]);
   assert.throws(() => m.processBufferFormatString("xe"), /no Float16 support/); // unknown prefix: Pyodide's own error
   assert.deepEqual(m.seen, ["format <f", "format xe"]);
@@ -47,6 +48,7 @@ test("other TypedArrays go to Pyodide's table; a Float16Array (where there is on
   const host = createTestHost();
   const m = fakeModule();
   teachPyodideFloat16(m, host);
+  // exact: Pyodide's table row (integers and a flag) for the Float32Array type, not its values
   assert.deepEqual(m.get_buffer_datatype(new Float32Array(1)), [0, 0, false]);
   assert.deepEqual(m.seen, ["datatype Float32Array"]);
   if (Float16ArrayCtor === undefined) return; // Node 20: no Float16Array to see; the browser spec covers it
