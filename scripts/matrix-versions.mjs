@@ -4,19 +4,36 @@
  * (an npm alias, e.g. "pyodide-0-27": "npm:pyodide@0.27.8"). Used by scripts/test-matrix.mjs and the tests
  * that run every supported Pyodide (tests/js/pyodide-allocator.test.ts, tests/js/version-ranges.test.ts).
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = join(fileURLToPath(import.meta.url), "..", "..");
 
-/** Frameworks with adapters, each one or more npm packages that move together (TF.js: core + WebGPU backend). */
+/**
+ * Frameworks with adapters, each one or more npm packages that move together (TF.js: core + WebGPU backend), and
+ * `uses`: what a browser spec's source says (code or comments, any case) when it touches the framework, directly or
+ * through a page or script it loads ({@link frameworkSpecs}). It errs on the side of running a spec.
+ */
 export const FRAMEWORKS = Object.freeze([
-  { name: "onnxruntime-web", packages: ["onnxruntime-web"] },
-  { name: "TF.js", packages: ["@tensorflow/tfjs-core", "@tensorflow/tfjs-backend-webgpu"] },
-  { name: "Transformers.js", packages: ["@huggingface/transformers"] },
-  { name: "LiteRT.js", packages: ["@litertjs/core"] },
+  { name: "onnxruntime-web", packages: ["onnxruntime-web"], uses: /onnxruntime|\bort\b/i },
+  {
+    name: "TF.js",
+    packages: ["@tensorflow/tfjs-core", "@tensorflow/tfjs-backend-webgpu"],
+    uses: /tfjs|tensorflow|\btf\./i,
+  },
+  { name: "Transformers.js", packages: ["@huggingface/transformers"], uses: /transformers/i },
+  { name: "LiteRT.js", packages: ["@litertjs/core"], uses: /litert/i },
 ]);
+
+/** The browser specs (tests/browser/*.spec.ts, sorted) that touch `framework`: what `make test-matrix` runs at its versions. */
+export function frameworkSpecs(framework, root = ROOT) {
+  const dir = join(root, "tests", "browser");
+  return readdirSync(dir)
+    .filter((f) => f.endsWith(".spec.ts") && framework.uses.test(readFileSync(join(dir, f), "utf8")))
+    .sort()
+    .map((f) => `tests/browser/${f}`);
+}
 
 /** Compare dotted versions numerically ("0.29.5" < "314.0.7"; a prerelease sorts before its release). */
 export function compareVersions(a, b) {

@@ -4,7 +4,8 @@
  * declares (package.json pins each as an npm alias; scripts/matrix-versions.mjs reads them):
  * - each Pyodide: the demo, and every browser spec that loads Pyodide; plus, in Node, the JS/C shared
  *   allocator test (tests/js/pyodide-allocator.test.ts) under every Pyodide;
- * - each framework at its floor and newest: the framework adapter specs.
+ * - each framework at its floor and newest: every browser spec that touches it (scripts/matrix-versions.mjs,
+ *   frameworkSpecs). The newest versions are all served at once (nothing aliased): one run of every framework's specs.
  * The server serves the alias under the package's own name ($WEBDLPACK_PACKAGES, scripts/serve.mjs), so the
  * pages are unchanged. Prints a table and writes it to docs/test-matrix.md.
  *
@@ -25,6 +26,7 @@ import { startServer } from "./serve.mjs";
 import { browserSettings } from "./browser-settings.mjs";
 import {
   FRAMEWORKS,
+  frameworkSpecs,
   frameworkVersions,
   pyodideRangeEnds,
   pyodideVersions,
@@ -37,15 +39,6 @@ const only = process.argv.flatMap((a, i) => (process.argv[i - 1] === "--only" ? 
 /** Whether the row of `pkg` at `version` runs (every row unless --only names others). */
 const wanted = (pkg, version) => only.length === 0 || only.some((t) => `${pkg} ${version}`.includes(t));
 const OUT = join(ROOT, "build", "test-matrix");
-
-/** The adapter specs (17 tests), run under each framework version. */
-export const ADAPTER_SPECS = [
-  "adapters-e2e",
-  "adapters-plain",
-  "adapters-python",
-  "framework-adapters",
-  "frameworks-chain",
-].map((n) => `tests/browser/${n}.spec.ts`);
 
 /**
  * The browser specs that load Pyodide (their source names it), run under each Pyodide; with --quick only the
@@ -91,8 +84,10 @@ function playwright(specs, packages, tag) {
     const walk = (suite) => {
       for (const s of suite.suites ?? []) walk(s);
       for (const spec of suite.specs ?? []) {
-        cases.push({ name: `${spec.file}: ${spec.title}`, ok: spec.ok });
-        if (!spec.ok) failed.push(`${spec.file}: ${spec.title}`);
+        const skipped = (spec.tests ?? []).every((t) => t.status === "skipped");
+        const ok = spec.ok && !skipped;
+        cases.push({ name: `${spec.file}: ${spec.title}`, ok, file: spec.file.split("/").pop() });
+        if (!ok) failed.push(`${spec.file}: ${spec.title}${skipped ? " (skipped)" : ""}`);
       }
     };
     for (const s of json.suites ?? []) walk(s);
@@ -178,31 +173,46 @@ for (const { install, version } of chosen) {
   console.log(`${ok ? "PASS" : "FAIL"} Pyodide ${version}: demo ${rows.at(-1).demo}, specs ${tests.text}`);
 }
 if (!quick) {
-  const runs = new Map(); // served packages → result: every framework's newest is one run (nothing aliased)
+  // Each framework's floor and newest, with the specs that touch it; runs serving the same packages are one run.
+  const planned = [];
+  const runs = new Map(); // served packages → {specs, result}
   for (const framework of FRAMEWORKS) {
     const versions = frameworkVersions(framework);
+    const specs = frameworkSpecs(framework);
     for (const { version, packages } of [versions[0], versions[versions.length - 1]].filter(
       (v, i, a) => v && a.indexOf(v) === i,
     )) {
       if (!wanted(framework.name, version)) continue;
       const served = servedPackages(packages);
-      if (!runs.has(served)) runs.set(served, playwright(ADAPTER_SPECS, served, `${framework.name}-${version}`));
-      const tests = runs.get(served);
-      allOk &&= tests.ok;
-      rows.push({
-        what: framework.name,
-        version: `${version} (${Object.values(packages).join(" + ")})`,
-        served: "",
-        demo: "",
-        tests: `${tests.text} (adapter specs)`,
-        extra: versions.length === 1 ? "floor = newest" : version === versions[0].version ? "floor" : "newest",
-        ok: tests.ok,
-        failed: tests.failed,
-        cases: tests.cases,
-        seconds: tests.seconds,
-      });
-      console.log(`${tests.ok ? "PASS" : "FAIL"} ${framework.name} ${version}: adapter specs ${tests.text}`);
+      if (!runs.has(served)) runs.set(served, { specs: new Set(), tag: `${framework.name}-${version}` });
+      for (const spec of specs) runs.get(served).specs.add(spec);
+      planned.push({ framework, versions, version, packages, served, specs });
     }
+  }
+  for (const run of runs.values()) run.result = playwright([...run.specs].sort(), run.served, run.tag);
+  for (const { framework, versions, version, packages, served, specs } of planned) {
+    const { result } = runs.get(served);
+    const files = new Set(specs.map((f) => f.split("/").pop()));
+    const cases = result.cases.filter((c) => files.has(c.file));
+    const passed = cases.filter((c) => c.ok).length;
+    const ok = result.cases.length > 0 && cases.length > 0 && passed === cases.length;
+    allOk &&= ok;
+    const failed = result.cases.length > 0 ? cases.filter((c) => !c.ok).map((c) => c.name) : result.failed;
+    rows.push({
+      what: framework.name,
+      version: `${version} (${Object.values(packages).join(" + ")})`,
+      served: "",
+      demo: "",
+      tests: `${passed}/${cases.length} (${specs.length} specs)`,
+      extra: versions.length === 1 ? "floor = newest" : version === versions[0].version ? "floor" : "newest",
+      ok,
+      failed,
+      cases,
+      seconds: result.seconds,
+    });
+    console.log(
+      `${ok ? "PASS" : "FAIL"} ${framework.name} ${version}: ${passed}/${cases.length} (${specs.length} specs)`,
+    );
   }
 }
 const minutes = ((performance.now() - t0) / 60_000).toFixed(1);
@@ -244,13 +254,15 @@ function writeDoc() {
     "# Version matrix",
     "",
     "Written by `make test-matrix` (scripts/test-matrix.mjs): the demo and every browser spec that loads Pyodide under",
-    "each Pyodide webdlpack supports, and the framework adapter specs at each framework's floor and newest version",
-    "(package.json pins each version; the floors are npm aliases). Each row says when it ran.",
+    "each Pyodide webdlpack supports, and every browser spec that touches a framework at that framework's floor and",
+    "newest version (`frameworkSpecs` in scripts/matrix-versions.mjs: the specs whose source names it; package.json",
+    "pins each version, the floors are npm aliases). Each row says when it ran.",
     "",
     "The python-only-pyscript and python-only-jupyterlite specs count in every Pyodide row, but their hosts",
     "(PyScript, JupyterLite) load the Pyodide copy of build/python-hosts (scripts/python_hosts.py), which is the",
     "default `pyodide` install: under the other rows they ran that version, not the row's. Framework rows that",
-    "serve the same packages (each framework's newest: nothing aliased) are one run of the adapter specs.",
+    "serve the same packages (each framework's newest: nothing aliased) are one run of every framework's specs;",
+    "each row counts the tests of its own framework's specs.",
     "",
     when,
     "",

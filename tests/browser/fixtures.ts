@@ -45,12 +45,19 @@ export async function openAdaptersPage(page: Page, query = ""): Promise<void> {
 }
 
 /**
+ * Console errors that are third-party warnings, known by what they are (never by the machine they appear on):
+ * LiteRT.js's INFO/WARNING lines, and ONNX Runtime's warning-severity log lines ("[W:onnxruntime:…"), e.g.
+ * 1.23's "Unknown CPU vendor" on a CPU its cpuinfo does not know; both print them through console.error.
+ */
+export const THIRD_PARTY_WARNINGS = /^(INFO|WARNING): |\[W:onnxruntime:/;
+
+/**
  * Open tests/browser/frameworks.html (webdlpack, ORT-web 1.30, TF.js, Transformers.js with its own
- * ORT 1.31-dev, LiteRT.js; `?pyodide=1` adds Pyodide) and wait until it is ready. LiteRT's own
- * INFO/WARNING log lines (it logs them as console errors) are not repeated.
+ * ORT 1.31-dev, LiteRT.js; `?pyodide=1` adds Pyodide) and wait until it is ready. Third-party warnings
+ * logged as console errors ({@link THIRD_PARTY_WARNINGS}) are not repeated.
  */
 export async function openFrameworksPage(page: Page, query = ""): Promise<void> {
-  await openReadyPage(page, `/tests/browser/frameworks.html${query}`, "frameworksReady", /^(INFO|WARNING): /);
+  await openReadyPage(page, `/tests/browser/frameworks.html${query}`, "frameworksReady", THIRD_PARTY_WARNINGS);
 }
 
 /**

@@ -115,6 +115,8 @@ test("Python → tvmjs → ORT-web → TF.js → Python: the same GPUBuffer at e
       s.dispose();
       vm.dispose();
       const lentAfterVm = tvmBinding.lentBuffers();
+      // While ORT's session lives (ORT 1.23–1.29 destroy their guard after its release, asynchronously).
+      const guardOwners = ctx.stats().devices[0].guardOwners;
       await session.release();
       await new Promise((resolve) => setTimeout(resolve, 0));
       return {
@@ -140,7 +142,7 @@ test("Python → tvmjs → ORT-web → TF.js → Python: the same GPUBuffer at e
           .toJs(),
         jsExports: webdlpack.liveExportCount(),
         leaks: ctx.leaks().length,
-        guardOwners: ctx.stats().devices[0].guardOwners,
+        guardOwners,
       };
     },
     { first: PYTHON_FIRST_STEP, last: PYTHON_FINAL_STEP },

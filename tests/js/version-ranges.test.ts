@@ -4,7 +4,7 @@
  * versions just outside are refused by both.
  */
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -37,9 +37,16 @@ interface Installed {
   install: string;
   version: string;
 }
+interface MatrixFramework {
+  name: string;
+  packages: string[];
+  uses: RegExp;
+}
 const matrix = (await import(pathToFileURL(join(repoRoot(), "scripts/matrix-versions.mjs")).href)) as {
   installedVersions(pkg: string): Installed[];
   pyodideRangeEnds(): Installed[];
+  FRAMEWORKS: readonly MatrixFramework[];
+  frameworkSpecs(framework: MatrixFramework): string[];
 };
 const peers = (
   JSON.parse(readFileSync(join(repoRoot(), "package.json"), "utf8")) as {
@@ -195,4 +202,28 @@ test("./run test runs the oldest and the newest Pyodide of package.json's range 
   const runTests = readFileSync(join(repoRoot(), "scripts/run-tests.sh"), "utf8");
   assert.match(runTests, /suites=\([^)]*\bpyodide-range\b[^)]*\)/, "pyodide-range is a default suite");
   assert.match(runTests, /pyodide-range\)\s+node scripts\/test-matrix\.mjs --quick/, "it runs test-matrix.mjs --quick");
+});
+
+test("make test-matrix runs, at each framework's versions, every browser spec that calls that framework", () => {
+  // What a spec calls when it uses the framework (its adapter, or the framework's own API).
+  const calls: Record<string, RegExp> = {
+    "onnxruntime-web": /bindOrtToContext|tensorFromOrt|tensorToOrt|InferenceSession|ort_on_gpu/,
+    "TF.js": /registerTfjsWebGPUBackend|tensorToTfjs|tensorFromTfjs|tfjs_on_gpu/,
+    "Transformers.js": /transformersOptions|tensorFromTransformers|transformers_pipeline/,
+    "LiteRT.js": /bindLiteRtToContext|tensorToLiteRt|tensorFromLiteRt/,
+  };
+  const dir = join(repoRoot(), "tests", "browser");
+  const specs = readdirSync(dir).filter((f) => f.endsWith(".spec.ts"));
+  assert.deepEqual(matrix.FRAMEWORKS.map((f) => f.name).sort(), Object.keys(calls).sort());
+  for (const framework of matrix.FRAMEWORKS) {
+    const run = new Set(matrix.frameworkSpecs(framework));
+    const calling = specs.filter((f) => calls[framework.name]!.test(readFileSync(join(dir, f), "utf8")));
+    assert.ok(calling.length > 0, `some spec calls ${framework.name}`);
+    for (const f of calling)
+      assert.ok(run.has(`tests/browser/${f}`), `${f} calls ${framework.name}: the matrix runs it`);
+  }
+  const ort = new Set(matrix.frameworkSpecs(matrix.FRAMEWORKS.find((f) => f.name === "onnxruntime-web")!));
+  for (const f of ["teardown", "python-only-pyscript", "python-only-jupyterlite", "worker"])
+    assert.ok(ort.has(`tests/browser/${f}.spec.ts`), `${f} runs at ORT's floor`);
+  assert.ok(!ort.has("tests/browser/context-setup.spec.ts"), "a spec without a framework does not");
 });
