@@ -35,14 +35,20 @@ function median(xs: number[]): number {
 
 /**
  * Warm figures at `n` bytes (see {@link WARM}): the median ms + wait of each of `ways` over `rounds` rounds in
- * rotating order. Above 4 MiB at least {@link WARM}.minLarge rounds and no round left out (a round there costs tens
- * of ms in a browser).
+ * rotating order, each call after `between` (untimed, waited for): a small writeBuffer, as an application's small
+ * uploads come between its large ones. Without it the figures held only for a run of same-size uploads: dawn.node
+ * on the H200, 4 MiB writeBuffer + wait 0.35 ms in such a run, 1.64 ms right after a 1 KiB writeBuffer (its own
+ * upload memory then has no 4 MiB free), against 0.68 ms for a kept staging buffer (bench/gpu/writebuffer-after.mjs);
+ * setup chose writeBuffer for 4 MiB, and on a long-lived device running every size it took 2.02 ms against 0.75
+ * hand-written (bench/gpu/app.js). Above 4 MiB at least {@link WARM}.minLarge rounds and no round left out (a round
+ * there costs tens of ms in a browser).
  */
 export async function warmFigures(
   device: GPUDevice,
   writes: WriteRing,
   n: number,
   ways: readonly (() => void)[],
+  between: () => void = () => undefined,
 ): Promise<{ medians: number[]; rounds: number }> {
   const large = n > 4 * MiB;
   const samples = ways.map((): number[] => []);
@@ -53,6 +59,8 @@ export async function warmFigures(
     const times: number[] = [];
     for (let j = 0; j < ways.length; j++) {
       const k = (j + Math.max(i, 0)) % ways.length;
+      between();
+      await device.queue.onSubmittedWorkDone();
       times[k] = await timed(device, ways[k]!);
     }
     await writes.settled(); // the staging buffers are mapped again before the next round, as after any pause

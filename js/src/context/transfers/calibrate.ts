@@ -63,6 +63,8 @@ const READ_BUFFERS = 4;
  * memory allocation in the GPU process: 0.2–0.5 ms on the H100, more than the readback itself).
  */
 const SMALL_READ_BYTES = 64 * KiB;
+/** The small upload (a writeBuffer) before each warm call timed (calibrate-warm.ts warmFigures). */
+const SMALL_UPLOAD_BYTES = KiB;
 /** Write staging made ready at setup: the pieces of an upload of this size. */
 const READY_UPLOAD_BYTES = 16 * MiB;
 /** With a memory budget, the staging made ready at setup takes at most this share of it … */
@@ -304,7 +306,10 @@ async function measure(t: CalibrationTarget): Promise<Calibrated> {
         const inPieces: WritePlan = { ...staged, classes: [{ ...staged.classes[0]!, pieceBytes: p }] };
         return (): void => void writeRange(device, t.writes, t.inflight, inPieces, { warm: 1 }, target, 0, bytes);
       });
-      const { medians, rounds } = await warmFigures(device, t.writes, n, [viaWriteBuffer, viaStaging, ...viaPieces]);
+      const small = (): void =>
+        device.queue.writeBuffer(target, largest - SMALL_UPLOAD_BYTES, host, 0, SMALL_UPLOAD_BYTES);
+      const ways = [viaWriteBuffer, viaStaging, ...viaPieces];
+      const { medians, rounds } = await warmFigures(device, t.writes, n, ways, small);
       const [writeBuffer, staging] = medians as [number, number];
       const pieces = candidates.map((pieceBytes, i) => ({ pieceBytes, staging: medians[2 + i]! }));
       t.writes.keepOnly(kept.bytes, kept.count); // the next size's first call finds only what setup keeps
