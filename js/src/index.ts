@@ -80,7 +80,8 @@ export {
 export type { AdapterInfoSummary, DeviceLostEvent, DeviceLostListener } from "./context/devices/registry.js";
 export { unwrapDevice } from "./context/devices/guard.js";
 export { describeGPUPointer, type GPUPointer, type PointerParts } from "./context/pointers/pointer-format.js";
-export type { CacheMode, CacheLimits } from "./context/allocation/buffer-cache.js";
+export type { CacheMode } from "./context/options.js";
+export type { CacheLimits } from "./context/allocation/buffer-cache.js";
 export type { ThrottleLimits } from "./context/allocation/destroy-throttle.js";
 export type {
   LedgerView,

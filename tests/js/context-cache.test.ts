@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import type { WebDLPackError } from "../../js/src/errors.js";
 import { PageContext } from "../../js/src/context/context.js";
 import { CONTEXT_PROTOCOL } from "../../js/src/context/get-context.js";
-import { GPUUsage } from "../../js/src/context/allocation/create.js";
+import { GPUUsage } from "../../js/src/context/ground/create.js";
 import { bucketSize, FINE_BUCKET_THRESHOLD, MIN_BUCKET_SIZE } from "../../js/src/context/allocation/size-classes.js";
 import { DeviceAllocator, MAX_OWNER_COUNT_ROWS } from "../../js/src/context/allocation/device-allocator.js";
 import type { DeviceRecord } from "../../js/src/context/devices/registry.js";

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import type { WebDLPackError } from "../../js/src/errors.js";
 import { PageContext } from "../../js/src/context/context.js";
 import { CONTEXT_PROTOCOL } from "../../js/src/context/get-context.js";
-import { DEFAULT_GPU_USAGE, GPUUsage } from "../../js/src/context/allocation/create.js";
+import { DEFAULT_GPU_USAGE, GPUUsage } from "../../js/src/context/ground/create.js";
 import type { DeviceLostEvent } from "../../js/src/context/devices/registry.js";
 import { asGPU, FakeAdapter, FakeBuffer, FakeDevice, FakeGPU } from "./context-fakes.js";
 import { isCode } from "./helpers.js";

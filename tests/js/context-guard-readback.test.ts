@@ -3,7 +3,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { PageContext } from "../../js/src/context/context.js";
 import { CONTEXT_PROTOCOL } from "../../js/src/context/get-context.js";
-import { GPUUsage } from "../../js/src/context/allocation/create.js";
+import { GPUUsage } from "../../js/src/context/ground/create.js";
 import { unwrapDevice } from "../../js/src/context/devices/guard.js";
 import { asGPU, type FakeBuffer, type FakeDevice, FakeGPU } from "./context-fakes.js";
 import { isCode } from "./helpers.js";

@@ -2,7 +2,8 @@
  * The house rules of js/src, checked on the source text: every file belongs
  * to one layer of {@link LAYERS}, no import runs back up that order, the
  * import graph has no cycle, `js/src/index.ts`'s layer comment lists the same
- * order, no source file in js/src or web/ is over 400 lines, and no folder of
+ * order; inside js/src/context/ every file belongs to one room of the order
+ * `context/index.ts` writes ("Rooms, bottom up") and no import runs back up it; no source file in js/src or web/ is over 400 lines, and no folder of
  * js/src holds more than 20 files. The checker
  * itself is tested on small made-up graphs, so it can fail.
  */
@@ -172,11 +173,11 @@ function pathThrough(graph: ImportGraph, component: ReadonlySet<string>, start: 
   return [start, start];
 }
 
-/** The layer names `js/src/index.ts` lists under "Layers, bottom up", in order. */
-export function commentLayers(indexSource: string): string[] {
+/** The layer names an index's first comment lists under `heading` ("Layers, bottom up"), in order. */
+export function commentLayers(indexSource: string, heading = /Layers, bottom up/): string[] {
   const comment = /\/\*\*([\s\S]*?)\*\//.exec(indexSource)?.[1] ?? "";
   const lines = comment.split("\n").map((l) => l.replace(/^\s*\*/, ""));
-  const start = lines.findIndex((l) => /Layers, bottom up/.test(l));
+  const start = lines.findIndex((l) => heading.test(l));
   if (start < 0) return [];
   const names: string[] = [];
   for (const line of lines.slice(start + 1)) {
@@ -216,6 +217,58 @@ test("js/src: every file is in a layer, no import runs back up the layer order, 
   assert.deepEqual(
     checkGraph(graph).map((p) => p.text),
     [],
+  );
+});
+
+/** The imports among the files under `folder` (e.g. "context/") of `graph`, as paths relative to that folder. */
+export function folderGraph(graph: ImportGraph, folder: string): ImportGraph {
+  const inside = new Map<string, string[]>();
+  for (const [file, targets] of graph) {
+    if (!file.startsWith(folder)) continue;
+    const local = targets.filter((t) => t.startsWith(folder)).map((t) => t.slice(folder.length));
+    inside.set(file.slice(folder.length), local);
+  }
+  return inside;
+}
+
+test("js/src/context: every file is in a room of context/index.ts's order, and no import runs back up it", () => {
+  const rooms: Layer[] = commentLayers(
+    readFileSync(join(srcDir, "context", "index.ts"), "utf8"),
+    /Rooms, bottom up/,
+  ).map((name) => ({ name }));
+  assert.ok(rooms.length >= 8, `context/index.ts lists ${rooms.length} rooms`);
+  const graph = folderGraph(sourceGraph(), "context/");
+  assert.ok(graph.size > 40, `read ${graph.size} files of js/src/context`);
+  assert.deepEqual(
+    checkGraph(graph, rooms).map((p) => p.text),
+    [],
+  );
+});
+
+test("the room check names the import that runs back up, inside the folder only", () => {
+  const graph = folderGraph(
+    buildGraph(
+      new Map([
+        ["errors.ts", ""],
+        ["context/ground/create.ts", 'import { E } from "../../errors.js";'],
+        [
+          "context/pointers/table.ts",
+          'import { c } from "../ground/create.js";\nimport type { T } from "../types.js";',
+        ],
+        ["context/types.ts", 'import type { P } from "./pointers/table.js";'],
+      ]),
+    ),
+    "context/",
+  );
+  assert.deepEqual(graph.get("context/ground/create.ts" as never), undefined);
+  assert.deepEqual(graph.get("ground/create.ts"), []);
+  const rooms: Layer[] = [{ name: "ground/" }, { name: "pointers/" }, { name: "types.ts" }];
+  assert.deepEqual(
+    checkGraph(graph, rooms).map((p) => p.text),
+    [
+      "pointers/table.ts (pointers/) imports types.ts (types.ts), a later layer",
+      "import cycle: pointers/table.ts → types.ts → pointers/table.ts",
+    ],
   );
 });
 

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { PageContext } from "../../js/src/context/context.js";
 import { CONTEXT_PROTOCOL } from "../../js/src/context/get-context.js";
-import { GPUUsage } from "../../js/src/context/allocation/create.js";
+import { GPUUsage } from "../../js/src/context/ground/create.js";
 import { writeManagedTensorVersioned, readManagedTensorVersioned } from "../../js/src/dlpack/index.js";
 import { once, Once } from "../../js/src/release.js";
 import { Tensor } from "../../js/src/tensor/index.js";

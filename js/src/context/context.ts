@@ -8,7 +8,7 @@
  * Not exported from the package: use `getContext()`, so a page has one.
  */
 import type { WebDLPackError } from "../errors.js";
-import type { CacheMode } from "./allocation/buffer-cache.js";
+import type { CacheMode } from "./options.js";
 import type { DeviceLostListener } from "./devices/registry.js";
 import type { DeviceInfo, SetupConfig } from "./devices/setup.js";
 import type { LeakReport, LedgerDebug, LedgerView } from "./ledger/entry.js";

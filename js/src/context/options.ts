@@ -2,11 +2,41 @@
  * The options each context method takes, as rules for the one options check
  * (arguments.ts checkOptions): any other key, or a value of the wrong kind, is
  * INVALID_ARGUMENT naming `options.<key>`. Values the callee checks itself
- * (device ids, usages, owners, limits) pass here as ANY_OPTION.
+ * (device ids, usages, owners, limits) pass here as ANY_OPTION. The floor of
+ * the context's rooms (index.ts): it imports nothing of the context, so any
+ * room checks its options with it; the cache modes are named here, once.
  */
 import { ANY_OPTION, BOOLEAN_OPTION, STRING_OPTION, type OptionRules } from "../arguments.js";
 import { describeValue } from "../describe-value.js";
 import { WebDLPackError } from "../errors.js";
+
+/**
+ * How freed buffers are handled, with ONNX Runtime Web's names
+ * (`webgpuBufferCacheMode` / BufferCacheMode):
+ *
+ * - `disabled`: destroy at once on free (through the destroy throttle);
+ * - `lazyRelease`: destroy at the next queue flush (after `onSubmittedWorkDone`
+ *   of the work submitted before the free, or at `ctx.flush()`); no reuse;
+ * - `simple`: keep freed buffers by exact size and usage and reuse them;
+ * - `bucket`: round storage-buffer sizes up to size classes, keep freed
+ *   buffers per class (capped by count and bytes) and reuse them.
+ */
+export type CacheMode = "disabled" | "lazyRelease" | "simple" | "bucket";
+
+/** Every cache mode, in order of how much is kept. */
+export const CACHE_MODES: readonly CacheMode[] = Object.freeze(["disabled", "lazyRelease", "simple", "bucket"]);
+
+/** Check a cache mode name. Throws INVALID_ARGUMENT naming `field`. */
+export function checkCacheMode(mode: unknown, field: string): CacheMode {
+  if (typeof mode !== "string" || !(CACHE_MODES as readonly string[]).includes(mode)) {
+    throw new WebDLPackError("INVALID_ARGUMENT", "unknown GPU buffer cache mode", {
+      field,
+      value: describeValue(mode),
+      expected: `one of ${CACHE_MODES.map((m) => `"${m}"`).join(", ")}`,
+    });
+  }
+  return mode as CacheMode;
+}
 
 /** AllocOptions of allocWebGPU / allocWebGPUChecked. */
 export const ALLOC_OPTION_RULES: OptionRules = {

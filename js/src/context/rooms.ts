@@ -5,15 +5,15 @@
  * device 0, a device registered, forgotten or lost — is said here, once.
  */
 import { Allocators } from "./allocation/allocators.js";
-import { PointerAllocations } from "./allocation/pointer-allocations.js";
+import { PointerAllocations } from "./pointers/pointer-allocations.js";
 import { Devices } from "./devices/devices.js";
 import { Ledger } from "./ledger/ledger.js";
-import { ContextMemory } from "./memory/context-memory.js";
-import { ownCachesOf } from "./memory/room.js";
+import type { DeviceRecord } from "./devices/registry.js";
+import { ContextMemory, type OwnCaches } from "./memory/context-memory.js";
 import { BufferTable } from "./pointers/buffer-table.js";
 import type { PointerTableOptions } from "./pointers/pointer-format.js";
 import { ContextTransfers } from "./transfers/context-calls.js";
-import { releaseTransfers, transfersFor } from "./transfers/index.js";
+import { existingTransfers, releaseTransfers, transfersFor } from "./transfers/index.js";
 
 /** One context's rooms. */
 export interface Rooms {
@@ -72,4 +72,22 @@ export function makeRooms(table?: PointerTableOptions): Rooms {
   const allocation = new PointerAllocations(devices.registry, allocators, pointers, memory);
   const transfers = new ContextTransfers(pointers, devices.registry);
   return { devices, pointers, allocation, transfers, ledger, memory };
+}
+
+/** webdlpack's caches on `record`'s device: the bucket cache, lazy releases and kept staging buffers. */
+export function ownCachesOf(allocators: Allocators, record: DeviceRecord): OwnCaches {
+  return {
+    trim(): void {
+      allocators.existing(record)?.drain();
+      existingTransfers(record.device)?.trim();
+    },
+    cachedBytes(): number {
+      const a = allocators.existing(record);
+      return (
+        (a?.cache.bytes ?? 0) +
+        (a?.throttle.stats().lazyBytes ?? 0) +
+        (existingTransfers(record.device)?.keptBytes ?? 0)
+      );
+    },
+  };
 }

@@ -4,78 +4,18 @@
  * interface, so a copy can use an instance another copy created.
  */
 import type { WebDLPackError } from "../errors.js";
-import type { CacheLimits, CacheMode } from "./allocation/buffer-cache.js";
-import type { ThrottleLimits } from "./allocation/destroy-throttle.js";
+import type { CacheMode } from "./options.js";
 import type { DeviceLostListener } from "./devices/registry.js";
 import type { LedgerDebug, LedgerView, LeakReport } from "./ledger/entry.js";
-import type { GPUPointer } from "./pointers/pointer-format.js";
+import type { GPUPointer, GPUPointerInfo, RegisterBufferOptions } from "./pointers/pointer-format.js";
+import type { AllocOptions, CacheModeOptions } from "./pointers/pointer-allocations.js";
+import type { DeviceOptions } from "./devices/devices.js";
 import type { MemoryPressureHandler, MemoryPressureOptions, MemoryReport } from "./memory/index.js";
 import type { CopyRange, ReadbackRange, ReadbackTarget, TransferStats } from "./transfers/index.js";
 import type { DeviceInfo, SetupConfig } from "./devices/setup.js";
 
-/** Options of {@link WebDLPackContext.allocWebGPU}. */
-export interface AllocOptions {
-  /** Device id (default 0, the `setup()` device). */
-  deviceId?: number;
-  /** GPUBufferUsage flags (default STORAGE | COPY_SRC | COPY_DST). */
-  usage?: number;
-  /** Debug label for the GPUBuffer. */
-  label?: string;
-  /** Who holds the allocation (any value, reported by gpuPointerInfo; e.g. "onnxruntime"). */
-  owner?: unknown;
-  /**
-   * allocWebGPU only: called once if WebGPU reports, after the pointer was
-   * returned, that the buffer could not be made (the same error the pointer
-   * then throws on use, also kept as `lastAsyncError()`). Errors it throws are logged.
-   */
-  onAsyncError?: (error: WebDLPackError, ptr: GPUPointer) => void;
-  /**
-   * false: the pointer never joins an open `ctx.scope()` — for memory another runtime frees (C's
-   * wdl_webgpu_free, a Python tensor), which a JS scope must not free behind its back. Default true.
-   */
-  scoped?: boolean;
-}
-
-/** Options of {@link WebDLPackContext.registerGPUBuffer}. */
-export interface RegisterBufferOptions {
-  /** Device the buffer was made on (default 0). It can not be checked: pass the right one. */
-  deviceId?: number;
-  /** true: freeWebGPU destroys the buffer; false (default): freeWebGPU only forgets it and calls onRelease. */
-  owned?: boolean;
-  /** Who produced the buffer (reported by gpuPointerInfo). */
-  owner?: unknown;
-  /** Called once when the pointer is freed (after the table forgot it), e.g. to dispose the producer's tensor. */
-  onRelease?: (buffer: GPUBuffer, ptr: GPUPointer) => void;
-  /**
-   * false: the pointer gets no "gpu-buffer" entry of its own in the lifetime ledger, because the caller tracks
-   * every holder of it there — each one a "tensor" entry naming this pointer, owner and bytes (the adapters'
-   * adopted framework outputs: the pointer is freed when the last of them is released). Scopes, `ctx.dispose`
-   * and leak reports then work through those entries; device loss still releases the buffer. Default true.
-   */
-  tracked?: boolean;
-}
-
-/** What {@link WebDLPackContext.gpuPointerInfo} reports. */
-export interface GPUPointerInfo {
-  /** The pointer itself. */
-  ptr: GPUPointer;
-  /** Device id the buffer belongs to. */
-  deviceId: number;
-  /** Allocated bytes (`buffer.size`; a multiple of 16 for allocWebGPU). */
-  size: number;
-  /** Bytes asked for (allocWebGPU's nbytes; `buffer.size` for registered buffers). */
-  requestedSize: number;
-  /** GPUBufferUsage flags. */
-  usage: number;
-  /** Buffer label ("" if none). */
-  label: string;
-  /** The owner given at allocation/registration (undefined if none). */
-  owner: unknown;
-  /** Whether freeWebGPU destroys the buffer. */
-  owned: boolean;
-  /** Whether the buffer's device has been lost (the pointer then fails to translate). */
-  deviceLost: boolean;
-}
+// The option types live in their rooms; this is the whole interface, so it names them too.
+export type { AllocOptions, CacheModeOptions, DeviceOptions, GPUPointerInfo, RegisterBufferOptions };
 
 /** Per-device numbers in {@link ContextStats}. */
 export interface DeviceStats {
@@ -174,22 +114,6 @@ export interface ContextStats {
   ledgerEntries: number;
   /** Leaks found so far. */
   leaks: number;
-}
-
-/** Options of {@link WebDLPackContext.setCacheMode}. */
-export interface CacheModeOptions {
-  /** Only this device (else: the default of every device without its own mode). */
-  deviceId?: number;
-  /** Cache caps (merged over the defaults or the previous ones). */
-  cacheLimits?: Partial<CacheLimits>;
-  /** Destroy-throttle budgets. */
-  throttleLimits?: Partial<ThrottleLimits>;
-}
-
-/** Options of {@link WebDLPackContext.getWebGPUDevice}. */
-export interface DeviceOptions {
-  /** Framework name: returns that owner's guard, whose destroy() only drops its reference. */
-  owner?: string;
 }
 
 /** Version of the context's shared-object protocol. */

@@ -3,7 +3,7 @@
  * (a managed struct, a TypedArray, a wasm address, a GPU pointer) into the
  * {@link TensorInit} the Tensor constructor takes, or throws a typed error.
  */
-import { DLPACK_PRODUCER } from "../context/ledger/track-tensor.js";
+import { DLPACK_PRODUCER } from "./track-tensor.js";
 import { describeValue } from "../describe-value.js";
 import { WebDLPackError } from "../errors.js";
 import { requireObject } from "../arguments.js";

@@ -14,7 +14,7 @@ import { requireObject } from "../arguments.js";
 import { DLPackFlag, writeManagedTrusted, type DLTensorDesc, type TypedArray, type WasmHost } from "../dlpack/index.js";
 import { managedTemplate, type ManagedTemplate } from "../dlpack/write.js";
 import type { TrackedEntry } from "../context/ledger/entry.js";
-import { trackExport } from "../context/ledger/track-tensor.js";
+import { trackExport } from "./track-tensor.js";
 import { exportsOf, type HostExports, type LiveExport } from "./export-records.js";
 import type { Ownership } from "./ownership.js";
 import { bitsOf, type Storage, type TensorFlags, type ToManagedOptions } from "./types.js";

@@ -11,6 +11,7 @@
  *   export-records.ts toManaged's exports by host: records, kept struct blocks, the shared deleter
  *   address-table.ts  values by wasm address with no allocation per add/remove (export records)
  *   ownership.ts      exactly-once release of a producer's bytes; the finalizer safety net
+ *   track-tensor.ts   a GPU tensor's hold (and a DLPack export's) as an entry of the page context's ledger
  *   brand.ts          how a Tensor is known across copies of webdlpack (Symbol.for("webdlpack.tensor"))
  */
 export { Tensor } from "./tensor.js";

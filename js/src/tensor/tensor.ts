@@ -23,7 +23,7 @@
  */
 import { WebDLPackError } from "../errors.js";
 import { findPythonHandoff } from "../context/python-handoff.js";
-import { trackGPUTensor } from "../context/ledger/track-tensor.js";
+import { trackGPUTensor } from "./track-tensor.js";
 import type { DLDeviceDesc, DLTensorDesc, DType, TensorExtent, TypedArray, WasmHost } from "../dlpack/index.js";
 import { TENSOR_BRAND, TENSOR_BRAND_VERSION } from "./brand.js";
 import { copyOf, storageBuffer, viewOf } from "./cpu-view.js";

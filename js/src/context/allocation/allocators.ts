@@ -4,13 +4,8 @@
  * default or per device (`ctx.setCacheMode`), applied to live allocators
  * and to the ones made later.
  */
-import {
-  DEFAULT_CACHE_LIMITS,
-  DEFAULT_CACHE_MODE,
-  mergeCacheLimits,
-  type CacheLimits,
-  type CacheMode,
-} from "./buffer-cache.js";
+import { DEFAULT_CACHE_LIMITS, DEFAULT_CACHE_MODE, mergeCacheLimits, type CacheLimits } from "./buffer-cache.js";
+import type { CacheMode } from "../options.js";
 import { DEFAULT_THROTTLE_LIMITS, mergeThrottleLimits, type ThrottleLimits } from "./destroy-throttle.js";
 import { DeviceAllocator } from "./device-allocator.js";
 import type { DeviceRecord } from "../devices/registry.js";

@@ -6,24 +6,7 @@
  * back for the caller to release (through the destroy throttle).
  */
 import { mergeCountLimits } from "../../arguments.js";
-import { describeValue } from "../../describe-value.js";
-import { WebDLPackError } from "../../errors.js";
-
-/**
- * How freed buffers are handled, with ONNX Runtime Web's names
- * (`webgpuBufferCacheMode` / BufferCacheMode):
- *
- * - `disabled`: destroy at once on free (through the destroy throttle);
- * - `lazyRelease`: destroy at the next queue flush (after `onSubmittedWorkDone`
- *   of the work submitted before the free, or at `ctx.flush()`); no reuse;
- * - `simple`: keep freed buffers by exact size and usage and reuse them;
- * - `bucket`: round storage-buffer sizes up to size classes, keep freed
- *   buffers per class (capped by count and bytes) and reuse them.
- */
-export type CacheMode = "disabled" | "lazyRelease" | "simple" | "bucket";
-
-/** Every cache mode, in order of how much is kept. */
-export const CACHE_MODES: readonly CacheMode[] = Object.freeze(["disabled", "lazyRelease", "simple", "bucket"]);
+import type { CacheMode } from "../options.js";
 
 /** The mode a device uses unless `setCacheMode` or `setup({cacheMode})` chose another. */
 export const DEFAULT_CACHE_MODE: CacheMode = "bucket";
@@ -44,18 +27,6 @@ export const DEFAULT_CACHE_LIMITS: Readonly<CacheLimits> = Object.freeze({
   maxBytesPerClass: 256 * 2 ** 20,
   maxCachedBytes: 512 * 2 ** 20,
 });
-
-/** Check a cache mode name. Throws INVALID_ARGUMENT naming `field`. */
-export function checkCacheMode(mode: unknown, field: string): CacheMode {
-  if (typeof mode !== "string" || !(CACHE_MODES as readonly string[]).includes(mode)) {
-    throw new WebDLPackError("INVALID_ARGUMENT", "unknown GPU buffer cache mode", {
-      field,
-      value: describeValue(mode),
-      expected: `one of ${CACHE_MODES.map((m) => `"${m}"`).join(", ")}`,
-    });
-  }
-  return mode as CacheMode;
-}
 
 /** `limits` merged over `base`, each a safe integer >= 0. Throws INVALID_ARGUMENT naming the field. */
 export function mergeCacheLimits(base: Readonly<CacheLimits>, limits: unknown, field: string): CacheLimits {

@@ -5,8 +5,9 @@
  * The context keeps one per device record and routes every create and every
  * release of an owned buffer through it.
  */
-import { allocationSize, GPUUsage } from "./create.js";
-import { BufferCache, DEFAULT_CACHE_LIMITS, type CacheLimits, type CacheMode } from "./buffer-cache.js";
+import { allocationSize, GPUUsage } from "../ground/create.js";
+import type { CacheMode } from "../options.js";
+import { BufferCache, DEFAULT_CACHE_LIMITS, type CacheLimits } from "./buffer-cache.js";
 import { DestroyThrottle, DEFAULT_THROTTLE_LIMITS, type ThrottleLimits } from "./destroy-throttle.js";
 import type { DeviceRecord } from "../devices/registry.js";
 import { bucketSize } from "./size-classes.js";

@@ -1,18 +1,15 @@
 /**
- * Allocation room: creating GPU buffers, the cache of freed ones, size
- * classes, and destroying them without overwhelming the GPU process.
+ * Allocation room: the cache of freed GPU buffers, size classes, and
+ * destroying them without overwhelming the GPU process (creating one: ground/).
  *
- *   create.ts            buffer creation under error scopes, usage, size rounding
  *   size-classes.ts      the size classes of the bucket cache mode
  *   buffer-cache.ts      cache modes and the per-device cache of freed buffers
  *   destroy-throttle.ts  destroys that do not overwhelm the GPU process; lazy release
  *   device-allocator.ts  per-device allocation state (mode, cache, throttle, counters)
  *   allocators.ts        per-device allocators and their cache-mode / limit settings
- *   pointer-allocations.ts  the room's calls: allocWebGPU(Checked), lastAsyncError, set/getCacheMode, flush
  */
-export { GPUUsage, DEFAULT_GPU_USAGE, GPU_ALLOCATION_ALIGNMENT } from "./create.js";
-export { CACHE_MODES, DEFAULT_CACHE_MODE, DEFAULT_CACHE_LIMITS } from "./buffer-cache.js";
-export type { CacheMode, CacheLimits } from "./buffer-cache.js";
+export { DEFAULT_CACHE_MODE, DEFAULT_CACHE_LIMITS } from "./buffer-cache.js";
+export type { CacheLimits } from "./buffer-cache.js";
 export { DEFAULT_THROTTLE_LIMITS } from "./destroy-throttle.js";
 export type { ThrottleLimits } from "./destroy-throttle.js";
 export { MAX_OWNER_COUNT_ROWS } from "./device-allocator.js";

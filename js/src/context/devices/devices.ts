@@ -18,7 +18,12 @@ import {
   type DeviceRecord,
 } from "./registry.js";
 import type { DeviceInfo, SetupConfig } from "./setup.js";
-import type { DeviceOptions } from "../types.js";
+
+/** Options of {@link WebDLPackContext.getWebGPUDevice}. */
+export interface DeviceOptions {
+  /** Framework name: returns that owner's guard, whose destroy() only drops its reference. */
+  owner?: string;
+}
 
 /** What the other rooms do as devices come and go (context/rooms.ts). */
 export interface DeviceHooks {

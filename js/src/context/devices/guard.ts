@@ -21,7 +21,7 @@
  * (`canvasContext.configure({device})`) need the real device:
  * `unwrapDevice(guard)` or `ctx.getWebGPUDevice(id)` without an owner.
  */
-import { createBufferFor } from "../memory/meter.js";
+import { createBufferFor } from "../ground/meter.js";
 
 import { Once } from "../../release.js";
 

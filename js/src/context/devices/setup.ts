@@ -4,7 +4,7 @@
  */
 import { describeValue } from "../../describe-value.js";
 import { WebDLPackError } from "../../errors.js";
-import { checkCacheMode, type CacheMode } from "../allocation/buffer-cache.js";
+import { checkCacheMode, type CacheMode } from "../options.js";
 import { isGPUDevice, summarizeAdapterInfo, type AdapterInfoSummary } from "./registry.js";
 
 /** Configuration of {@link WebDLPackContext.setup}. Every field is optional. */

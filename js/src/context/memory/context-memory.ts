@@ -7,7 +7,7 @@
  */
 import { WebDLPackError } from "../../errors.js";
 import { checkMemoryBudget } from "../devices/setup.js";
-import { DeviceMeter, WEBDLPACK_OWNER } from "./meter.js";
+import { DeviceMeter, WEBDLPACK_OWNER } from "../ground/meter.js";
 import {
   checkPressureArguments,
   PressureHandlers,

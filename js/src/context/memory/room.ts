@@ -1,33 +1,11 @@
 /**
- * The memory room's two hooks into the context: webdlpack's own caches of a
- * device as one trimmable unit ({@link ownCachesOf}), and the checked
- * allocation's creation with room made first and one retry after a device
- * out-of-memory error ({@link createWithRoom}).
+ * The checked allocation's creation with room made first and one retry after a
+ * device out-of-memory error ({@link createWithRoom}). (webdlpack's own caches
+ * of a device, which the budget trims as one unit, are wired in ../rooms.ts.)
  */
 import { WebDLPackError } from "../../errors.js";
-import type { Allocators } from "../allocation/allocators.js";
-import type { DeviceRecord } from "../devices/registry.js";
-import { existingTransfers } from "../transfers/index.js";
-import type { ContextMemory, OwnCaches } from "./context-memory.js";
-import { WEBDLPACK_OWNER } from "./meter.js";
-
-/** webdlpack's caches on `record`'s device: the bucket cache, lazy releases and kept staging buffers. */
-export function ownCachesOf(allocators: Allocators, record: DeviceRecord): OwnCaches {
-  return {
-    trim(): void {
-      allocators.existing(record)?.drain();
-      existingTransfers(record.device)?.trim();
-    },
-    cachedBytes(): number {
-      const a = allocators.existing(record);
-      return (
-        (a?.cache.bytes ?? 0) +
-        (a?.throttle.stats().lazyBytes ?? 0) +
-        (existingTransfers(record.device)?.keptBytes ?? 0)
-      );
-    },
-  };
-}
+import type { ContextMemory } from "./context-memory.js";
+import { WEBDLPACK_OWNER } from "../ground/meter.js";
 
 /** Whether `err` is a device out-of-memory error (not the budget's own OUT_OF_MEMORY, which names `memoryBudget`). */
 function isDeviceOutOfMemory(err: unknown): err is WebDLPackError {

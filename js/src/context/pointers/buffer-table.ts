@@ -9,19 +9,25 @@ import { checkOptions } from "../../arguments.js";
 import { describeValue } from "../../describe-value.js";
 import { WebDLPackError } from "../../errors.js";
 import type { DeviceAllocator } from "../allocation/device-allocator.js";
-import { isGPUBuffer } from "../allocation/create.js";
+import { isGPUBuffer } from "../ground/create.js";
 import { lostError, type DeviceRecord, type DeviceRegistry } from "../devices/registry.js";
 import { Once } from "../../release.js";
 import { MARK_RELEASED, ownerLabel, type LedgerEntry } from "../ledger/entry.js";
 import type { Ledger } from "../ledger/ledger.js";
 import { claimPointerTag } from "./pointer-tags.js";
-import { formatPointer, GPU_POINTER_SLOT_BITS, type GPUPointer, type PointerTableOptions } from "./pointer-format.js";
+import {
+  formatPointer,
+  GPU_POINTER_SLOT_BITS,
+  type GPUPointer,
+  type GPUPointerInfo,
+  type PointerTableOptions,
+  type RegisterBufferOptions,
+} from "./pointer-format.js";
 import { PointerTable } from "./pointer-table.js";
 import { checkPointerType, REGISTER_OPTION_RULES } from "../options.js";
 import { checkRegisteredBuffer, destroyedBufferError, forgetVerifiedBuffer } from "./register-check.js";
-import { bufferFacts } from "../transfers/buffer-facts.js";
-import { countedAlive } from "../memory/meter.js";
-import type { GPUPointerInfo, RegisterBufferOptions } from "../types.js";
+import { bufferFacts } from "../ground/buffer-facts.js";
+import { countedAlive } from "../ground/meter.js";
 
 /** What a caller tells {@link BufferTable.insert} about a buffer. */
 export interface BufferInit {

@@ -7,6 +7,7 @@
  *   pointer-tags.ts    which tag a context's pointers carry (unique per live context through Web Locks)
  *   buffer-table.ts    GPU pointers → buffer entries, the translation fast path, giving buffers back;
  *                      the room's calls: registerGPUBuffer, gpuPointerToBuffer, gpuPointerInfo, freeWebGPU
+ *   pointer-allocations.ts  allocWebGPU(Checked), lastAsyncError, set/getCacheMode, flush: allocations as pointers
  *   register-check.ts  registerGPUBuffer's asynchronous check that a buffer is live and the device's
  */
 export {

@@ -130,3 +130,44 @@ export function formatPointer(ptr: unknown): string {
   if (typeof ptr === "number" && ptr >>> 0 === ptr) return `0x${ptr.toString(16).padStart(8, "0")}`;
   return String(ptr);
 }
+
+/** Options of {@link WebDLPackContext.registerGPUBuffer}. */
+export interface RegisterBufferOptions {
+  /** Device the buffer was made on (default 0). It can not be checked: pass the right one. */
+  deviceId?: number;
+  /** true: freeWebGPU destroys the buffer; false (default): freeWebGPU only forgets it and calls onRelease. */
+  owned?: boolean;
+  /** Who produced the buffer (reported by gpuPointerInfo). */
+  owner?: unknown;
+  /** Called once when the pointer is freed (after the table forgot it), e.g. to dispose the producer's tensor. */
+  onRelease?: (buffer: GPUBuffer, ptr: GPUPointer) => void;
+  /**
+   * false: the pointer gets no "gpu-buffer" entry of its own in the lifetime ledger, because the caller tracks
+   * every holder of it there — each one a "tensor" entry naming this pointer, owner and bytes (the adapters'
+   * adopted framework outputs: the pointer is freed when the last of them is released). Scopes, `ctx.dispose`
+   * and leak reports then work through those entries; device loss still releases the buffer. Default true.
+   */
+  tracked?: boolean;
+}
+
+/** What {@link WebDLPackContext.gpuPointerInfo} reports. */
+export interface GPUPointerInfo {
+  /** The pointer itself. */
+  ptr: GPUPointer;
+  /** Device id the buffer belongs to. */
+  deviceId: number;
+  /** Allocated bytes (`buffer.size`; a multiple of 16 for allocWebGPU). */
+  size: number;
+  /** Bytes asked for (allocWebGPU's nbytes; `buffer.size` for registered buffers). */
+  requestedSize: number;
+  /** GPUBufferUsage flags. */
+  usage: number;
+  /** Buffer label ("" if none). */
+  label: string;
+  /** The owner given at allocation/registration (undefined if none). */
+  owner: unknown;
+  /** Whether freeWebGPU destroys the buffer. */
+  owned: boolean;
+  /** Whether the buffer's device has been lost (the pointer then fails to translate). */
+  deviceLost: boolean;
+}

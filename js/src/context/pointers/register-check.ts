@@ -27,7 +27,7 @@
  * ({@link forgetVerifiedBuffer}), but WebGPU tells no one when another framework destroys one.
  */
 import { WebDLPackError } from "../../errors.js";
-import { createBufferAs, WEBDLPACK_OWNER } from "../memory/meter.js";
+import { createBufferAs, WEBDLPACK_OWNER } from "../ground/meter.js";
 import { formatPointer, type GPUPointer } from "./pointer-format.js";
 
 const COPY_SRC = 0x4;

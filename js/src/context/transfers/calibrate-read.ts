@@ -4,8 +4,8 @@
  * and touching fresh memory of the size — so whether a large first readback goes through the kept staging in turn
  * (read-rotate.ts) and whether a readback into a new array touches its pages while the GPU works.
  */
-import { GPUUsage } from "../allocation/create.js";
-import { createBufferAs, WEBDLPACK_OWNER } from "../memory/meter.js";
+import { GPUUsage } from "../ground/create.js";
+import { createBufferAs, WEBDLPACK_OWNER } from "../ground/meter.js";
 import type { Inflight } from "./inflight.js";
 import { type ReadPlan, readRange } from "./read.js";
 import { type ReadRing, touch } from "./staging.js";

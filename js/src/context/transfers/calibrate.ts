@@ -37,10 +37,10 @@
  * copy of its bytes, whether a large first readback goes through the read
  * staging made ready in turn (`turnBytes`, read-rotate.ts).
  */
-import { GPUUsage } from "../allocation/create.js";
+import { GPUUsage } from "../ground/create.js";
 import type { ReadPlan } from "./read.js";
 import { measureReads, type ReadFigures } from "./calibrate-read.js";
-import { createBufferAs, meterOf, WEBDLPACK_OWNER } from "../memory/meter.js";
+import { createBufferAs, meterOf, WEBDLPACK_OWNER } from "../ground/meter.js";
 import { type ReadRing, STAGING_MIN_BYTES, type WriteRing } from "./staging.js";
 import { pieceSize, type UploadClass, type UploadWay, type WritePlan, writeRange } from "./write.js";
 import type { Inflight } from "./inflight.js";

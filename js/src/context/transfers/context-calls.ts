@@ -25,9 +25,9 @@ import {
   type TransferStats,
 } from "./index.js";
 import type { DeviceTransfers } from "./index.js";
-import { GPUUsage } from "../allocation/create.js";
-import { createBufferAs, WEBDLPACK_OWNER } from "../memory/meter.js";
-import type { KnownBuffer } from "./buffer-facts.js";
+import { GPUUsage } from "../ground/create.js";
+import { createBufferAs, WEBDLPACK_OWNER } from "../ground/meter.js";
+import type { KnownBuffer } from "../ground/buffer-facts.js";
 
 /** The transfer calls of one context: pointers resolved in its table, devices in its registry. */
 export class ContextTransfers {

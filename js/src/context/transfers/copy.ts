@@ -6,7 +6,7 @@
  * the GPU side) and submit at once, ordered after all submitted work.
  */
 import { WebDLPackError } from "../../errors.js";
-import { GPUUsage } from "../allocation/create.js";
+import { GPUUsage } from "../ground/create.js";
 
 function needUsage(buffer: GPUBuffer, bit: number, name: string, what: string): void {
   if ((buffer.usage & bit) === 0) {

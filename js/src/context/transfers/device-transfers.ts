@@ -12,7 +12,7 @@ import { readFrom, type ReadEnv, type ReadPlan, type ReadSink } from "./read.js"
 import { ReadRing, WriteRing, type RingStats } from "./staging.js";
 import { writeRange, type UploadHistory, type UploadPath, type WritePlan } from "./write.js";
 import { calibrate, type Calibration } from "./calibrate.js";
-import { bufferFacts, type KnownBuffer } from "./buffer-facts.js";
+import { bufferFacts, type KnownBuffer } from "../ground/buffer-facts.js";
 
 const MiB = 2 ** 20;
 /** GPUBufferUsage.COPY_DST. */

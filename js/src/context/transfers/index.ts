@@ -9,7 +9,6 @@
  *   ring.ts              what both rings share: size classes, byte budget, what is out
  *   inflight.ts          pending transfers; a lost device rejects them all with DEVICE_LOST
  *   targets.ts           host memory of a transfer (view or wasm memory + address) and GPU byte ranges
- *   buffer-facts.ts      a GPUBuffer's size and usage, read once (the binding's getters cost µs per transfer)
  *   calibrate.ts         measured at setup: upload thresholds, staging made ready
  *   context-calls.ts     the room's calls: ctx.readback / readbackInto / upload / copyBuffer / clearBuffer / transferStats
  */

@@ -10,8 +10,8 @@
  * `turnBytes`), and the caller makes the staging of the range's own pieces once it is done, for the next readback
  * of the size.
  */
-import { GPUUsage } from "../allocation/create.js";
-import { createBufferAs, meterOf, WEBDLPACK_OWNER } from "../memory/meter.js";
+import { GPUUsage } from "../ground/create.js";
+import { createBufferAs, meterOf, WEBDLPACK_OWNER } from "../ground/meter.js";
 import type { Inflight } from "./inflight.js";
 import { checkAllocated, checkCopied, giveBackUnread, popScope } from "./read-scope.js";
 import type { ReadRing } from "./staging.js";

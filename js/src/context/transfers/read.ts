@@ -23,10 +23,10 @@
  * 1–3 µs of a 20–80 µs small readback — is left out.
  */
 import { WebDLPackError } from "../../errors.js";
-import { GPUUsage } from "../allocation/create.js";
-import { countedAlive } from "../memory/meter.js";
+import { GPUUsage } from "../ground/create.js";
+import { countedAlive } from "../ground/meter.js";
 import { bufferUseError } from "../pointers/register-check.js";
-import { bufferFacts, type KnownBuffer } from "./buffer-facts.js";
+import { bufferFacts, type KnownBuffer } from "../ground/buffer-facts.js";
 import type { Inflight } from "./inflight.js";
 import { stagingClass } from "./ring.js";
 import type { ReadRing } from "./staging.js";

@@ -13,8 +13,8 @@
  * within the budget (a cache never makes memory pressure); under pressure the
  * memory room trims both rings (DeviceTransfers.trim).
  */
-import { type DeviceMeter, meterOf } from "../memory/meter.js";
-import { bufferFacts } from "./buffer-facts.js";
+import { type DeviceMeter, meterOf } from "../ground/meter.js";
+import { bufferFacts } from "../ground/buffer-facts.js";
 
 /** Under a memory budget, a ring keeps at most this share of it. */
 export const BUDGET_SHARE = 1 / 8;

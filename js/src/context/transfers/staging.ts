@@ -13,9 +13,9 @@
  *
  * Size classes, the byte budget and the tracking of what is out: ring.ts.
  */
-import { GPUUsage } from "../allocation/create.js";
-import { createBufferAs, WEBDLPACK_OWNER } from "../memory/meter.js";
-import { bufferFacts } from "./buffer-facts.js";
+import { GPUUsage } from "../ground/create.js";
+import { createBufferAs, WEBDLPACK_OWNER } from "../ground/meter.js";
+import { bufferFacts } from "../ground/buffer-facts.js";
 import { LARGER_CLASS_FACTOR, later, Ring, stagingClass, touch, type RingStats } from "./ring.js";
 
 export { STAGING_MIN_BYTES, stagingClass, touch, type RingStats } from "./ring.js";

@@ -22,8 +22,8 @@
  * destination.
  */
 import { WebDLPackError } from "../../errors.js";
-import { GPUUsage } from "../allocation/create.js";
-import { bufferFacts } from "./buffer-facts.js";
+import { GPUUsage } from "../ground/create.js";
+import { bufferFacts } from "../ground/buffer-facts.js";
 import type { Inflight } from "./inflight.js";
 import type { WriteRing } from "./staging.js";
 

@@ -10,14 +10,55 @@ import type { DeviceRecord, DeviceRegistry } from "../devices/registry.js";
 import { lostError } from "../devices/registry.js";
 import { ownerLabel } from "../ledger/entry.js";
 import { ALLOC_OPTION_RULES, CACHE_MODE_OPTION_RULES } from "../options.js";
-import type { BufferTable } from "../pointers/buffer-table.js";
-import { formatPointer, type GPUPointer } from "../pointers/pointer-format.js";
-import type { AllocOptions, CacheModeOptions } from "../types.js";
-import type { Allocators } from "./allocators.js";
-import { checkCacheMode, type CacheMode } from "./buffer-cache.js";
-import { checkByteCount, checkUsage, createBufferUnchecked, createCheckedBuffer, DEFAULT_GPU_USAGE } from "./create.js";
-import type { DeviceAllocator } from "./device-allocator.js";
-import { createWithRoom, WEBDLPACK_OWNER, type ContextMemory } from "../memory/index.js";
+import type { BufferTable } from "./buffer-table.js";
+import { formatPointer, type GPUPointer } from "./pointer-format.js";
+import type { Allocators } from "../allocation/allocators.js";
+import { checkCacheMode, type CacheMode } from "../options.js";
+import {
+  checkByteCount,
+  checkUsage,
+  createBufferUnchecked,
+  createCheckedBuffer,
+  DEFAULT_GPU_USAGE,
+} from "../ground/create.js";
+import type { DeviceAllocator } from "../allocation/device-allocator.js";
+import { WEBDLPACK_OWNER } from "../ground/meter.js";
+import { createWithRoom, type ContextMemory } from "../memory/index.js";
+import type { CacheLimits } from "../allocation/buffer-cache.js";
+import type { ThrottleLimits } from "../allocation/destroy-throttle.js";
+
+/** Options of {@link WebDLPackContext.allocWebGPU}. */
+export interface AllocOptions {
+  /** Device id (default 0, the `setup()` device). */
+  deviceId?: number;
+  /** GPUBufferUsage flags (default STORAGE | COPY_SRC | COPY_DST). */
+  usage?: number;
+  /** Debug label for the GPUBuffer. */
+  label?: string;
+  /** Who holds the allocation (any value, reported by gpuPointerInfo; e.g. "onnxruntime"). */
+  owner?: unknown;
+  /**
+   * allocWebGPU only: called once if WebGPU reports, after the pointer was
+   * returned, that the buffer could not be made (the same error the pointer
+   * then throws on use, also kept as `lastAsyncError()`). Errors it throws are logged.
+   */
+  onAsyncError?: (error: WebDLPackError, ptr: GPUPointer) => void;
+  /**
+   * false: the pointer never joins an open `ctx.scope()` — for memory another runtime frees (C's
+   * wdl_webgpu_free, a Python tensor), which a JS scope must not free behind its back. Default true.
+   */
+  scoped?: boolean;
+}
+
+/** Options of {@link WebDLPackContext.setCacheMode}. */
+export interface CacheModeOptions {
+  /** Only this device (else: the default of every device without its own mode). */
+  deviceId?: number;
+  /** Cache caps (merged over the defaults or the previous ones). */
+  cacheLimits?: Partial<CacheLimits>;
+  /** Destroy-throttle budgets. */
+  throttleLimits?: Partial<ThrottleLimits>;
+}
 
 /** Validated allocation arguments. */
 interface AllocRequest {

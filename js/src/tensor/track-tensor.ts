@@ -8,8 +8,8 @@
  * device loss release it, and a tensor dropped undisposed is released by the
  * ledger's finalizer and reported by `ctx.leaks()`.
  */
-import { getContext } from "../get-context.js";
-import { TRACK_CHECKED, type LedgerEntry, type TrackedEntry, type TrackOptions } from "./entry.js";
+import { getContext } from "../context/get-context.js";
+import { TRACK_CHECKED, type LedgerEntry, type TrackedEntry, type TrackOptions } from "../context/ledger/entry.js";
 
 /** Owner label of a tensor made in JS without an `owner`. */
 export const JS_TENSOR_OWNER = "js";

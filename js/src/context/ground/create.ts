@@ -5,7 +5,7 @@
  * file only creates.
  */
 import { WebDLPackError } from "../../errors.js";
-import { createBufferAs, WEBDLPACK_OWNER } from "../memory/meter.js";
+import { createBufferAs, WEBDLPACK_OWNER } from "./meter.js";
 
 /**
  * GPUBufferUsage bit values (WebGPU spec), defined here so this module also
