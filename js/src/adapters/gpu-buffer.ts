@@ -263,8 +263,11 @@ export interface CopyGPUTensorOptions {
 export async function copyGPUTensor(tensor: Tensor, options: CopyGPUTensorOptions = {}): Promise<Tensor> {
   const ctx = options.ctx ?? getContext();
   refusePackedSubByte(tensor);
-  const src = await locateCheckedGPUTensor(tensor, ctx);
-  return (await copyLocatedGPUTensor(tensor, src, { ...options, ctx })).tensor;
+  // Located, and the source held, before the first await: its owner may dispose it meanwhile.
+  const src = locateGPUTensor(tensor, ctx);
+  const pending = pendingBufferCheck(src.buffer, tensor.data, src.deviceId);
+  flushQueueUsers(src.device);
+  return (await copyLocatedGPUTensor(tensor, src, { ...options, ctx }, pending)).tensor;
 }
 
 /** A copy {@link copyLocatedGPUTensor} made: the new Tensor and its buffer. */
@@ -274,13 +277,16 @@ export interface LocatedCopy {
 }
 
 /**
- * {@link copyGPUTensor} of a tensor the caller already located (and whose register check passed:
- * {@link locateCheckedGPUTensor}), giving back the copy's buffer with it: one lookup per hand-off.
+ * {@link copyGPUTensor} of a tensor the caller already located, giving back the copy's buffer with it: one lookup
+ * per hand-off. The source is held from the call on (before any await); `pending` is its buffer's register check
+ * when still running ({@link pendingBufferCheck}), waited for while held (null: passed, as after
+ * {@link locateCheckedGPUTensor}).
  */
 export async function copyLocatedGPUTensor(
   tensor: Tensor,
   src: GPUTensorLocation,
   options: CopyGPUTensorOptions & { ctx: WebDLPackContext },
+  pending: Promise<WebDLPackError | null> | null = null,
 ): Promise<LocatedCopy> {
   const { ctx } = options;
   const kind = options.kind ?? "copy";
@@ -299,6 +305,8 @@ export async function copyLocatedGPUTensor(
   const releaseSource = tensor.retain();
   let dst: GPUBuffer | undefined;
   try {
+    const refusedBuffer = pending === null ? null : await pending; // the foreign-device check of a new buffer
+    if (refusedBuffer !== null) throw refusedBuffer;
     const alloc = {
       deviceId: src.deviceId,
       ...(options.usage === undefined ? {} : { usage: options.usage }),

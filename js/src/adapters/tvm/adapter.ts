@@ -182,7 +182,8 @@ function detachedEmpty<T extends TvmTensorLike>(
  *
  * - WebGPU tensor → a tvmjs WebGPU tensor whose buffer-table slot holds the very same GPUBuffer, when
  *   it is dense at byte 0 with STORAGE usage; the source stays alive until tvmjs drops the tensor (the
- *   caller's dispose and any reference the VM kept). Otherwise a GPU copy ({@link handoffInfo} says why).
+ *   caller's dispose and any reference the VM kept). Otherwise a GPU copy ({@link handoffInfo} says why); a
+ *   READ_ONLY tensor is copied too (tvmjs functions may write their inputs) unless `mayWrite: false`.
  * - CPU tensor → a tvmjs CPU tensor in tvmjs's own wasm memory: a copy (IS_COPIED; "never" throws
  *   COPY_REQUIRED). Both copies count in {@link tvmCopyStats}.
  */
@@ -289,6 +290,10 @@ function checkTvmTensor(t: TvmTensorLike): void {
  * tvmjs's current scope (when it is there) and disposed once this Tensor, every other Tensor made
  * from it and every zero-copy consumer of them have released it. Do not dispose it yourself.
  * `tvm.dispose()` before that leaves its buffer alive; the last holder then destroys it (tvm/table.ts).
+ *
+ * An in-place function's output (its data is a buffer webdlpack lent with {@link tensorToTvm}) becomes a Tensor over
+ * the lent tensor's own pointer, sharing the lease of the lent bytes (they live until the slot, the source and every
+ * such output let go), with the lent tensor's flags and tvmjs's shape and dtype.
  *
  * Throws BAD_DEVICE when its instance is not on the context's device `deviceId`, UNSUPPORTED for CPU
  * tensors and views at an offset, BAD_SHAPE / BAD_NDIM for a bad shape.

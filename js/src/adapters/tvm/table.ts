@@ -65,7 +65,13 @@ export class TvmBufferTable {
     gpu.deviceFreeDataSpace = (ptr: number) => this.#free(ptr, free);
     // tvmjs submits its recorded dispatches later: webdlpack's transfers and hand-offs on the device submit them
     // first, so a read of a buffer lent here right after an in-place call sees what the call wrote.
-    const stopFlushing = addQueueUser(unwrapDevice(gpu.device), () => gpu.flushCommands());
+    // Weakly: an instance dropped without dispose() is not kept alive by the device it ran on.
+    const instance = new WeakRef(gpu);
+    const stopFlushing = addQueueUser(unwrapDevice(gpu.device), () => {
+      const live = instance.deref();
+      if (live === undefined) stopFlushing();
+      else live.flushCommands();
+    });
     gpu.dispose = () => {
       stopFlushing();
       for (const slot of [...this.#lent.keys()]) this.#free(slot, free);
