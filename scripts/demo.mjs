@@ -6,8 +6,12 @@
  * happened, step by step, with the allocation panel at the end.
  * `--worker`: the page's "run in a worker" mode (`?worker=1`): the same steps
  * inside a dedicated module Worker (web/worker.js).
+ * Then the real-model page (web/models.html: a picture through TF.js and a pretrained ORT text detector,
+ * post-processed in Python, all on the shared device): its steps are printed too, and a screenshot of it is
+ * saved to build/screenshots/models-demo.png (`--no-models` skips it).
  * Exit code 0 only if every value came back right and nothing was left alive.
  */
+import { mkdirSync } from "node:fs";
 import { chromium } from "@playwright/test";
 import { browserSettings } from "./browser-settings.mjs";
 import { startServer } from "./serve.mjs";
@@ -45,6 +49,41 @@ function panelLines(p) {
       `leaks: ${p.leaks.length || "none"}`,
   );
   return lines;
+}
+
+/**
+ * Open web/models.html?auto=1 in `browser`, print its steps and verdict, save its screenshot; true when it
+ * found text with every hand-off zero-copy and no page error.
+ */
+async function modelsDemo(browser, url) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 1400 } });
+  const problems = [];
+  page.on("pageerror", (err) => problems.push(err.message));
+  page.on("console", (msg) => {
+    // ORT logs its own warnings (level W, e.g. shape ops placed on the CPU) through console.error.
+    if (msg.type() === "error" && !/\[W:onnxruntime:/.test(msg.text())) problems.push(msg.text());
+  });
+  const t0 = performance.now();
+  await page.goto(`${url}/web/models.html?auto=1`);
+  const result = await (
+    await page.waitForFunction(() => window.modelsDemoResult, null, { timeout: 300_000 })
+  ).jsonValue();
+  console.log("");
+  console.log(`real model — ${url}/web/models.html: PP-OCRv4 text detection (rapidocr-onnxruntime 1.4.4)`);
+  if (result.error) console.log(`FAILED: ${result.error}`);
+  for (const s of result.steps ?? [])
+    console.log(
+      `${String(s.index).padStart(2)}. ${s.name.padEnd(52)} ${s.zeroCopy ? "no copy" : "copy   "} ${s.ms.toFixed(1).padStart(9)} ms  ${s.detail}`,
+    );
+  if (result.boxes)
+    console.log(`text boxes (x, y, w, h, pixels): ${result.boxes.map((b) => `[${b.join(", ")}]`).join(" ")}`);
+  if (result.panel) for (const line of panelLines(result.panel)) console.log(line);
+  mkdirSync("build/screenshots", { recursive: true });
+  await page.screenshot({ path: "build/screenshots/models-demo.png", fullPage: true });
+  console.log(`screenshot build/screenshots/models-demo.png; ${(performance.now() - t0).toFixed(0)} ms`);
+  if (problems.length) console.log(`page reported: ${problems.join(" | ")}`);
+  await page.close();
+  return result.ok === true && problems.length === 0;
 }
 
 const inWorker = process.argv.includes("--worker");
@@ -95,6 +134,7 @@ try {
   }
   if (problems.length) console.log(`page reported: ${problems.join(" | ")}`);
   console.log(`total ${wall.toFixed(0)} ms`);
+  if (!process.argv.includes("--no-models")) ok = (await modelsDemo(browser, server.url)) && ok;
 } finally {
   await browser.close();
   await server.close();

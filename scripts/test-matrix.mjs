@@ -148,7 +148,7 @@ const specs = pythonSpecs();
 for (const { install, version } of chosen) {
   const packages = servedPackages({ pyodide: install });
   const served = await servedPyodide(packages);
-  const demo = run("node", ["scripts/demo.mjs"], packages);
+  const demo = run("node", ["scripts/demo.mjs", "--no-models"], packages); // the real-model page: once, by make demo
   const tests = playwright(specs, packages, `pyodide-${version}`);
   const alloc = allocator[version] ?? "not run";
   const ok = demo.status === 0 && tests.ok && alloc === "ok" && served === version;
