@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { PageContext } from "../../js/src/context/context.js";
 import { CONTEXT_PROTOCOL } from "../../js/src/context/get-context.js";
 import { coldWay } from "../../js/src/context/transfers/calibrate.js";
+import { directBelow } from "../../js/src/context/transfers/device-transfers.js";
 import { Inflight } from "../../js/src/context/transfers/inflight.js";
 import { ReadRing, WriteRing } from "../../js/src/context/transfers/staging.js";
 import { type WritePlan, writeRange } from "../../js/src/context/transfers/write.js";
@@ -176,4 +177,19 @@ test("an upload that stages with no staging of its size and none made inline: th
   const next = writeRange(asGPU<GPUDevice>(device), ring, inflight, plan, { warm: 1 }, asGPU(target), 0, bytes);
   assert.equal(next, "staging");
   assert.deepEqual(target.data.subarray(0, n), bytes);
+});
+
+test("the direct writeBuffer path covers every class whose next upload takes writeBuffer", () => {
+  const KiB = 1024;
+  const classes = [
+    { fromBytes: 64 * KiB, cold: "staging", warm: "writeBuffer" },
+    { fromBytes: 512 * KiB, cold: "writeBuffer", warm: "writeBuffer" },
+    { fromBytes: 2 * MiB, cold: "writeBuffer", warm: "staging" },
+  ] as const;
+  // The 64 KiB class's first upload stages (cold): it goes through the class path …
+  assert.equal(directBelow(classes, { warm: 0 }), 64 * KiB);
+  // … and once it had one, everything below the class that stages warm goes direct.
+  assert.equal(directBelow(classes, { warm: 1 }), 2 * MiB);
+  assert.equal(directBelow(classes.slice(0, 2), { warm: 1 }), Number.POSITIVE_INFINITY);
+  assert.equal(directBelow([], { warm: 0 }), Number.POSITIVE_INFINITY);
 });
