@@ -39,7 +39,11 @@ describe("measured at setup", () => {
       assert.equal(u.warm, warm, `warm at ${u.bytes} (${JSON.stringify(u)})`);
       assert.equal(u.pieceBytes ?? 0, warm === "staging" ? best.pieceBytes : 0, `pieces at ${u.bytes}`);
       const margin = u.warm === "staging" ? 1 : 2;
-      assert.equal(u.cold, margin * u.stagingCold < u.writeBufferCold ? "staging" : "writeBuffer", `cold at ${u.bytes}`);
+      assert.equal(
+        u.cold,
+        margin * u.stagingCold < u.writeBufferCold ? "staging" : "writeBuffer",
+        `cold at ${u.bytes}`,
+      );
     }
     assert.deepEqual(
       c.upload.map((u) => u.fromBytes),

@@ -23,7 +23,11 @@ const sizesOf = (buffers: readonly GPUBuffer[]): number[] => buffers.map((b) => 
 test("a ring grows for a class it lacks by dropping the least recently kept buffers of other classes", async () => {
   const device = new FakeDevice([], { maxBufferSize: GiB });
   const destroyed: GPUBuffer[] = [];
-  const ring = new WriteRing(asGPU<GPUDevice>(device), (b) => (destroyed.push(b), b.destroy()), 24 * MiB);
+  const destroy = (b: GPUBuffer): void => {
+    destroyed.push(b);
+    b.destroy();
+  };
+  const ring = new WriteRing(asGPU<GPUDevice>(device), destroy, 24 * MiB);
   await ring.prepare(4 * MiB, 1); // least recently kept
   await ring.prepare(8 * MiB, 1);
   await ring.prepare(2 * MiB, 2);
