@@ -5,6 +5,7 @@ import { exchangeSection } from "./exchange-report.mjs";
 import { gpuSection } from "./report-gpu.mjs";
 import { allocSection, memoryCostSection, translationSection } from "./report-memory.mjs";
 import { targetsSection } from "./report-targets.mjs";
+import { realModelsSection } from "./report-real-models.mjs";
 
 export { ortShares } from "./report-gpu.mjs";
 export { targets } from "./report-targets.mjs";
@@ -18,15 +19,23 @@ function machineLine(out) {
   );
 }
 
+/** The report's sections after the targets, in order (a section with nothing to show is left out). */
+function sections(out) {
+  return [
+    exchangeSection(out),
+    gpuSection(out),
+    realModelsSection(out),
+    allocSection(out),
+    memoryCostSection(out),
+    translationSection(out),
+  ].filter(Boolean);
+}
+
 /** The whole report as Markdown. */
 export function markdownReport(out) {
   let md = `# webdlpack benchmarks\n\n${machineLine(out)}; plots: cpu-exchange.png, gpu-handoff.png, allocator.png.\n\n`;
   md += "## Targets\n\n" + targetsSection(out);
-  md +=
-    "\n" +
-    [exchangeSection(out), gpuSection(out), allocSection(out), memoryCostSection(out), translationSection(out)].join(
-      "\n",
-    );
+  md += "\n" + sections(out).join("\n");
   return md;
 }
 
@@ -41,9 +50,7 @@ export function readmeSection(out) {
     "Full tables: [`bench/results.md`](../bench/results.md); raw numbers: `bench/results.json`.\n\n" +
     targetsSection(out) +
     "\n" +
-    [exchangeSection(out), gpuSection(out), allocSection(out), memoryCostSection(out), translationSection(out)]
-      .map(demote)
-      .join("\n") +
+    sections(out).map(demote).join("\n") +
     "\n![CPU exchange](../bench/cpu-exchange.png)\n\n![GPU hand-off](../bench/gpu-handoff.png)\n\n![allocator](../bench/allocator.png)\n"
   );
 }

@@ -7,6 +7,7 @@
  *   GPU hand-off vs readback + re-upload, ORT → TF.js and Python → JS (gpu-handoff.mjs),
  *   the same out of Transformers.js → TF.js and LiteRT.js → ORT (framework-handoff.mjs),
  *   tvmjs → ORT and ORT → tvmjs (tvm-handoff.mjs; the TVM models from `make tvm`),
+ *   pretrained models on their frameworks' own devices vs the shared device (real-models.mjs; make real-models),
  *   allocator cache modes vs raw createBuffer (alloc-modes.mjs),
  *   the memory accounting's cost on those rows, counted vs untouched device (memory-cost.mjs),
  *   pointer translation per call (allocator.mjs),
@@ -22,6 +23,7 @@ import { frameworkHandoff } from "./framework-handoff.mjs";
 import { memoryCost } from "./memory-cost.mjs";
 import { gpuHandoff } from "./gpu-handoff.mjs";
 import { tvmHandoff } from "./tvm-handoff.mjs";
+import { realModelsBench } from "./real-models.mjs";
 import { withBenchPage, writeOut } from "./lib.mjs";
 import { markdownReport, readmeSection, replaceReadmeSection, targets } from "./report.mjs";
 
@@ -68,6 +70,10 @@ writeOut("framework-handoff", out.frameworkHandoff);
 console.log(`bench: tvmjs hand-off vs readback + re-upload, tvmjs → ORT and ORT → tvmjs (${elapsed()})`);
 out.tvmHandoff = await tvmHandoff();
 writeOut("tvm-handoff", out.tvmHandoff);
+
+console.log(`bench: real models, own device vs shared device (bench/real-models.mjs, ${elapsed()})`);
+out.realModels = await realModelsBench();
+writeOut("real-models", out.realModels);
 
 console.log(`bench: allocator cache modes vs raw createBuffer (${elapsed()})`);
 out.allocModes = await allocModes();

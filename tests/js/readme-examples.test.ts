@@ -40,6 +40,7 @@ const SECTION_OF: Record<string, string> = {
 const PYTHON_ONLY_SECTION_OF: Record<string, string> = {
   "examples/python_only/ort_on_gpu.py": "## The Python",
   "examples/python_only/tfjs_on_gpu.py": "## TensorFlow.js",
+  "examples/python_only/text_detection.py": "## A pretrained model",
   "examples/python_only/pyscript.html": "## PyScript",
   "examples/python_only/pyscript-worker.html": "## PyScript",
   "examples/python_only/jupyter-lite.json": "## JupyterLite",
