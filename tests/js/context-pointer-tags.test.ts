@@ -154,7 +154,7 @@ test("claimPointerTag: live contexts of one origin get different tags; a release
   assert.equal(first?.tag, 1);
   assert.equal(second?.tag, 2);
   assert.deepEqual([...locks.held].sort(), [`${POINTER_TAG_LOCK_PREFIX}1`, `${POINTER_TAG_LOCK_PREFIX}2`]);
-  first!.release();
+  first!.unlock();
   await new Promise((resolve) => setTimeout(resolve, 0));
   assert.equal((await claimPointerTag(4, locks))?.tag, 1);
   // Every tag held: null (the table keeps its random tag); no Web Locks: null.

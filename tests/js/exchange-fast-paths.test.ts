@@ -95,12 +95,7 @@ test("writeManagedTrusted writes the bytes writeManagedTensorVersioned / writeMa
       const b = writeManagedTrusted(
         host,
         { ...desc, dtype: parseDType(c.dtype) },
-        data,
-        c.byteOffset,
-        c.strides,
-        7,
-        versioned ? c.flags : 0,
-        versioned,
+        { data, byteOffset: c.byteOffset, strides: c.strides, deleter: 7, flags: versioned ? c.flags : 0, versioned },
       );
       const size = (versioned ? LAYOUT.DLManagedTensorVersioned : LAYOUT.DLManagedTensor).size + 16 * c.shape.length;
       const bytesA = new Uint8Array(host.buffer, a, size).slice();

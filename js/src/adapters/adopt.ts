@@ -36,7 +36,7 @@ export interface FrameworkGPUOutput {
   /** Where the shape comes from, for messages, e.g. "ortTensor.dims". */
   shapeField: string;
   /** Give the buffer back to the framework (runs once, after the last holder released). */
-  release(): void;
+  giveBack(): void;
 }
 
 interface Adoption {
@@ -111,7 +111,7 @@ export class GPUOutputAdoptions<K extends object> {
       deviceId,
       owned: false,
       owner: this.owner,
-      onRelease: () => output.release(),
+      onRelease: () => output.giveBack(),
       tracked: false,
     });
     const lease = new BufferLease(

@@ -49,8 +49,8 @@ export interface FromGPUBufferOptions {
   readOnly?: boolean;
   /** Mark the tensor IS_COPIED (the buffer is a copy made for the consumer). */
   isCopied?: boolean;
-  /** Who produced the buffer (shown by `gpuPointerInfo`, and the tensor's owner in the ledger). */
-  owner?: unknown;
+  /** Who produced the buffer: a framework name (shown by `gpuPointerInfo`, and the tensor's owner in the ledger). */
+  owner?: string;
   /** Called once when the Tensor and every export of it are released (after the pointer is freed). */
   onRelease?: () => void;
   /** The context (default `getContext()`). */

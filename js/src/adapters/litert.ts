@@ -323,7 +323,7 @@ export function tensorFromLiteRt(litertTensor: LiteRtTensorLike, options: Tensor
       label,
       field: "litertTensor.toGpuBuffer()",
       shapeField: "litertTensor.type.layout.dimensions",
-      release: () => litertTensor.delete(),
+      giveBack: () => litertTensor.delete(),
     },
     ctx,
     deviceId,

@@ -267,7 +267,7 @@ export function tensorFromOrt(ortTensor: OrtTensorLike, options: OrtAdapterOptio
       field: "ortTensor.gpuBuffer",
       shapeField: "ortTensor.dims",
       // ORT's dispose after its last session was released throws a raw wasm error: never out of Tensor.dispose().
-      release() {
+      giveBack() {
         giveBackOrtOutput(ortTensor, buffer, this.label);
       },
     },

@@ -2,7 +2,7 @@
  * The options each context method takes, as rules for the one options check
  * (arguments.ts checkOptions): any other key, or a value of the wrong kind, is
  * INVALID_ARGUMENT naming `options.<key>`. Values the callee checks itself
- * (device ids, usages, owners, limits) pass here as ANY_OPTION. The floor of
+ * (device ids, usages, limits) pass here as ANY_OPTION; an owner is a string. The floor of
  * the context's rooms (index.ts): it imports nothing of the context, so any
  * room checks its options with it; the cache modes are named here, once.
  */
@@ -43,7 +43,7 @@ export const ALLOC_OPTION_RULES: OptionRules = {
   deviceId: ANY_OPTION,
   usage: ANY_OPTION,
   label: STRING_OPTION,
-  owner: ANY_OPTION,
+  owner: STRING_OPTION,
   onAsyncError: { accepts: (v) => typeof v === "function", expected: "a function (error, ptr) => void" },
   scoped: { accepts: (v) => typeof v === "boolean", expected: "a boolean" },
 };
@@ -52,7 +52,7 @@ export const ALLOC_OPTION_RULES: OptionRules = {
 export const REGISTER_OPTION_RULES: OptionRules = {
   deviceId: ANY_OPTION,
   owned: BOOLEAN_OPTION,
-  owner: ANY_OPTION,
+  owner: STRING_OPTION,
   onRelease: { accepts: (v) => typeof v === "function", expected: "a function (buffer, ptr) => void" },
   tracked: BOOLEAN_OPTION,
 };

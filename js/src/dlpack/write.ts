@@ -323,23 +323,29 @@ export function writeTemplate(heap: Uint32Array<ArrayBufferLike>, addr: number, 
   heap[at + template.stridesWord] = template.words[template.stridesWord]! + addr;
 }
 
+/** Where a trusted struct's elements are and how it is released ({@link writeManagedTrusted}). */
+export interface TrustedStruct {
+  /** The elements' address (a C-contiguous copy's). */
+  data: number;
+  /** Bytes from `data` to the first element. */
+  byteOffset: number;
+  /** Strides in elements, or null for C-contiguous (always written). */
+  strides: readonly number[] | null;
+  /** The deleter: a function-table index. */
+  deleter: number;
+  /** Known DLPack flag bits (0 for the legacy struct). */
+  flags: number;
+  /** `DLManagedTensorVersioned` (true) or the legacy `DLManagedTensor`. */
+  versioned: boolean;
+}
+
 /**
- * The trusted entry for a copy's struct: a managed struct (versioned unless `versioned` is false)
- * for `desc`, which must be a description webdlpack validated (a Tensor's), with `data`, `byteOffset`
- * and `strides` as given (those of a C-contiguous copy of it: the copy's address, 0, null); strides are
- * always written. `flags` must be known DLPack flag bits (0 for the legacy struct);
- * `deleter` a function-table index. Returns the struct's address; OUT_OF_MEMORY if malloc fails.
+ * The trusted entry for a copy's struct: a managed struct for `desc`, which must be a description webdlpack
+ * validated (a Tensor's), with the data, offset, strides, deleter and flags of `struct` as given (a C-contiguous
+ * copy's: the copy's address, 0, null). Returns the struct's address; OUT_OF_MEMORY if malloc fails.
  */
-export function writeManagedTrusted(
-  host: WasmHost,
-  desc: DLTensorDesc,
-  data: number,
-  byteOffset: number,
-  strides: readonly number[] | null,
-  deleter: number,
-  flags: number,
-  versioned: boolean,
-): number {
+export function writeManagedTrusted(host: WasmHost, desc: DLTensorDesc, struct: TrustedStruct): number {
+  const { data, byteOffset, strides, deleter, flags, versioned } = struct;
   return encodeManaged(host, versioned, desc, exportFields(data, byteOffset, strides, deleter, flags));
 }
 

@@ -123,16 +123,14 @@ export function exportManaged(
     const flags = (bitsOf(tensorFlags) | DLPackFlag.IS_COPIED) & ~DLPackFlag.READ_ONLY;
     let structAddr: number;
     try {
-      structAddr = writeManagedTrusted(
-        host,
-        desc,
-        copyAddr,
-        0,
-        null,
-        exports.deleter,
-        versioned ? flags : 0,
+      structAddr = writeManagedTrusted(host, desc, {
+        data: copyAddr,
+        byteOffset: 0,
+        strides: null,
+        deleter: exports.deleter,
+        flags: versioned ? flags : 0,
         versioned,
-      );
+      });
     } catch (err) {
       host.free(copyAddr);
       throw err;
@@ -142,7 +140,7 @@ export function exportManaged(
   const hold = inHost ? owner : null; // a copy needs no hold on the tensor's bytes
   let entry: TrackedEntry | null = null;
   if (hold !== null) {
-    hold.retain();
+    hold.add();
     if (storage.kind === "webgpu") {
       try {
         entry = trackHolder(desc, tensor.nbytes, options.holder, hold);

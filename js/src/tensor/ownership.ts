@@ -34,13 +34,8 @@ export class Holders implements Release {
     return this.#last.released;
   }
 
-  /** Same as {@link Holders.released}. */
-  get finalized(): boolean {
-    return this.#last.released;
-  }
-
-  /** One more holder, whose caller releases it with exactly one {@link release}. */
-  retain(): void {
+  /** One more holder, whose caller releases it with exactly one {@link release} (`hold()` returns that release). */
+  add(): void {
     this.#count++;
   }
 
@@ -53,7 +48,7 @@ export class Holders implements Release {
 
   /** One more holder, with its own release ({@link once}: a holder can not release twice). */
   hold(): () => void {
-    this.retain();
+    this.add();
     return once(() => this.release());
   }
 }

@@ -98,7 +98,7 @@ def from_js(js_tensor: Any, *, copy: bool | None = None) -> Tensor:
             return _take(js_tensor)  # type: ignore[no-any-return]
         except js.JsException as exc:  # JS refused the value (nothing was taken)
             raise js.translate(exc, gpu=False) from None
-    return adopt(js.export_managed(js_tensor, True, check_copy(copy)), True)
+    return adopt(js.managed_from_js(js_tensor, True, check_copy(copy)), True)
 
 
 def _take_in_python(js_tensor: Any) -> Tensor:

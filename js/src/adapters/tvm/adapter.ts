@@ -325,7 +325,7 @@ export function tensorFromTvm(tvmTensor: TvmTensorLike, options: TensorFromTvmOp
       },
       field: "webGPUContext.gpuBufferFromPtr(tvmTensor.getDataPtr())",
       shapeField: "tvmTensor.shape",
-      release: () => release(),
+      giveBack: () => release(),
     },
     ctx,
     deviceId,

@@ -72,9 +72,9 @@ export class DeviceGuards {
   /**
    * Drop `owner`'s hold (what its guard's `destroy()` does). The real device is
    * never destroyed here; a console warning says so and how to destroy it.
-   * Returns false when `owner` held nothing (a second release is a no-op).
+   * Returns false when `owner` held nothing (a second drop is a no-op).
    */
-  release(owner: string): boolean {
+  drop(owner: string): boolean {
     return this.#holds.get(owner)?.release.release() ?? false;
   }
 
@@ -93,7 +93,7 @@ export class DeviceGuards {
     const device = this.#device;
     const bound = new Map<PropertyKey, unknown>();
     const destroy = (): void => {
-      if (this.#holds.get(owner) === hold) this.release(owner);
+      if (this.#holds.get(owner) === hold) this.drop(owner);
     };
     // Buffers the framework creates count as its own in the context's memory room (never refused by a throw).
     const createBuffer = (descriptor: GPUBufferDescriptor): GPUBuffer => createBufferFor(device, descriptor, owner);

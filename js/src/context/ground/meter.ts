@@ -39,7 +39,7 @@ interface Counted {
   readonly size: number;
   /** The meter's epoch when counted: a loss starts a new epoch and forgets older buffers. */
   readonly epoch: number;
-  released: boolean;
+  uncounted: boolean;
 }
 
 /**
@@ -58,7 +58,7 @@ type CreateBuffer = (descriptor: GPUBufferDescriptor) => GPUBuffer;
  */
 const COUNTED = Symbol.for("webdlpack.memory.counted");
 /** Buffers collected without destroy() stop counting. */
-const collected = new FinalizationRegistry<Counted>((c) => c.meter.release(c));
+const collected = new FinalizationRegistry<Counted>((c) => c.meter.uncount(c));
 /** The meters by device (raw device, as the context registered it). */
 const meters = new WeakMap<object, DeviceMeter>();
 /** Marks a wrapped `destroy` (shared by every copy of webdlpack, so none wraps another's wrapper twice). */
@@ -99,7 +99,7 @@ export function createBufferFor(device: GPUDevice, descriptor: GPUBufferDescript
  */
 export function countedAlive(buffer: GPUBuffer, device: GPUDevice): boolean {
   const c = (buffer as unknown as { [COUNTED]?: Counted })[COUNTED];
-  return c !== undefined && !c.released && c.meter.device === device && c.epoch === c.meter.epoch;
+  return c !== undefined && !c.uncounted && c.meter.device === device && c.epoch === c.meter.epoch;
 }
 
 /** Wrap `destroy` on the prototype of `buffer` once, so every destroy of a counted buffer is seen. */
@@ -109,7 +109,7 @@ function wrapDestroy(buffer: GPUBuffer): void {
   if (proto === null || typeof original !== "function" || (original as { [WRAPPED]?: true })[WRAPPED]) return;
   const destroy = function destroy(this: GPUBuffer): void {
     const c = (this as unknown as { [COUNTED]?: Counted })[COUNTED];
-    if (c !== undefined && !c.released) c.meter.release(c);
+    if (c !== undefined && !c.uncounted) c.meter.uncount(c);
     original.call(this);
   };
   Object.defineProperty(destroy, WRAPPED, { value: true });
@@ -207,7 +207,7 @@ export class DeviceMeter {
     this.totalBytes += size;
     this.totalBuffers += 1;
     if (this.totalBytes > this.peakBytes) this.peakBytes = this.totalBytes;
-    const c: Counted = { meter: this, row, size, epoch: this.#epoch, released: false };
+    const c: Counted = { meter: this, row, size, epoch: this.#epoch, uncounted: false };
     const proto = Object.getPrototypeOf(buffer) as object | null;
     if (proto !== wrappedProto) {
       wrapDestroy(buffer);
@@ -218,9 +218,9 @@ export class DeviceMeter {
   }
 
   /** A counted buffer was destroyed or collected: it stops counting (once). */
-  release(c: Counted): void {
-    if (c.released) return;
-    c.released = true;
+  uncount(c: Counted): void {
+    if (c.uncounted) return;
+    c.uncounted = true;
     if (c.epoch !== this.#epoch) return;
     c.row.bytes -= c.size;
     c.row.buffers -= 1;

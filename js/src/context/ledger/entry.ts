@@ -22,8 +22,8 @@ export type ReleaseReason = "dispose" | "scope" | "finalizer" | "device-lost";
 export interface TrackOptions {
   /** "tensor", "gpu-buffer" or "export". */
   kind: LedgerKind;
-  /** Who made it: a framework name such as "onnxruntime" (reported as a string). */
-  owner?: unknown;
+  /** Who made it: a framework name such as "onnxruntime". */
+  owner?: string;
   /** webdlpack device id, or null for memory that is not on a GPU device (default null). */
   deviceId?: number | null;
   /** Bytes it holds (default 0). */

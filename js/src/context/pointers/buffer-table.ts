@@ -35,7 +35,7 @@ export interface BufferInit {
   readonly device: DeviceRecord;
   readonly requestedSize: number;
   readonly owned: boolean;
-  readonly owner: unknown;
+  readonly owner: string | undefined;
   readonly ownerLabel: string;
   readonly onRelease: ((buffer: GPUBuffer, ptr: GPUPointer) => void) | undefined;
   /** Made by this context's allocator, so it may go back to the cache. */
@@ -141,7 +141,7 @@ export class BufferTable {
         ? Promise.resolve()
         : claimPointerTag(table.tagBits).then((claim) => {
             if (claim === null) return;
-            if (table.hasIssued) claim.release();
+            if (table.hasIssued) claim.unlock();
             else table.retag(claim.tag);
           });
     }

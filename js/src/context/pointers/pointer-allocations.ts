@@ -35,8 +35,8 @@ export interface AllocOptions {
   usage?: number;
   /** Debug label for the GPUBuffer. */
   label?: string;
-  /** Who holds the allocation (any value, reported by gpuPointerInfo; e.g. "onnxruntime"). */
-  owner?: unknown;
+  /** Who holds the allocation: a framework name such as "onnxruntime" (reported by gpuPointerInfo, the ledger, stats). */
+  owner?: string;
   /**
    * allocWebGPU only: called once if WebGPU reports, after the pointer was
    * returned, that the buffer could not be made (the same error the pointer
@@ -68,7 +68,7 @@ interface AllocRequest {
   usage: number;
   size: number;
   label: string | undefined;
-  owner: unknown;
+  owner: string | undefined;
   ownerLabel: string;
   /** Joins an open scope (AllocOptions.scoped). */
   scoped: boolean;

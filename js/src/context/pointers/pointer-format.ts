@@ -137,8 +137,8 @@ export interface RegisterBufferOptions {
   deviceId?: number;
   /** true: freeWebGPU destroys the buffer; false (default): freeWebGPU only forgets it and calls onRelease. */
   owned?: boolean;
-  /** Who produced the buffer (reported by gpuPointerInfo). */
-  owner?: unknown;
+  /** Who produced the buffer: a framework name (reported by gpuPointerInfo, the ledger, stats). */
+  owner?: string;
   /** Called once when the pointer is freed (after the table forgot it), e.g. to dispose the producer's tensor. */
   onRelease?: (buffer: GPUBuffer, ptr: GPUPointer) => void;
   /**
@@ -165,7 +165,7 @@ export interface GPUPointerInfo {
   /** Buffer label ("" if none). */
   label: string;
   /** The owner given at allocation/registration (undefined if none). */
-  owner: unknown;
+  owner: string | undefined;
   /** Whether freeWebGPU destroys the buffer. */
   owned: boolean;
   /** Whether the buffer's device has been lost (the pointer then fails to translate). */

@@ -21,10 +21,10 @@ export interface LockManagerLike {
   request(name: string, options: { ifAvailable: boolean }, callback: (lock: unknown) => unknown): Promise<unknown>;
 }
 
-/** A claimed tag: held until `release()` or the end of the realm. */
+/** A claimed tag: held until `unlock()` or the end of the realm. */
 export interface ClaimedTag {
   readonly tag: number;
-  release(): void;
+  unlock(): void;
 }
 
 /** `navigator.locks` when this realm has it. */
@@ -32,7 +32,7 @@ function realmLocks(): LockManagerLike | undefined {
   return (globalThis as { navigator?: { locks?: LockManagerLike } }).navigator?.locks;
 }
 
-/** Take lock `name` if nobody holds it; resolves to its release function, or null. */
+/** Take lock `name` if nobody holds it; resolves to its unlock function, or null. */
 function tryLock(locks: LockManagerLike, name: string): Promise<(() => void) | null> {
   return new Promise((resolve) => {
     locks
@@ -66,8 +66,8 @@ export async function claimPointerTag(
   for (let tag = 1; tag < 2 ** tagBits; tag++) {
     const name = `${POINTER_TAG_LOCK_PREFIX}${tag}`;
     if (held.has(name)) continue;
-    const release = await tryLock(locks, name);
-    if (release !== null) return { tag, release };
+    const unlock = await tryLock(locks, name);
+    if (unlock !== null) return { tag, unlock };
   }
   return null;
 }

@@ -24,11 +24,11 @@ from .calls import (
 from .errors import translate
 from .handover import (
     deleter_caller,
-    export_managed,
     export_versioned,
     export_versioned_functions,
     import_versioned,
     is_js_tensor,
+    managed_from_js,
 )
 from .waits import can_wait, require_wait, wait, wait_async
 
@@ -44,7 +44,7 @@ __all__ = [
     "is_js_proxy",
     "is_js_tensor",
     "import_versioned",
-    "export_managed",
+    "managed_from_js",
     "export_versioned",
     "export_versioned_functions",
     "JsException",

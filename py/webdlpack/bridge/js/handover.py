@@ -18,7 +18,7 @@ from .errors import translate
 
 __all__ = [
     "deleter_caller",
-    "export_managed",
+    "managed_from_js",
     "export_versioned",
     "export_versioned_functions",
     "import_versioned",
@@ -69,7 +69,7 @@ def import_versioned(address: int) -> Any:
         raise translate(exc, gpu=False) from None
 
 
-def export_managed(value: Any, versioned: bool, copy: bool | None) -> int:
+def managed_from_js(value: Any, versioned: bool, copy: bool | None) -> int:
     """``webdlpack_js.exportManaged(value, versioned, copy)``: the address of a managed struct JS wrote.
 
     Python owns the struct; a JS error comes back typed (see :func:`translate`).
@@ -98,7 +98,7 @@ def export_managed(value: Any, versioned: bool, copy: bool | None) -> int:
 
 
 def export_versioned(value: Any) -> int:
-    """``webdlpack_js.exportVersioned(value)``: ``export_managed(value, True, None)`` with one argument to convert.
+    """``webdlpack_js.exportVersioned(value)``: ``managed_from_js(value, True, None)`` with one argument to convert.
 
     The address of a versioned managed struct JS wrote for ``value`` (unsigned); Python owns it. A JS error
     comes back typed (see :func:`translate`).
