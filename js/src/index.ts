@@ -9,7 +9,8 @@
  *   assets.ts     the files shipped next to the JS (Python wheel, C side module)
  *   dlpack/       the DLPack data model and the codec over wasm linear memory
  *   context/      page-wide registries: the WebDLPackContext (WebGPU devices, GPU
- *                 pointer table, allocator, ledger, GPU transfers) and the Python hand-off list
+ *                 pointer table, allocator, ledger, GPU memory, GPU transfers; rooms ordered in
+ *                 context/index.ts) and the Python hand-off list
  *   tensor/       the JS-side tensor: class, CPU view, GPU side, DLPack export
  *   bridge/       hand-offs to Python (Pyodide), to C libraries in wasm, and of CPU tensors to other threads
  *   adapters/     ONNX Runtime Web, Transformers.js, TensorFlow.js, LiteRT.js, TypedArray, GPUBuffer (`webdlpack/adapters`)
