@@ -40,6 +40,7 @@ const QUIET = new Set([
   "console-api-report-copied",
   "console-api-report-created",
   "console-compiler-version-notice",
+  "console-preamble",
 ]);
 const changed = [];
 let failed = false;
