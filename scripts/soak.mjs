@@ -87,7 +87,7 @@ gc.collect()
           pythonImports: imports,
           unknownDeletes,
           jsExports: webdlpack.liveExportCount(),
-          ledgerEntries: ctx.ledger.size,
+          ledgerEntries: stats.ledgerEntries,
           gpuPointers: stats.livePointers,
           gpuBytes: stats.liveBytes,
           pythonGpuPointers: pyGpuLive,
