@@ -8,7 +8,7 @@
 // Each sample is one inference end to end; the first of each way is a warm-up (shader compilation) and dropped.
 // own ÷ shared near 1: the shared device costs nothing. ORT's own device and the shared one cannot live in one
 // page (once ORT made its own device the shared one is refused), so each way gets a page of its own.
-// Writes bench/out/real-models.json. Usage: node bench/real-models.mjs   (after `make js real-models`)
+// Writes bench/out/real-models.json. Usage: node bench/real-models.mjs [model id …]   (after `make js real-models`)
 import { summarize, withBenchPage, writeOut } from "./lib.mjs";
 
 const PAGE = "/tests/browser/adapters.html?pyodide=0";
@@ -102,9 +102,9 @@ async function inPage({ id, way, runs }) {
 }
 
 /** Every model both ways; returns rows with median (min) per way and own ÷ shared. */
-export async function realModelsBench() {
+export async function realModelsBench(only = []) {
   const rows = [];
-  for (const m of MODELS) {
+  for (const m of MODELS.filter((m) => only.length === 0 || only.includes(m.id))) {
     const ms = {};
     for (const way of ["own", "shared"])
       ms[way] = await withBenchPage(PAGE, "adaptersReady", (page) =>
@@ -120,4 +120,5 @@ export async function realModelsBench() {
   return rows;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) writeOut("real-models", await realModelsBench());
+if (import.meta.url === `file://${process.argv[1]}`)
+  writeOut("real-models", await realModelsBench(process.argv.slice(2)));
