@@ -164,9 +164,9 @@ res
   );
   expect(r.out).toEqual([
     "WebDLPackDeviceError BAD_DEVICE device",
-    "WebDLPackTypeError INVALID_ARGUMENT copy",
-    "WebDLPackTypeError INVALID_ARGUMENT copy",
-    "WebDLPackTypeError INVALID_ARGUMENT copy",
+    "CopyArgumentError INVALID_ARGUMENT copy", // a WebDLPackTypeError that is also a ValueError, as in NumPy
+    "CopyArgumentError INVALID_ARGUMENT copy",
+    "CopyArgumentError INVALID_ARGUMENT copy",
     "WebDLPackDeviceError BAD_DEVICE device",
     "WebDLPackTypeError BAD_SHAPE shape",
     "WebDLPackTypeError BAD_SHAPE shape[0]",

@@ -67,9 +67,9 @@ res
     ).toJs();
   });
   expect(r).toEqual([
-    "WebDLPackTypeError INVALID_ARGUMENT copy",
-    "WebDLPackTypeError INVALID_ARGUMENT copy",
-    "WebDLPackTypeError INVALID_ARGUMENT copy",
+    "CopyArgumentError INVALID_ARGUMENT copy", // a WebDLPackTypeError that is also a ValueError, as in NumPy
+    "CopyArgumentError INVALID_ARGUMENT copy",
+    "CopyArgumentError INVALID_ARGUMENT copy",
     0,
   ]);
 });

@@ -64,6 +64,13 @@ function registerFramework(
   byOwner.set(owner, ctx.onMemoryPressure(handler, { owner, cachedBytes }));
 }
 
+/** Remove `owner`'s registration with `ctx` (its framework is gone). */
+function unregisterFramework(ctx: WebDLPackContext, owner: string): void {
+  const byOwner = registered.get(ctx);
+  byOwner?.get(owner)?.();
+  byOwner?.delete(owner);
+}
+
 /** The buffer manager of `backend` if it has the 4.x shape, else undefined. */
 function bufferManagerOf(backend: TfjsWebGPUBackendInternals): TfjsBufferManagerLike | undefined {
   const m = (backend as { bufferManager?: Partial<TfjsBufferManagerLike> }).bufferManager;
@@ -151,8 +158,22 @@ export function trimTvmBuffers(tvm: TvmMemoryLike, bytesToFree = Infinity): numb
   return freed;
 }
 
-/** Let `ctx` ask tvmjs to free its VM's pooled buffers and idle staging under memory pressure (bindTvmToContext calls this). */
-export function watchTvmMemory(ctx: WebDLPackContext, tvm: TvmMemoryLike, owner: string): void {
-  const handler = (pressure: MemoryPressure): void => void trimTvmBuffers(tvm, pressure.bytesToFree);
+/**
+ * Let `ctx` ask tvmjs to free its VM's pooled buffers and idle staging under memory pressure (bindTvmToContext
+ * calls this). Once `disposed()` says tvmjs's `dispose()` ran, the registration removes itself and calls nothing.
+ */
+export function watchTvmMemory(
+  ctx: WebDLPackContext,
+  tvm: TvmMemoryLike,
+  owner: string,
+  disposed: () => boolean = () => false,
+): void {
+  const handler = (pressure: MemoryPressure): void => {
+    if (disposed()) {
+      unregisterFramework(ctx, owner);
+      return;
+    }
+    trimTvmBuffers(tvm, pressure.bytesToFree);
+  };
   registerFramework(ctx, owner, handler, () => null);
 }

@@ -125,7 +125,8 @@ export function bindTvmToContext<T extends TvmTensorLike>(
   const lib = (tvm as TvmInternals).lib ?? {};
   if (lib.webGPUContext === undefined) tvm.initWebGPU(device);
   const table = TvmBufferTable.of(webGPUContextOn(lib.webGPUContext, ctx, deviceId, "tvm.lib.webGPUContext"));
-  watchTvmMemory(ctx, tvm, TVM_OWNER); // under pressure: tvmjs frees its VM's pooled buffers
+  // Under pressure tvmjs frees its VM's pooled buffers, until its dispose().
+  watchTvmMemory(ctx, tvm, TVM_OWNER, () => table.disposed);
   return {
     tvm,
     ctx,

@@ -81,6 +81,11 @@ export class TvmBufferTable {
     };
   }
 
+  /** True once tvmjs's `dispose()` ran: nothing may call into the instance any more. */
+  get disposed(): boolean {
+    return this.#disposed;
+  }
+
   /** The table of `gpu`, made (and its hooks installed) on first use. */
   static of(gpu: TvmWebGPUContextLike): TvmBufferTable {
     let table = tables.get(gpu);
