@@ -27,6 +27,11 @@ endif
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMPS := .stamps
+# API Extractor for the API reports (see "Formatting and lint"): defined here, before any rule names its stamp
+# as a prerequisite (make expands prerequisites when it reads a rule).
+API_EXTRACTOR_VERSION := 7.60.1
+API_TOOLS := build/api-tools
+API_TOOLS_STAMP := $(API_TOOLS)/.api-extractor-$(API_EXTRACTOR_VERSION)
 BUILD := build
 # The micropip each pinned Pyodide's pyodide-lock.json names (0.27: 0.9.0, 0.28: 0.10.1, 0.29 and later: 0.11.1),
 # with the oldest Python that Pyodide series runs.
@@ -212,9 +217,6 @@ soak: build
 # naming `make api-report`, until a change to the public surface is written here on purpose. API Extractor brings
 # its own TypeScript (TypeScript 7 has no compiler API), so like TypeDoc it gets a folder of pinned npm packages
 # in build/ instead of the project's lockfile.
-API_EXTRACTOR_VERSION := 7.60.1
-API_TOOLS := build/api-tools
-API_TOOLS_STAMP := $(API_TOOLS)/.api-extractor-$(API_EXTRACTOR_VERSION)
 $(API_TOOLS_STAMP):
 	rm -rf $(API_TOOLS) && npm install --prefix $(API_TOOLS) --no-save --no-audit --no-fund --ignore-scripts \
 	  @microsoft/api-extractor@$(API_EXTRACTOR_VERSION)
