@@ -18,11 +18,13 @@ export class FakeBuffer {
   destroy(): void {
     this.destroyed += 1;
   }
+  /** When the GPU answers a map (default: after 1 ms; a test driving the GPU itself hands out its own promise). */
+  mapAnswer: () => Promise<unknown> = () => new Promise((r) => setTimeout(r, 1));
   async mapAsync(_mode: number, offset = 0, size = this.size - offset): Promise<void> {
     if (this.destroyed > 0) throw new Error("OperationError: buffer destroyed");
     if (offset + size > this.size) throw new Error("OperationError: range outside the buffer");
     this.mapState = "pending";
-    await new Promise((r) => setTimeout(r, 1));
+    await this.mapAnswer();
     this.mapState = "mapped";
   }
   /** Ranges handed out by getMappedRange: their bytes land in `data` on unmap (as a write mapping's do). */

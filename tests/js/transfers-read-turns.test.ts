@@ -39,11 +39,93 @@ class CheckingDevice extends FakeDevice {
   }
 }
 
-/** A device, its read ring with four 4 MiB buffers kept (as setup makes them ready), a source of `bytes`. */
-async function rig(bytes: number, turnBytes = 4 * MiB) {
-  const device = new CheckingDevice([], { maxBufferSize: GiB });
+/**
+ * The GPU's answers — buffer maps and onSubmittedWorkDone — given out by the test a step at a time: no timer stands
+ * between the code and what the test checks, so events come in the same order on an idle and on a loaded machine.
+ */
+class GpuSteps {
+  readonly #waiting: (() => void)[] = [];
+  /** Maps asked for and not answered, the most there were at once, and all asked for. */
+  maps = 0;
+  maxMaps = 0;
+  mapCalls = 0;
+  /** onSubmittedWorkDone calls not answered. */
+  workDone = 0;
+
+  /** A map's answer, held until {@link until} gives it. */
+  map = (): Promise<void> => {
+    this.maps += 1;
+    this.mapCalls += 1;
+    this.maxMaps = Math.max(this.maxMaps, this.maps);
+    return new Promise((resolve) =>
+      this.#waiting.push(() => {
+        this.maps -= 1;
+        resolve();
+      }),
+    );
+  };
+
+  /** onSubmittedWorkDone's answer, held until {@link until} gives it. */
+  done = (): Promise<void> => {
+    this.workDone += 1;
+    return new Promise((resolve) =>
+      this.#waiting.push(() => {
+        this.workDone -= 1;
+        resolve();
+      }),
+    );
+  };
+
+  /**
+   * Until `done()` holds: let the code run until it waits (the promise reactions and the tasks it queued), check,
+   * then answer everything it waits for. At most `limit` rounds: a regression fails here rather than hanging.
+   */
+  async until(done: () => boolean, limit = 100): Promise<void> {
+    for (let round = 0; ; round++) {
+      await new Promise((r) => setImmediate(r));
+      if (done()) return;
+      assert.ok(round < limit, `not done after ${limit} GPU steps`);
+      for (const answer of this.#waiting.splice(0)) answer();
+    }
+  }
+
+  /** `promise`'s value, stepping the GPU until it settles. */
+  async settle<T>(promise: Promise<T>): Promise<T> {
+    let settled = false;
+    const flagged = promise.finally(() => {
+      settled = true;
+    });
+    flagged.catch(() => undefined);
+    await this.until(() => settled);
+    return flagged;
+  }
+}
+
+/** A checking device whose maps and onSubmittedWorkDone wait for `steps`. */
+class SteppedDevice extends CheckingDevice {
+  constructor(readonly steps: GpuSteps) {
+    super([], { maxBufferSize: GiB });
+    this.queue.onSubmittedWorkDone = () => {
+      this.queue.workDoneCalls += 1;
+      return steps.done();
+    };
+  }
+  override createBuffer(desc: { size: number; usage: number; label?: string; mappedAtCreation?: boolean }): FakeBuffer {
+    const buffer = super.createBuffer(desc);
+    buffer.mapAnswer = this.steps.map;
+    return buffer;
+  }
+}
+
+/**
+ * A device, its read ring with four 4 MiB buffers kept (as setup makes them ready), a source of `bytes`. With
+ * `steps`, the GPU answers when the test steps it.
+ */
+async function rig(bytes: number, turnBytes = 4 * MiB, steps?: GpuSteps) {
+  const device = steps === undefined ? new CheckingDevice([], { maxBufferSize: GiB }) : new SteppedDevice(steps);
   const ring = new ReadRing(asGPU<GPUDevice>(device), (b) => b.destroy(), 288 * MiB);
-  await ring.prepare(4 * MiB, 4);
+  const prepared = ring.prepare(4 * MiB, 4);
+  await (steps === undefined ? prepared : steps.settle(prepared));
   const inflight = new Inflight(asGPU<GPUDevice>(device), "fake");
   const plan: ReadPlan = { ...DEFAULT_TRANSFER_PLAN.read, turnBytes };
   const source = device.createBuffer({ size: bytes, usage: STORAGE | COPY_SRC | COPY_DST });
@@ -60,28 +142,34 @@ async function rig(bytes: number, turnBytes = 4 * MiB) {
   return { device, ring, inflight, source, read, snapshots };
 }
 
-/** Until `done()` holds (checked every 5 ms): staging made in a later task is made, mapped once and kept. */
-async function until(done: () => boolean): Promise<void> {
-  while (!done()) await new Promise((r) => setTimeout(r, 5));
-}
-
 test("a first large readback goes through the kept staging in turn; the next through its own pieces", async () => {
-  const { ring, source, read, snapshots } = await rig(40 * MiB);
+  const steps = new GpuSteps();
+  const { ring, source, read, snapshots } = await rig(40 * MiB, 4 * MiB, steps);
+  const maps = steps.mapCalls;
+  steps.maxMaps = 0;
   // 40 MiB less 6 bytes from byte 6: a span of 10 chunks of 4 MiB (the last 4 MiB short of 8 bytes), uneven ends.
-  const got = await read(6, 40 * MiB - 6);
+  const got = await steps.settle(read(6, 40 * MiB - 6));
   assert.deepEqual(got, source.data.subarray(6));
   assert.equal(ring.stats().created, 4, "no staging made for it: the four kept buffers in turn");
+  assert.equal(steps.mapCalls - maps, 10, "one map per chunk");
+  assert.equal(steps.maxMaps, 4, "in turn: never more chunks in flight than kept buffers");
   assert.equal(snapshots().length, 1);
   assert.equal(snapshots()[0]!.destroyed, 1, "the snapshot is destroyed");
   assert.equal(ring.stats().kept, 4, "the kept buffers are back");
-  // Its own staging is made once it is done: 8 pieces of 5 MiB (class 8 MiB), mapped once, then kept (on a loaded
-  // machine that took over 20 ms: waited for, not timed).
-  await until(() => ring.stats().kept === 12);
+  // Its own staging is made once the GPU work queued so far is done, in a task of its own: not before.
+  await new Promise((r) => setImmediate(r));
+  assert.equal(steps.workDone, 1, "it waits for the GPU's work done");
+  assert.equal(ring.stats().created, 4, "nothing made before the GPU answered");
+  // Then 8 pieces of 5 MiB (class 8 MiB), mapped once, then kept.
+  await steps.until(() => ring.stats().kept === 12);
   assert.equal(ring.stats().created, 12);
-  const again = await read(0, 40 * MiB);
+  assert.equal(ring.stats().inUse, 0);
+  steps.maxMaps = 0;
+  const again = await steps.settle(read(0, 40 * MiB));
   assert.deepEqual(again, source.data);
   assert.equal(snapshots().length, 1, "the next readback of the size takes its pieces, no snapshot");
   assert.equal(ring.stats().created, 12);
+  assert.equal(steps.maxMaps, 8, "its pieces all mapped at once");
 });
 
 test("no turns where setup measured none (turnBytes 0), nor up to singleBytes", async () => {
