@@ -4,7 +4,7 @@
  * (cross-origin isolated, so performance.now() ticks at 5 µs) on the project's WebGPU adapter (SwiftShader
  * here) and writes bench/results-gpu-chromium-<adapter>.json/.md and the plot.
  *
- *   node bench/gpu/chromium.mjs [--sizes 1024,...] [--only fresh|app] [--long-rounds 12]   run it here
+ *   node bench/gpu/chromium.mjs [--sizes 1024,...] [--only fresh|app] [--long-rounds 20]   run it here
  *   node bench/gpu/chromium.mjs --from raw.json [--machine m.json]
  *        report a result collected elsewhere (the device machine: cdp.py saves window.__result)
  */

@@ -8,7 +8,7 @@
  * After the fresh-device tables (suite.js), the application-like phases (app.js: the first upload right after setup,
  * one long-lived device with the sizes in shuffled order, small calls after idle); `--only fresh|app` runs one part.
  *
- *   node bench/gpu/node.mjs [--sizes 1024,1048576,...] [--cold-reps 5] [--only fresh|app] [--long-rounds 12]
+ *   node bench/gpu/node.mjs [--sizes 1024,1048576,...] [--cold-reps 5] [--only fresh|app] [--long-rounds 20]
  *                           [--out DIR] [--no-plot]
  */
 import { execFileSync } from "node:child_process";
@@ -25,7 +25,7 @@ const { values: args } = parseArgs({
     sizes: { type: "string" },
     "cold-reps": { type: "string", default: "5" },
     only: { type: "string" },
-    "long-rounds": { type: "string", default: "12" },
+    "long-rounds": { type: "string", default: "20" },
     out: { type: "string", default: "bench" },
     "no-plot": { type: "boolean", default: false },
   },

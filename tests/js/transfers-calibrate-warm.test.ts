@@ -148,3 +148,17 @@ test("warm: staging only where its median beats writeBuffer's by the margin (a n
   assert.equal(past.warm, "staging");
   assert.equal(short.warm, "writeBuffer");
 });
+
+test("warm: smaller pieces only where they beat the plan's pieces by the margin (a near tie keeps fewer pieces)", () => {
+  // dawn.node on the H200 at 16 MiB: a setup whose few rounds put 4 MiB pieces a little ahead took them, and then
+  // ctx.upload took 1.89–2.41 ms against one kept buffer's 1.68–2.01 (bench/results-gpu-upload-split-h200.json).
+  const nearTie = warmWay(6.36, 1.57, [{ pieceBytes: 4 * MiB, staging: 1.45 }]);
+  // Chromium on the H100 at 1 MiB: 256 KiB pieces 0.515 ms against one piece's 2.62 (the staged-upload stall).
+  const farAhead = warmWay(0.693, 2.62, [{ pieceBytes: 256 * KiB, staging: 0.515 }]);
+  const past = warmWay(10, 1, [{ pieceBytes: MiB, staging: 1 / (WARM_MARGIN * 1.01) }]);
+  const short = warmWay(10, 1, [{ pieceBytes: MiB, staging: 1 / (WARM_MARGIN * 0.99) }]);
+  assert.deepEqual(nearTie, { warm: "staging", pieceBytes: 0 });
+  assert.deepEqual(farAhead, { warm: "staging", pieceBytes: 256 * KiB });
+  assert.equal(past.pieceBytes, MiB);
+  assert.equal(short.pieceBytes, 0);
+});

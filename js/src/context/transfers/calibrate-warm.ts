@@ -94,9 +94,13 @@ export const faster = (writeBuffer: number, staging: number, margin = 1): Upload
 export const WARM_MARGIN = 1.15;
 
 /**
- * The warm way of a size and its pieces from the medians: staging in the plan's pieces or in the fastest smaller
- * piece size (the plan's on a tie: fewer maps), against writeBuffer — staging only where at least
- * {@link WARM_MARGIN} times faster.
+ * The warm way of a size and its pieces from the medians: staging in the plan's pieces or in a smaller piece size
+ * where that was at least {@link WARM_MARGIN} times faster (more pieces are more maps and submits: a near tie keeps
+ * the plan's), against writeBuffer — staging only where at least {@link WARM_MARGIN} times faster. Pieces won by
+ * far where they won for a reason (Chromium on the H100, 1 MiB: 256 KiB pieces 0.52 ms against one piece's 2.6,
+ * the staged-upload stall); a near win was the setup's few rounds: dawn.node on the H200, a setup that took 4 MiB
+ * pieces at 16 MiB, then ctx.upload 1.89–2.41 ms against one kept buffer's 1.68–2.01 in the same rounds
+ * (bench/gpu/upload-split.mjs, bench/results-gpu-upload-split-h200.json).
  */
 export function warmWay(
   writeBuffer: number,
@@ -104,7 +108,7 @@ export function warmWay(
   pieces: readonly PieceFigure[],
 ): { warm: UploadWay; pieceBytes: number } {
   let best = { staging, pieceBytes: 0 };
-  for (const p of pieces) if (p.staging < best.staging) best = p;
+  for (const p of pieces) if (p.staging * WARM_MARGIN < best.staging) best = p;
   const warm = faster(writeBuffer, best.staging, WARM_MARGIN);
   return { warm, pieceBytes: warm === "staging" ? best.pieceBytes : 0 };
 }
