@@ -5,7 +5,7 @@
 #   bash bench/device/run-h100.sh chr-part   carry: .chr/pa           first half of the Chromium binary → /opt/chr
 #   bash bench/device/run-h100.sh chr-part   carry: .chr/pb           second half
 #   bash bench/device/run-h100.sh chromium   carry: .chr/p2 .gl       bench/gpu/transfers.html on the H100, then on
-#        SwiftShader (the device host's CPUs) → $OUT/bench-h100.json, $OUT/bench-swiftshader.json, machine.json
+#        SwiftShader (the device host's CPUs; SS=0 skips it) → $OUT/bench-h100.json, $OUT/bench-swiftshader.json, machine.json
 #   bash bench/device/run-h100.sh node       carry: .gl .h5dev        tests/gpu-node on the H100 ($OUT/gpu-node-tests.log),
 #        bench/gpu/node.mjs on the H100 → $OUT/results-gpu-<adapter>.json/.md, on SwiftShader → $OUT/ss/
 # Staged here by bench/device/stage-chromium.sh (.chr) and stage-node.sh (.gl, .h5dev); both git-ignored.
@@ -83,11 +83,13 @@ case "$WHAT" in
       --page "bench@http://127.0.0.1:8001/bench/gpu/transfers.html?sizes=$SIZES@@290" 2>&1 | grep -v samples | tail -8
     grep -iE "vulkan|webgpu|adapter" "$OUT/bench-h100.stderr.txt" | sort | uniq -c | sort -rn | head -8
     gzip -9 "$OUT/bench-h100.stderr.txt"
+    if [ "${SS:-1}" = 1 ]; then # SS=0: the H100/H200 page only
     SS_FLAGS="--headless --no-sandbox --enable-unsafe-webgpu --enable-features=Vulkan --use-angle=swiftshader --use-webgpu-adapter=swiftshader --disable-background-networking --disable-component-update --disable-sync --no-first-run --enable-logging=stderr"
     stamp "bench/gpu/transfers.html on SwiftShader (this machine's CPUs)"
     timeout 200 python3 .chr/p2/tools/cdp.py --env "LD_LIBRARY_PATH=$CHR/lib" --chrome $BIN --tag bench-swiftshader --out "$OUT" \
       --flags "$SS_FLAGS" --page "bench@http://127.0.0.1:8001/bench/gpu/transfers.html?sizes=1024,16384,262144,1048576,4194304,16777216,67108864@@190" 2>&1 | grep -v samples | tail -5
     gzip -9 "$OUT/bench-swiftshader.stderr.txt"
+    fi
     kill $SRV 2>/dev/null
     python3 -c "import os,json; print(json.dumps({'cpus': os.cpu_count(), 'cpu': [l.split(':',1)[1].strip() for l in open('/proc/cpuinfo') if l.startswith('model name')][0], 'platform': os.uname().sysname + ' ' + os.uname().release}))" > "$OUT/machine.json"
     ;;
