@@ -42,13 +42,16 @@ export class FakeBuffer {
   }
 }
 
-/** A fake command encoder: records buffer copies, run when submitted. */
+/** A fake command encoder: records buffer copies and clears, run when submitted. */
 export class FakeEncoder {
   readonly copies: (() => void)[] = [];
   copyBufferToBuffer(src: FakeBuffer, srcOffset: number, dst: FakeBuffer, dstOffset: number, size: number): void {
     if (srcOffset % 4 !== 0 || dstOffset % 4 !== 0 || size % 4 !== 0)
       throw new Error("copy offsets and size must be multiples of 4");
     this.copies.push(() => dst.data.set(src.data.subarray(srcOffset, srcOffset + size), dstOffset));
+  }
+  clearBuffer(buffer: FakeBuffer, offset = 0, size = buffer.size - offset): void {
+    this.copies.push(() => buffer.data.fill(0, offset, offset + size));
   }
   finish(): { run: () => void } {
     return { run: () => this.copies.forEach((c) => c()) };

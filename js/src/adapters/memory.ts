@@ -10,13 +10,13 @@
  *   `numBytesAllocated`), so `tf.memory().numBytesAllocatedInGPU` stays right.
  *   Free buffers are never used by TF.js's recorded, unsubmitted work (a tensor
  *   disposed while its buffer is in that work waits in `tensorDataPendingDisposal`
- *   until the submit), so destroying them is safe at any moment. When the pressure
- *   comes from another owner (TF.js is not inside one of its own ops), the handler
- *   first flushes TF.js the way a hand-off does — ends its open compute pass, then
- *   submits — so the buffers its submit releases can go too; inside TF.js's own
- *   `createBuffer` (mid-op, a pass open and a program half recorded) it never
- *   submits. Cached bytes: `numBytesAllocated - numBytesUsed`. Live tensors are
- *   never touched.
+ *   until the submit), so destroying them is safe at any moment. The handler first
+ *   has the libraries on the device submit what they recorded, as a transfer does
+ *   (context/transfers/queue-users.ts: TF.js's open compute pass ended, then
+ *   submitted), so the buffers TF.js's submit releases can go too — never when the
+ *   pressure comes from TF.js's own `createBuffer` (mid-op, a pass open and a
+ *   program half recorded): queue-users.ts skips it then. Cached bytes:
+ *   `numBytesAllocated - numBytesUsed`. Live tensors are never touched.
  * - ONNX Runtime Web 1.30 (native WebGPU EP) and Transformers.js (its ORT):
  *   no public call trims the buffer cache of a live session; the session option
  *   `storageBufferCacheMode: "disabled"` (or "lazyRelease") keeps ORT from
@@ -32,7 +32,8 @@
  *   readbacks (`webGPUContext.readStagingBufferPool`, up to 4). tvmjs does not
  *   say how many bytes its VM pool holds (cached bytes: null).
  */
-import type { MemoryPressure, WebDLPackContext } from "../context/index.js";
+import { type MemoryPressure, unwrapDevice, type WebDLPackContext } from "../context/index.js";
+import { flushQueueUsers } from "../context/transfers/queue-users.js";
 import type { TfjsWebGPUBackendInternals } from "./framework-types.js";
 import { TFJS_OWNER } from "./producer.js";
 
@@ -81,17 +82,13 @@ function bufferManagerOf(backend: TfjsWebGPUBackendInternals): TfjsBufferManager
 
 /**
  * Destroy free buffers TF.js keeps for reuse, largest first, until `bytesToFree` are given back (default: all
- * of them); returns the bytes given back. With `flush` (only when TF.js is not inside one of its own ops), its
- * recorded work is submitted first, its compute pass ended before (submitting with the pass open would drop
- * that work), so the buffers the submit releases are free to go too.
+ * of them); returns the bytes given back. What the libraries on the device recorded is submitted first (TF.js
+ * not while inside one of its own ops: queue-users.ts), so the buffers TF.js's submit releases can go too.
  */
-export function trimTfjsBuffers(backend: TfjsWebGPUBackendInternals, bytesToFree = Infinity, flush = true): number {
+export function trimTfjsBuffers(backend: TfjsWebGPUBackendInternals, bytesToFree = Infinity): number {
   const manager = bufferManagerOf(backend);
   if (manager === undefined) return 0;
-  if (flush && backend.commandEncoder != null && typeof backend.submitQueue === "function") {
-    backend.endComputePassEncoder?.();
-    backend.submitQueue(); // (it throws with no encoder: checked above)
-  }
+  if (backend.device !== undefined) flushQueueUsers(unwrapDevice(backend.device));
   let freed = 0;
   // Keys stay: TF.js's releaseBuffer pushes onto the list of the key its acquireBuffer made.
   const lists = [...manager.freeBuffers.values()].filter((l) => l.length > 0);
@@ -116,9 +113,7 @@ export function tfjsCachedBytes(backend: TfjsWebGPUBackendInternals): number | n
 
 /** Let `ctx` count TF.js's cached bytes and trim them under memory pressure (registerTfjsWebGPUBackend calls this). */
 export function watchTfjsMemory(ctx: WebDLPackContext, backend: TfjsWebGPUBackendInternals): void {
-  // Pressure from TF.js's own createBuffer arrives mid-op: trim without a submit then.
-  const handler = (pressure: MemoryPressure): void =>
-    void trimTfjsBuffers(backend, pressure.bytesToFree, pressure.requestedBy !== TFJS_OWNER);
+  const handler = (pressure: MemoryPressure): void => void trimTfjsBuffers(backend, pressure.bytesToFree);
   registerFramework(ctx, TFJS_OWNER, handler, () => tfjsCachedBytes(backend));
 }
 

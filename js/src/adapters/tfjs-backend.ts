@@ -1,13 +1,15 @@
 /**
  * TensorFlow.js's WebGPU backend on the context's shared GPUDevice: the
  * binding ({@link registerTfjsWebGPUBackend}), the backend a hand-off uses,
- * and the releases that run when TF.js disposes a tensor made from a
- * webdlpack buffer. The tensor hand-off itself is in tfjs.ts; the conditions
- * both rely on are listed there.
+ * TF.js as a queue user ({@link flushTfjsFirst}), and the releases that run
+ * when TF.js disposes a tensor made from a webdlpack buffer. The tensor
+ * hand-offs are in tfjs-to.ts and tfjs-from.ts; the conditions they rely on
+ * are listed in tfjs-to.ts.
  */
 import { describeValue } from "../describe-value.js";
 import { WebDLPackError } from "../errors.js";
 import { getContext, unwrapDevice, type WebDLPackContext } from "../context/index.js";
+import { addQueueUser } from "../context/transfers/queue-users.js";
 import type {
   TfjsBackendsLike,
   TfjsDataId,
@@ -78,6 +80,40 @@ export function watchRelease(backend: TfjsWebGPUBackendInternals, dataId: TfjsDa
   map.set(dataId, release);
 }
 
+/** The backends registered as queue users, each with the function that removes it. */
+const flushing = new WeakMap<object, () => void>();
+
+/** End TF.js's open compute pass and submit what it recorded (nothing when it recorded nothing). */
+function submitRecorded(backend: TfjsWebGPUBackendInternals): void {
+  if (backend.commandEncoder === null || backend.commandEncoder === undefined) return;
+  backend.endComputePassEncoder?.(); // submitting with the pass open would invalidate the buffer and drop the work
+  backend.submitQueue!(); // (checked when registered)
+}
+
+/**
+ * TF.js as a queue user (context/transfers/queue-users.ts): it records its dispatches in a compute pass it
+ * submits later, so every webdlpack transfer, readback and hand-off on `backend`'s device first submits what it
+ * recorded — its pass ended, then `submitQueue()` (which also releases what TF.js disposed meanwhile). Never in
+ * the middle of one of its ops: the user carries TF.js's device-guard owner, and queue-users.ts skips it while
+ * TF.js is inside its own `createBuffer`. Idempotent; held weakly and let go once the backend is disposed. A
+ * backend without `submitQueue` (another TF.js) is left alone: the adapters then copy through `dataToGPU()`.
+ */
+export function flushTfjsFirst(backend: TfjsWebGPUBackendInternals): void {
+  if (flushing.has(backend) || typeof backend.submitQueue !== "function" || backend.device === undefined) return;
+  const instance = new WeakRef(backend);
+  const stop = addQueueUser(
+    unwrapDevice(backend.device),
+    () => {
+      const live = instance.deref();
+      // tfjs-backend-webgpu sets `disposed` in dispose(): its buffers are destroyed, nothing may be submitted.
+      if (live === undefined || (live as { disposed?: boolean }).disposed === true) stop();
+      else submitRecorded(live);
+    },
+    TFJS_OWNER,
+  );
+  flushing.set(backend, stop);
+}
+
 /** Number of foreign buffers TF.js backend `backend` still uses through the adapters (for tests). */
 export function tfjsHeldBuffers(backend: object): number {
   return watched.get(backend)?.size ?? 0;
@@ -118,6 +154,7 @@ export async function registerTfjsWebGPUBackend<B extends TfjsWebGPUBackendLike>
   // TF.js reads the adapter's vendor/architecture; an older GPUDevice without adapterInfo gets an empty record.
   const adapterInfo = (device as GPUDevice & { adapterInfo?: GPUAdapterInfo }).adapterInfo ?? ({} as GPUAdapterInfo);
   const backend = new WebGPUBackend(device, adapterInfo);
+  flushTfjsFirst(backend); // what it records is submitted before webdlpack's transfers and hand-offs
   watchTfjsMemory(ctx, backend); // its cached bytes in ctx.memory(); its free buffers given back under pressure
   if (name !== "webgpu") {
     const kernels = (tf as { getKernelsForBackend?: (n: string) => unknown[] }).getKernelsForBackend;
@@ -163,5 +200,6 @@ export function activeBackendOn(tf: TfjsBackendsLike, device: GPUDevice, deviceI
       },
     );
   }
+  flushTfjsFirst(backend); // a backend the page made itself too
   return backend;
 }

@@ -5,7 +5,8 @@
  */
 import { describeValue } from "../describe-value.js";
 import { WebDLPackError } from "../errors.js";
-import { getContext, type WebDLPackContext } from "../context/index.js";
+import { getContext, unwrapDevice, type WebDLPackContext } from "../context/index.js";
+import { flushQueueUsers } from "../context/transfers/queue-users.js";
 import { Tensor } from "../tensor/index.js";
 import type { DType } from "../dlpack/dtype.js";
 import { dtypeOfTfjs } from "./dtypes.js";
@@ -13,6 +14,7 @@ import type { TfjsLike, TfjsTensorLike, TfjsWebGPUBackendInternals } from "./fra
 import { elementCount, runGpuCopy } from "./gpu-copy.js";
 import { BufferLease } from "./leases.js";
 import { produceCopiedGPUTensor, produceGPUTensor, TFJS_OWNER } from "./producer.js";
+import { flushTfjsFirst } from "./tfjs-backend.js";
 
 /** Options of {@link tensorFromTfjs}. */
 export interface TensorFromTfjsOptions {
@@ -104,11 +106,9 @@ export async function tensorFromTfjs<T extends TfjsTensorLike>(
   const blocker = copy === "always" ? "copy: 'always'" : shareBlocker(tf, backend, t, convert);
 
   if (blocker === null) {
-    // Submit TF.js's recorded work, so whatever reads the buffer next is queued after it.
-    if (backend.commandEncoder !== null && backend.commandEncoder !== undefined) {
-      backend.endComputePassEncoder!();
-      backend.submitQueue!();
-    }
+    // TF.js's recorded work is submitted (queue-users.ts), so whatever reads the buffer next is queued after it.
+    flushTfjsFirst(backend);
+    flushQueueUsers(unwrapDevice(device));
     const buffer = backend.tensorMap!.get(t.dataId)!.resource as GPUBuffer;
     let entry = adoptedTfjs.get(buffer);
     if (entry === undefined || entry.lease.released) {

@@ -10,9 +10,10 @@
  * - `tf.tensor({buffer, zeroCopy: true}, shape, dtype)` reads a foreign buffer
  *   in place; it needs STORAGE | COPY_SRC usage, the backend's device, and at
  *   least 4 bytes per element from byte 0 (TF.js takes no offset or strides).
- * - TF.js records work in a compute pass it has not submitted yet. Before its
- *   buffer is handed on, that work is submitted (the backend's flush), so the
- *   consumer's commands queue after it.
+ * - TF.js records work in a compute pass it has not submitted yet. Before any
+ *   webdlpack transfer or hand-off on its device, that work is submitted (the
+ *   backend's flush, registered in context/transfers/queue-users.ts by
+ *   tfjs-backend.ts), so what comes after queues after it — never mid-op.
  * - TF.js `bool` is 4 bytes per element, DLPack's 1: converted on the GPU (IS_COPIED).
  *   TF.js has no float16, int8, … : UNSUPPORTED, never reinterpreted.
  */

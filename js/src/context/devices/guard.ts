@@ -37,6 +37,29 @@ export function unwrapDevice<T>(device: T): T {
   return device;
 }
 
+/**
+ * Per real device: the owners whose guarded `createBuffer` is running now, each with its depth. A framework
+ * allocates in the middle of its own work (TF.js acquires an op's output and uniform buffers with its compute pass
+ * open and the op half recorded), and whatever webdlpack runs meanwhile (memory pressure handlers, code they call)
+ * must not make that framework submit: see {@link inOwnCall}.
+ */
+const inCall = new WeakMap<GPUDevice, Map<string, number>>();
+
+/** True while `owner`'s guarded `createBuffer` on `device` (the real one) is running: that framework is mid-op. */
+export function inOwnCall(device: GPUDevice, owner: string): boolean {
+  return (inCall.get(device)?.get(owner) ?? 0) > 0;
+}
+
+/** The owners in a guarded call into `device` (made on first use). */
+function callsInto(device: GPUDevice): Map<string, number> {
+  let calls = inCall.get(device);
+  if (calls === undefined) {
+    calls = new Map();
+    inCall.set(device, calls);
+  }
+  return calls;
+}
+
 /** One owner's hold on a device: its guard, and its release (a {@link Once}: the warning, said once). */
 interface Hold {
   guard: GPUDevice;
@@ -95,8 +118,19 @@ export class DeviceGuards {
     const destroy = (): void => {
       if (this.#holds.get(owner) === hold) this.drop(owner);
     };
-    // Buffers the framework creates count as its own in the context's memory room (never refused by a throw).
-    const createBuffer = (descriptor: GPUBufferDescriptor): GPUBuffer => createBufferFor(device, descriptor, owner);
+    // Buffers the framework creates count as its own in the context's memory room (never refused by a throw), and
+    // while it creates one it is inside its own work (inOwnCall).
+    const calls = callsInto(device);
+    const createBuffer = (descriptor: GPUBufferDescriptor): GPUBuffer => {
+      calls.set(owner, (calls.get(owner) ?? 0) + 1);
+      try {
+        return createBufferFor(device, descriptor, owner);
+      } finally {
+        const depth = calls.get(owner)! - 1;
+        if (depth === 0) calls.delete(owner);
+        else calls.set(owner, depth);
+      }
+    };
     return new Proxy(device, {
       get(target, prop) {
         if (prop === "destroy") return destroy;
