@@ -162,15 +162,25 @@ export function startPanel(snapshot, intervalMs = 250) {
 }
 
 /**
- * Show the safety net at work: allocate a GPU buffer, tie its ledger entry to
- * a JS object, and drop that object without releasing anything. When the
- * garbage collector takes the object, the ledger frees the buffer and reports
+ * Show the safety net at work: allocate a GPU buffer, give it a holder in the
+ * ledger (`ctx.ledger.track`, as a tensor over it has) whose release frees the
+ * pointer, tie that holder to a JS object (`ctx.ledger.watch`), and drop the
+ * object without releasing anything. When the garbage collector takes the
+ * object, the ledger releases the holder — the buffer is freed — and reports
  * the leak (ctx.leaks()). Returns the pointer (alive until then).
  */
 export async function leakOne(ctx) {
-  const ptr = await ctx.allocWebGPUChecked(4096, { owner: "demo (leaked on purpose)" });
-  const entry = ctx.ledger.entryForPointer(ptr);
-  if (entry === undefined) throw new Error(`the ledger has no entry for ${hex(ptr)}`);
-  ctx.ledger.watch({ what: "a tensor the page forgot to dispose" }, entry);
+  const owner = "demo (leaked on purpose)";
+  const bytes = 4096;
+  const ptr = await ctx.allocWebGPUChecked(bytes, { owner });
+  const holder = ctx.ledger.track({
+    kind: "tensor",
+    owner,
+    deviceId: 0,
+    bytes,
+    pointer: ptr,
+    release: () => ctx.freeWebGPU(ptr),
+  });
+  ctx.ledger.watch({ what: "a tensor the page forgot to dispose" }, holder);
   return ptr;
 }
