@@ -212,14 +212,29 @@ test("a first upload no kept buffer takes whole goes in pieces of the one setup 
   writeRange(asGPU<GPUDevice>(device), ring, inflight, plan, history, asGPU<GPUBuffer>(target), 0, bytes);
   assert.equal(made().at(-1), 32 * MiB);
   assert.deepEqual(target.data.subarray(0, n), bytes);
-  // A first upload the kept buffer takes less than half of (40 MiB): the plan's one piece, a new 64 MiB buffer.
+  // A first upload the kept buffer takes less than half of (40 MiB): the kept 16 MiB buffer takes the first part and
+  // new staging the rest in one piece (24 MiB: a 32 MiB buffer, kept for later uploads), not a new buffer of the whole.
   const ring3 = new WriteRing(asGPU<GPUDevice>(device), (b) => b.destroy(), 288 * MiB);
   await ring3.prepare(16 * MiB, 1);
   const large = device.createBuffer({ size: 40 * MiB, usage });
-  const forty = new Uint8Array(40 * MiB).fill(3);
-  writeRange(asGPU<GPUDevice>(device), ring3, inflight, plan, { warm: 0 }, asGPU<GPUBuffer>(large), 0, forty);
-  assert.equal(made().at(-1), 64 * MiB);
+  const forty = new Uint8Array(40 * MiB);
+  for (let i = 0; i < forty.length; i += 4099) forty[i] = (i * 3 + 1) & 0xff;
+  const before3 = made().length;
+  const path3 = writeRange(
+    asGPU<GPUDevice>(device),
+    ring3,
+    inflight,
+    plan,
+    { warm: 0 },
+    asGPU<GPUBuffer>(large),
+    0,
+    forty,
+  );
+  assert.equal(path3, "staging");
+  assert.deepEqual(made().slice(before3), [32 * MiB], "only the rest's staging is new");
   assert.deepEqual(large.data, forty);
+  await ring3.settled();
+  assert.equal(ring3.owned(24 * MiB), 1, "the rest's staging is kept");
   // Where new staging measured dearer than writeBuffer (makeStaging false), the rest goes through writeBuffer.
   const ring2 = new WriteRing(asGPU<GPUDevice>(device), (b) => b.destroy(), 288 * MiB);
   await ring2.prepare(16 * MiB, 1);

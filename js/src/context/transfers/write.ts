@@ -14,9 +14,10 @@
  * staging setup made ready); a first upload whose pieces no kept buffer takes
  * goes in pieces of the largest kept one instead where that takes at least
  * half of it. With none ready a piece makes a new buffer only where
- * `makeStaging` (new staging measured faster than a first writeBuffer), else
+ * `makeStaging` (new staging measured no dearer than a first writeBuffer), else
  * the largest kept buffer takes the upload's first part and one writeBuffer
- * the rest. Staging a class lacked is made for the next upload
+ * the rest; a class's first upload in one piece (in-process) likewise lets the
+ * largest kept buffer take its first part, and new staging the rest. Staging a class lacked is made for the next upload
  * once this one's GPU work is done. A length that is not a multiple of 4 is
  * padded with zero bytes up to the next multiple, which must fit in the
  * destination.
@@ -142,19 +143,28 @@ export function writeRange(
     }
     let staged = 0;
     let lacking = 0;
-    const kept = plan.makeStaging || ring.hasReady(ceil4(Math.min(piece, length))) ? 0 : ring.largestReady();
+    // A kept buffer smaller than the upload takes its first part where none of the upload's own size is ready: where no
+    // new staging is made inline, and for a class's first upload in one piece (in-process) where it is.
+    const skipKept = plan.makeStaging && !(cold && piece >= length);
+    const kept = skipKept || ring.hasReady(ceil4(Math.min(piece, length))) ? 0 : ring.largestReady();
     if ((cold ? coldWay : warmWay) === "writeBuffer") {
       writeDirect(device, target, offset, bytes);
       lacking = 1;
     } else if (kept > 0 && kept < length) {
-      // Staging wins at this size, none of its own is ready and none is made inline (makeStaging false): the largest
-      // kept buffer takes the first part, one writeBuffer the rest (not the whole through writeBuffer). The first
-      // 64 / 256 MiB upload right after setup in Node on the H200 (setup keeps one 16 MiB buffer) took writeBuffer
-      // whole: 23.3 / 108 ms against the best hand-written 21.7 / 85.8 (bench/gpu/app.js).
+      // Staging wins at this size and none of its own is ready: the largest kept buffer takes the first part; the
+      // rest goes through new staging of its own (makeStaging, first upload: kept for the class's later ones) or one
+      // writeBuffer. Node on the H200, first upload right after setup (setup keeps one 16 MiB buffer): writeBuffer
+      // whole 23.3 / 108 ms at 64 / 256 MiB against the best hand-written 21.7 / 85.8 (bench/gpu/app.js); one new
+      // buffer of the whole 25.1–26.8 ms at 64 MiB, the same steps as the hand-written first call (24.2–25.9).
       writePiece(device, ring, target, offset, bytes.subarray(0, kept));
-      writeDirect(device, target, offset + kept, bytes.subarray(kept));
-      staged = 1;
-      lacking = 1;
+      if (plan.makeStaging) {
+        writePiece(device, ring, target, offset + kept, bytes.subarray(kept));
+        staged = 2;
+      } else {
+        writeDirect(device, target, offset + kept, bytes.subarray(kept));
+        staged = 1;
+        lacking = 1;
+      }
     } else {
       for (let at = 0; at < length; at += piece) {
         const part = bytes.subarray(at, at + piece);
