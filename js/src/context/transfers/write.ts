@@ -17,7 +17,8 @@
  * `makeStaging` (new staging measured no dearer than a first writeBuffer), else
  * the largest kept buffer takes the upload's first part and one writeBuffer
  * the rest; a class's first upload in one piece (in-process) likewise lets the
- * largest kept buffer take its first part, and new staging the rest. Staging a class lacked is made for the next upload
+ * largest kept buffer take its first part, and new staging of the rest's size,
+ * used once, the rest. Staging a class lacked is made for the next upload
  * once this one's GPU work is done. A length that is not a multiple of 4 is
  * padded with zero bytes up to the next multiple, which must fit in the
  * destination.
@@ -25,6 +26,7 @@
 import { WebDLPackError } from "../../errors.js";
 import { GPUUsage } from "../ground/create.js";
 import { bufferFacts } from "../ground/buffer-facts.js";
+import { createBufferAs, WEBDLPACK_OWNER } from "../ground/meter.js";
 import type { Inflight } from "./inflight.js";
 import type { WriteRing } from "./staging.js";
 
@@ -152,13 +154,14 @@ export function writeRange(
       lacking = 1;
     } else if (kept > 0 && kept < length) {
       // Staging wins at this size and none of its own is ready: the largest kept buffer takes the first part; the
-      // rest goes through new staging of its own (makeStaging, first upload: kept for the class's later ones) or one
-      // writeBuffer. Node on the H200, first upload right after setup (setup keeps one 16 MiB buffer): writeBuffer
-      // whole 23.3 / 108 ms at 64 / 256 MiB against the best hand-written 21.7 / 85.8 (bench/gpu/app.js); one new
-      // buffer of the whole 25.1–26.8 ms at 64 MiB, the same steps as the hand-written first call (24.2–25.9).
+      // rest goes through new staging of the rest's exact size used once (makeStaging, a class's first upload) or one
+      // writeBuffer; the class's own staging is made after (below). Node on the H200, first upload right after setup
+      // (setup keeps one 16 MiB buffer): writeBuffer whole 23.3 / 108 ms at 64 / 256 MiB against the best
+      // hand-written 21.7 / 85.8 (bench/gpu/app.js); a new buffer of the whole 25.1–26.8 ms at 64 MiB, the steps of
+      // the hand-written first call (24.2–25.9); the kept part and a new buffer of the rest's power-of-two class,
+      // 25.2 against 24.7 (a new buffer costs its whole size: its memory is zeroed when made).
       writePiece(device, ring, target, offset, bytes.subarray(0, kept));
-      if (plan.makeStaging) {
-        writePiece(device, ring, target, offset + kept, bytes.subarray(kept));
+      if (plan.makeStaging && writeOnce(device, target, offset + kept, bytes.subarray(kept))) {
         staged = 2;
       } else {
         writeDirect(device, target, offset + kept, bytes.subarray(kept));
@@ -207,6 +210,43 @@ function writeDirect(device: GPUDevice, target: GPUBuffer, offset: number, bytes
     tail.set(src.subarray(whole));
     device.queue.writeBuffer(target, offset + whole, tail);
   }
+}
+
+/**
+ * `bytes` through a new mapped staging buffer of their size (padded to 4), used once and destroyed once its copy ran
+ * (a class's first upload: the ring's staging is sized by power-of-two class, and a new buffer costs its whole size).
+ * False, with nothing written, where the buffer could not be made (a memory budget refused it).
+ */
+function writeOnce(device: GPUDevice, target: GPUBuffer, offset: number, bytes: Uint8Array): boolean {
+  const padded = ceil4(bytes.byteLength);
+  let staging: GPUBuffer;
+  try {
+    staging = createBufferAs(
+      device,
+      {
+        size: padded,
+        usage: GPUUsage.MAP_WRITE | GPUUsage.COPY_SRC,
+        mappedAtCreation: true,
+        label: "webdlpack upload staging",
+      },
+      WEBDLPACK_OWNER,
+    );
+  } catch {
+    return false;
+  }
+  try {
+    new Uint8Array(staging.getMappedRange(0, padded)).set(bytes); // the padding: zeros, as mapped at creation
+    staging.unmap();
+    const encoder = device.createCommandEncoder();
+    encoder.copyBufferToBuffer(staging, 0, target, offset, padded);
+    device.queue.submit([encoder.finish()]);
+  } catch (err) {
+    staging.destroy();
+    throw err;
+  }
+  const drop = (): void => staging.destroy();
+  device.queue.onSubmittedWorkDone().then(drop, drop);
+  return true;
 }
 
 /** One piece through a mapped staging buffer: fill, unmap, copy, submit, map it again in the background. */
