@@ -180,7 +180,8 @@ $(PY_HOSTS): scripts/python_hosts.py examples/python_only/jupyter-lite.json pack
 test test-browser test-matrix: $(PY_HOSTS)
 test test-browser bench demo: $(REAL_MODELS)
 
-test: build $(TEST_EXTRAS) tvm $(API_TOOLS_STAMP)
+# TVM's test models: built by run-tests.sh beside the suites that do not need them (the browser suite waits).
+test: build $(TEST_EXTRAS) $(API_TOOLS_STAMP)
 	bash scripts/run-tests.sh
 
 # Every version package.json declares (scripts/test-matrix.mjs): prints a table, writes docs/test-matrix.md.

@@ -3,8 +3,9 @@
 # build/test-results/, then print one summary line. Exit non-zero if any test
 # failed, any suite crashed, or a suite ran no test.
 #   suites: lint  c  js  py  gpu  browser  pyodide-range
-#   (gpu: dawn.node on a Vulkan driver, SwiftShader when no GPU; scripts/vk-env.sh. pyodide-range: the demo and
-#   the Python bridge specs under the oldest and the newest supported Pyodide, scripts/test-matrix.mjs --quick)
+#   (browser: TVM's test models are built by scripts/tvm/build.sh beside the suites before it. gpu: dawn.node on a
+#   Vulkan driver, SwiftShader when no GPU; scripts/vk-env.sh. pyodide-range: the demo and the Python bridge specs
+#   under the oldest and the newest supported Pyodide, scripts/test-matrix.mjs --quick)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # A Node.js that scripts/bootstrap.sh installed (the machine's was missing or older than 20) comes first.
@@ -14,6 +15,13 @@ mkdir -p "$RESULTS"
 suites=("$@")
 [ ${#suites[@]} -gt 0 ] || suites=(lint c js py gpu browser pyodide-range)
 status=0
+# The browser suite loads TVM's test models (scripts/tvm/build.sh: minutes on a fresh machine, a second once cached).
+# The build runs beside the suites before it, which don't need it, and the browser suite waits for it.
+tvm_pid=
+if [ "${suites[0]}" != browser ] && printf '%s\n' "${suites[@]}" | grep -qx browser; then
+  bash scripts/tvm/build.sh > build/tvm-build.log 2>&1 &
+  tvm_pid=$!
+fi
 for suite in "${suites[@]}"; do
   rm -f "$RESULTS/$suite.xml"
   echo "=== $suite ==="
@@ -35,6 +43,11 @@ for suite in "${suites[@]}"; do
         --test-reporter=junit --test-reporter-destination="$RESULTS/gpu.xml" \
         $(find tests/gpu-node -name '*.test.mjs' | sort) || status=1 ;;
     browser)
+      if [ -n "$tvm_pid" ]; then
+        tvm_ok=1; wait "$tvm_pid" || tvm_ok=0
+        cat build/tvm-build.log
+        [ $tvm_ok = 1 ] || { echo "TVM's test models failed to build (above): the browser suite needs them"; status=1; }
+      fi
       # Playwright strips the specs' types without checking them: tsc does (strict, as js/src).
       npx tsc -p tests/browser/tsconfig.json || status=1
       npx playwright test || status=1 ;;

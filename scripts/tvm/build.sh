@@ -9,7 +9,7 @@
 #   venv/                  Python with apache-tvm (~320 MB; a separate venv, not the dev one)
 #   include/tvm/support/   the tirx headers
 #   root/                  TVM's source layout made of links (the wheel's files, our headers)
-#   runtime/*.bc           tvmjs's runtime as LLVM bitcode (wasm_runtime, webgpu_runtime, tvmjs_support)
+#   runtime/*.o            tvmjs's runtime as wasm objects (wasm_runtime, webgpu_runtime, tvmjs_support)
 #   models/test_models.wasm + test_models.json   the test models and their NumPy reference (make_models.py)
 #   inplace/inplace_model.wasm                   the in-place model (make_inplace_model.py), built apart
 # Each step runs only when its inputs changed (a key file holds their hash). CPU heavy: runs under nice.
@@ -77,16 +77,23 @@ cp -rs "$TVM/web/emcc" "$ROOT/web/emcc"
 CFLAGS=(-O3 -std=c++17 -Wno-ignored-attributes -I"$ROOT" -I"$ROOT/include" -I"$INC" -I"$REPO/scripts/tvm/include"
   -I"$FFI/include" -I"$ROOT/3rdparty/compiler-rt")
 
-# 4. The runtime bitcode (web/Makefile's flags); wasm_runtime.bc is the slow one (minutes).
+# 4. The runtime as wasm objects (web/Makefile's flags), the three units at once; wasm_runtime.o is the slow one
+#    (minutes). Objects, not web/Makefile's LLVM bitcode: a link of bitcode compiles the whole runtime again (LTO),
+#    once per model file; a link of objects takes a second (make_models.py).
 RT=$CACHE/runtime
 rt_key=$(key_of scripts/tvm/build.sh scripts/tvm/include/*/*.h scripts/tvm/include/tvm/support/cuda/*.h "$INC"/tvm/support/*.h)
 if ! fresh "$RT/.key" "$rt_key"; then
   rm -rf "$RT" && mkdir -p "$RT"
+  pids=()
   for unit in webgpu_runtime tvmjs_support wasm_runtime; do
-    t=$(date +%s)
-    $NICE emcc "${CFLAGS[@]}" -emit-llvm -c -o "$RT/$unit.bc" "$ROOT/web/emcc/$unit.cc"
-    log "$unit.bc $(du -k "$RT/$unit.bc" | cut -f1) KiB in $(( $(date +%s) - t )) s"
+    (
+      t=$(date +%s)
+      $NICE emcc "${CFLAGS[@]}" -c -o "$RT/$unit.o" "$ROOT/web/emcc/$unit.cc"
+      log "$unit.o $(du -k "$RT/$unit.o" | cut -f1) KiB in $(( $(date +%s) - t )) s"
+    ) &
+    pids+=($!)
   done
+  for pid in "${pids[@]}"; do wait "$pid"; done  # set -e: a failed unit fails the build here
   echo "$rt_key" > "$RT/.key"
 fi
 
