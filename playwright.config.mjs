@@ -3,6 +3,7 @@
  * browser settings it shares with the demo and the benchmarks (Chromium,
  * flags, port, timeouts) are in scripts/browser-settings.mjs.
  */
+import { availableParallelism } from "node:os";
 import { defineConfig } from "@playwright/test";
 import { browserSettings } from "./scripts/browser-settings.mjs";
 
@@ -14,7 +15,9 @@ export default defineConfig({
   timeout: browserSettings.testTimeout,
   expect: { timeout: 20_000 },
   fullyParallel: false,
-  workers: 1,
+  // Two spec files at a time, each in its own Chromium: one worker leaves a core idle while a page waits on
+  // SwiftShader or a load (the whole suite passed at 2 under a load average of 8).
+  workers: Number(process.env.WEBDLPACK_BROWSER_WORKERS ?? Math.min(2, availableParallelism())),
   retries: 0,
   forbidOnly: !!process.env.CI,
   outputDir: "build/test-artifacts",
