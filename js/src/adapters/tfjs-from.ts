@@ -55,9 +55,10 @@ function shareBlocker<T extends TfjsTensorLike>(
  *
  * - On a WebGPU backend: first TF.js's unsubmitted work is submitted (so what
  *   the consumer queues runs after it). float32/int32 data already on the GPU
- *   is shared zero-copy and marked READ_ONLY (TF.js tensors are immutable); a
- *   TF.js clone keeps the data alive until the webdlpack tensor and every holder
- *   of it are released. Otherwise TF.js's `dataToGPU()` copy is used (IS_COPIED);
+ *   is shared zero-copy and marked READ_ONLY (TF.js tensors are immutable), over
+ *   a read-only pointer (webdlpack's writes through it are refused: BAD_FLAGS);
+ *   a TF.js clone keeps the data alive until the webdlpack tensor and every
+ *   holder of it are released. Otherwise TF.js's `dataToGPU()` copy is used (IS_COPIED);
  *   bool is converted to 1 byte per element on the GPU (IS_COPIED). A backend on
  *   another device than the context's default gets that device registered
  *   (`registerWebGPUDevice`), and the tensor is on its id.
@@ -113,49 +114,37 @@ export async function tensorFromTfjs<T extends TfjsTensorLike>(
     let entry = adoptedTfjs.get(buffer);
     if (entry === undefined || entry.lease.released) {
       const holder = tf.keep(tf.clone(t));
-      let pointer: number | null = null;
+      let pointer: number;
       try {
+        // Read-only: nothing writes TF.js's data through webdlpack (context/pointers/read-only.ts). A buffer webdlpack
+        // knows already (an ORT output, a webdlpack tensor TF.js reads in place) gets a second, read-only pointer.
         pointer = ctx.registerGPUBuffer(buffer, {
           deviceId,
           owned: false,
           owner: TFJS_OWNER,
           onRelease: () => holder.dispose(),
+          readOnly: true,
         });
       } catch (err) {
         holder.dispose();
-        // Already in the table under another owner (e.g. an ORT output TF.js reads in place): copy instead.
-        if (!(err instanceof WebDLPackError) || err.code !== "INVALID_ARGUMENT") throw err;
+        throw err;
       }
-      if (pointer !== null) {
-        const ptr = pointer;
-        const lease = new BufferLease(`TF.js tensor ${shape.join("x")} ${t.dtype}`, () => {
-          adoptedTfjs.delete(buffer);
-          ctx.freeWebGPU(ptr);
-        });
-        entry = { lease, pointer: ptr, deviceId };
-        adoptedTfjs.set(buffer, entry);
-      } else {
-        entry = undefined;
-      }
-    }
-    if (entry !== undefined) {
-      return produceGPUTensor({
-        pointer: entry.pointer,
-        deviceId,
-        dtype,
-        shape,
-        readOnly: true,
-        release: entry.lease.hold(),
-        owner: TFJS_OWNER,
+      const lease = new BufferLease(`TF.js tensor ${shape.join("x")} ${t.dtype}`, () => {
+        adoptedTfjs.delete(buffer);
+        ctx.freeWebGPU(pointer);
       });
+      entry = { lease, pointer, deviceId };
+      adoptedTfjs.set(buffer, entry);
     }
-    if (copy === "never") {
-      throw new WebDLPackError("COPY_REQUIRED", "TF.js's buffer already belongs to another webdlpack pointer", {
-        field: "tfTensor",
-        value: "buffer in use",
-        expected: "copy: 'auto'",
-      });
-    }
+    return produceGPUTensor({
+      pointer: entry.pointer,
+      deviceId,
+      dtype,
+      shape,
+      readOnly: true,
+      release: entry.lease.hold(),
+      owner: TFJS_OWNER,
+    });
   } else if (copy === "never") {
     throw new WebDLPackError("COPY_REQUIRED", `TF.js's buffer cannot be shared: ${blocker}`, {
       field: "tfTensor",

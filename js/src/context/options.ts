@@ -55,6 +55,7 @@ export const REGISTER_OPTION_RULES: OptionRules = {
   owner: STRING_OPTION,
   onRelease: { accepts: (v) => typeof v === "function", expected: "a function (buffer, ptr) => void" },
   tracked: BOOLEAN_OPTION,
+  readOnly: BOOLEAN_OPTION,
 };
 
 /** DeviceOptions of getWebGPUDevice. */

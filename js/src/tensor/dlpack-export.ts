@@ -9,8 +9,9 @@
  * copies it into a block its host gives (a kept one, or a new one). Each export
  * is a record its host keeps until the deleter releases it (export-records.ts).
  */
-import { WebDLPackError } from "../errors.js";
+import { reportUncaught, WebDLPackError } from "../errors.js";
 import { requireObject } from "../arguments.js";
+import { getContext } from "../context/index.js";
 import { DLPackFlag, writeManagedTrusted, type DLTensorDesc, type TypedArray, type WasmHost } from "../dlpack/index.js";
 import { managedTemplate, type ManagedTemplate } from "../dlpack/write.js";
 import type { TrackedEntry } from "../context/ledger/entry.js";
@@ -26,6 +27,38 @@ export const DEFAULT_TO_MANAGED: ToManagedOptions = Object.freeze({});
 export interface ExportedTensor {
   toArray(): TypedArray;
   readonly nbytes: number;
+}
+
+/**
+ * A read-only pointer to the buffer of a READ_ONLY WebGPU tensor, for one export (context/pointers/read-only.ts): its
+ * consumer — Python, C, JS importing the struct — can read through it and never write, while the pointer the tensor
+ * was made over keeps its owner's writes. Null where the export names the tensor's own pointer as before: it is
+ * read-only already, not the page context's (a resolver of the page's own), on a lost device, or the context is
+ * an older copy's that has no read-only pointers.
+ */
+function lendReadOnly(desc: DLTensorDesc): { pointer: number; free: () => void } | null {
+  const ctx = getContext();
+  let info: { deviceId: number; deviceLost: boolean; readOnly?: boolean };
+  try {
+    info = ctx.gpuPointerInfo(desc.data);
+  } catch {
+    return null; // not a pointer of the page context: the page's resolver knows it (gpu-pointer.ts)
+  }
+  if (info.readOnly !== false || info.deviceLost) return null;
+  const pointer = ctx.registerGPUBuffer(ctx.gpuPointerToBuffer(desc.data), {
+    readOnly: true,
+    tracked: false, // the export's own ledger entry lists the consumer
+    deviceId: info.deviceId,
+    owner: "read-only export",
+  });
+  const free = (): void => {
+    try {
+      ctx.freeWebGPU(pointer);
+    } catch (err) {
+      reportUncaught(err, "freeing a read-only export's pointer"); // a deleter never throws into its consumer
+    }
+  };
+  return { pointer, free };
 }
 
 /** Copy `tensor`'s elements into a new block of `host`'s heap; returns its address. */
@@ -96,7 +129,18 @@ export function exportManaged(
   }
   let copyAddr = 0;
   let record: LiveExport;
-  if (inHost) {
+  const lent = inHost && storage.kind === "webgpu" && tensorFlags.readOnly ? lendReadOnly(desc) : null;
+  if (lent !== null) {
+    // The struct names the read-only pointer: written for this export (the tensor's template names its own).
+    try {
+      const struct = { byteOffset: desc.byteOffset, strides: desc.strides, deleter: exports.deleter, versioned };
+      const flags = bitsOf(tensorFlags);
+      record = exports.adopt(writeManagedTrusted(host, desc, { ...struct, data: lent.pointer, flags }));
+    } catch (err) {
+      lent.free();
+      throw err;
+    }
+  } else if (inHost) {
     // The Tensor's description was validated when it was made: no second validation (write.ts managedTemplate).
     let template = cache.template;
     if (!known || cache.versioned !== versioned || template === null) {
@@ -146,12 +190,13 @@ export function exportManaged(
         entry = trackHolder(desc, tensor.nbytes, options.holder, hold);
       } catch (err) {
         exports.giveBack(record); // the struct was never handed out
+        lent?.free();
         hold.release();
         throw err;
       }
     }
   }
-  record.open(exports, copyAddr, tensor, hold, entry);
+  record.open(exports, copyAddr, tensor, hold, entry, lent === null ? null : lent.free);
   return record.address;
 }
 

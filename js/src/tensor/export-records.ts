@@ -73,6 +73,8 @@ export class LiveExport implements Release {
   owner: Ownership | null = null;
   /** The ledger's "export" entry of a hold on GPU bytes (null: none); its release is the hold's. */
   entry: TrackedEntry | null = null;
+  /** Frees the read-only pointer the struct names, made for this export (a READ_ONLY GPU tensor's), else null. */
+  lent: (() => void) | null = null;
 
   /** Make this released record the live export of its block, holding `tensor` (and `owner`, through `entry` if any). */
   open(
@@ -81,12 +83,14 @@ export class LiveExport implements Release {
     tensor: object,
     owner: Ownership | null,
     entry: TrackedEntry | null,
+    lent: (() => void) | null = null,
   ): void {
     this.exports = exports;
     this.copyAddr = copyAddr;
     this.tensor = tensor;
     this.owner = owner;
     this.entry = entry;
+    this.lent = lent;
     liveExports++;
   }
 
@@ -99,16 +103,18 @@ export class LiveExport implements Release {
   release(): boolean {
     const exports = this.exports;
     if (exports === null) return false;
-    const { copyAddr, owner, entry } = this;
+    const { copyAddr, owner, entry, lent } = this;
     this.exports = null;
     this.tensor = null;
     this.owner = null;
     this.entry = null;
+    this.lent = null;
     liveExports--;
     try {
       exports.giveBack(this);
       if (copyAddr !== 0) exports.host.free(copyAddr);
     } finally {
+      lent?.(); // (it reports its own failure: never throws)
       if (entry !== null) entry.release();
       else owner?.release();
     }

@@ -1,9 +1,7 @@
 /**
- * The context's GPU buffers by pointer: what the pointer table holds for
- * each pointer (the buffer, its device, owner and release), the O(1)
- * translation fast path, the ledger entry each pointer gets, and the one
- * place a buffer is given back (cache, throttled destroy, or its owner's
- * onRelease).
+ * The context's GPU buffers by pointer: what the pointer table holds for each pointer (the buffer, its device, owner,
+ * release, read-only bit: read-only.ts), the O(1) translation fast path, the ledger entry each pointer gets, and the
+ * one place a buffer is given back (cache, throttled destroy, or its owner's onRelease).
  */
 import { checkOptions } from "../../arguments.js";
 import { describeValue } from "../../describe-value.js";
@@ -27,6 +25,7 @@ import { PointerTable } from "./pointer-table.js";
 import { checkPointerType, REGISTER_OPTION_RULES } from "../options.js";
 import { checkRegisteredBuffer, destroyedBufferError, forgetVerifiedBuffer } from "./register-check.js";
 import { bufferFacts } from "../ground/buffer-facts.js";
+import { readOnlyInit } from "./read-only.js";
 import { countedAlive } from "../ground/meter.js";
 
 /** What a caller tells {@link BufferTable.insert} about a buffer. */
@@ -45,6 +44,8 @@ export interface BufferInit {
   readonly usage?: number;
   /** A registered buffer the device's meter counted alive: every use checks that its owner did not destroy it since. */
   readonly watched?: boolean;
+  /** A read-only pointer: webdlpack's writes through it are refused (read-only.ts). */
+  readonly readOnly?: boolean;
 }
 
 /** Which path gave a pointer's buffer back. */
@@ -99,14 +100,12 @@ export class BufferTable {
   readonly #ledger: Ledger;
   readonly #allocators: AllocatorLookup;
   readonly #devices: DeviceRegistry;
-  /** Buffers in the table, to refuse adopting one twice. */
+  /** Buffers in the table by the pointer they were made or registered under (not a read-only second one). */
   readonly #byBuffer = new WeakMap<GPUBuffer, GPUPointer>();
   /**
-   * Translation fast path: for slot s, `#fast[2s]` is the live pointer whose
-   * buffer can be handed out as is (-1: go the slow way — freed, lost device,
-   * async error) and `#fast[2s + 1]` that buffer; one array, so one cache line.
-   * Kept in step with the table by insert, free, loseDevice and poison.
-   * (Measured: bench/allocator.mjs.)
+   * Translation fast path: for slot s, `#fast[2s]` is the live pointer whose buffer can be handed out as is (-1: the
+   * slow way — freed, lost device, async error) and `#fast[2s + 1]` that buffer; one array, so one cache line. Kept
+   * in step by insert, free, loseDevice and poison. (Measured: bench/allocator.mjs.)
    */
   #fast: unknown[] = emptyFastPath(64);
   /** Beside it, for slot s, the entry of the pointer at `#fast[2s]` (what {@link usable} returns on the fast path). */
@@ -172,6 +171,7 @@ export class BufferTable {
       usage: init.usage ?? bufferFacts(init.buffer).usage,
       transfers: undefined,
       watched: init.watched ?? false,
+      readOnly: init.readOnly ?? false,
     };
     try {
       ptr = this.#table.insert(entry);
@@ -179,7 +179,7 @@ export class BufferTable {
       if (entry.owned) this.#allocators.get(entry.device).discard(entry.buffer);
       throw err;
     }
-    this.#byBuffer.set(entry.buffer, ptr);
+    if (!entry.readOnly || !this.#byBuffer.has(entry.buffer)) this.#byBuffer.set(entry.buffer, ptr);
     this.#setFast(ptr, entry);
     if (!tracked) return ptr;
     const ledgerEntry = this.#ledger.track({
@@ -207,8 +207,12 @@ export class BufferTable {
         expected: "a GPUBuffer (size, usage, destroy)",
       });
     }
-    const record = this.#devices.live(opts.deviceId ?? 0, "registerGPUBuffer");
     const existing = this.pointerOf(buffer);
+    if (existing !== undefined && opts.readOnly === true) {
+      const source = this.usable(existing, "registerGPUBuffer");
+      return this.insert(readOnlyInit(source, existing, opts), true, opts.tracked ?? true);
+    }
+    const record = this.#devices.live(opts.deviceId ?? 0, "registerGPUBuffer");
     if (existing !== undefined) {
       throw new WebDLPackError(
         "INVALID_ARGUMENT",
@@ -230,6 +234,7 @@ export class BufferTable {
       onRelease: opts.onRelease,
       pooled: false,
       watched: countedAlive(buffer, record.device),
+      readOnly: opts.readOnly ?? false,
     };
     const ptr = this.insert(init, true, opts.tracked ?? true);
     // Destroyed, or another GPUDevice's: WebGPU says so asynchronously; the pointer then refuses every use.
@@ -252,9 +257,8 @@ export class BufferTable {
   }
 
   /**
-   * Whether `entry` is the ledger entry of one of this table's live pointers: the entry the pointer's own record
-   * holds (no set of entries kept beside the table: a WeakSet add per allocation cost a third of a bucket
-   * alloc + free, most of it in the garbage collector).
+   * Whether `entry` is the ledger entry of one of this table's live pointers: the one its record holds (no set kept
+   * beside the table: a WeakSet add per allocation cost a third of a bucket alloc + free, mostly in the GC).
    */
   isOwnEntry(entry: LedgerEntry): boolean {
     const ptr = entry.pointer;
@@ -299,6 +303,7 @@ export class BufferTable {
       owner: entry.owner,
       owned: entry.owned,
       deviceLost: entry.device.lost,
+      readOnly: entry.readOnly === true,
     };
   }
 
@@ -306,7 +311,7 @@ export class BufferTable {
   free(ptr: GPUPointer): void {
     checkPointerType(ptr, "freeWebGPU");
     const entry = this.#table.remove(ptr);
-    this.#byBuffer.delete(entry.buffer);
+    if (this.#byBuffer.get(entry.buffer) === ptr) this.#byBuffer.delete(entry.buffer);
     this.#clearFast(ptr);
     entry.ledger?.[MARK_RELEASED]("dispose");
     entry.giveBack.release("free");
@@ -361,8 +366,7 @@ export class BufferTable {
       else if (entry.pooled && entry.asyncError === undefined) allocator.recycle(entry.buffer);
       else allocator.discard(entry.buffer);
     }
-    // The slot is released before user code runs, so a throwing onRelease leaks nothing.
-    entry.onRelease?.(entry.buffer, ptr);
+    entry.onRelease?.(entry.buffer, ptr); // the slot is released before user code runs: a throw leaks nothing
   }
 
   /** Put a live pointer on the translation fast path (not a watched one: its every use checks the buffer is alive). */

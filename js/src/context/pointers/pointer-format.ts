@@ -148,6 +148,14 @@ export interface RegisterBufferOptions {
    * and leak reports then work through those entries; device loss still releases the buffer. Default true.
    */
   tracked?: boolean;
+  /**
+   * true: a read-only pointer — webdlpack's writes through it (`upload`, the destination of `copyBuffer`,
+   * `clearBuffer`, and so Python's and C's uploads) are refused with BAD_FLAGS; reads, copies out of it and
+   * hand-offs to readers work. For a buffer already in the table this makes a second pointer to it, lent
+   * read-only (a READ_ONLY tensor's DLPack export names one): its holder's pointer keeps its writes, and freeing
+   * the read-only one never touches the buffer. Default false (docs/gpu-pointers.md, "Read-only pointers").
+   */
+  readOnly?: boolean;
 }
 
 /** What {@link WebDLPackContext.gpuPointerInfo} reports. */
@@ -170,4 +178,6 @@ export interface GPUPointerInfo {
   owned: boolean;
   /** Whether the buffer's device has been lost (the pointer then fails to translate). */
   deviceLost: boolean;
+  /** Whether webdlpack refuses writes through this pointer (RegisterBufferOptions.readOnly). */
+  readOnly: boolean;
 }

@@ -11,6 +11,7 @@ import type { BufferEntry, BufferTable } from "../pointers/buffer-table.js";
 import type { GPUPointer } from "../pointers/pointer-format.js";
 import { checksInFlight, pendingBufferCheck } from "../pointers/register-check.js";
 import { flushQueueUsers, queueUsers } from "./queue-users.js";
+import { readOnlyPointerError } from "../pointers/read-only.js";
 import {
   hostLength,
   hostView,
@@ -80,20 +81,27 @@ export class ContextTransfers {
     return this.#entry(ptr, operation);
   }
 
+  /** {@link #entry} of a pointer webdlpack writes through: refused (BAD_FLAGS) when it is read-only (read-only.ts). */
+  #writable(ptr: GPUPointer, operation: string): BufferEntry {
+    const entry = this.#entry(ptr, operation);
+    if (entry.readOnly === true) throw readOnlyPointerError(ptr, operation);
+    return entry;
+  }
+
   /** `ctx.upload(ptr, source, range)`. */
   upload(ptr: GPUPointer, source: ReadbackTarget, range?: Pick<ReadbackRange, "byteOffset">): void {
-    const entry = this.#entry(ptr, "upload");
+    const entry = this.#writable(ptr, "upload");
     uploadFrom(transfersOf(entry), entry, source, range);
   }
 
   /** `ctx.copyBuffer(src, dst, range)`. */
   copyBuffer(src: GPUPointer, dst: GPUPointer, range?: CopyRange): void {
-    copyEntries(this.#entry(src, "copyBuffer"), this.#entry(dst, "copyBuffer"), range);
+    copyEntries(this.#entry(src, "copyBuffer"), this.#writable(dst, "copyBuffer"), range);
   }
 
   /** `ctx.clearBuffer(ptr, range)`. */
   clearBuffer(ptr: GPUPointer, range?: ReadbackRange): void {
-    clearEntry(this.#entry(ptr, "clearBuffer"), range);
+    clearEntry(this.#writable(ptr, "clearBuffer"), range);
   }
 
   /**
