@@ -111,3 +111,41 @@ except Exception as e:
   expect(r.ownerValues).toEqual([5, 6, 7, 8]); // no consumer's write reached the buffer
   expect(r.leftoverPointers).toBe(0);
 });
+
+test("a tensor over a read-only pointer, even without the READ_ONLY flag, reaches a consumer that writes only as a copy", async ({
+  page,
+}) => {
+  const r = await page.evaluate(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const { webdlpack, adapters, ort, testkit } = window as any;
+    const ctx = webdlpack.getContext();
+    await ctx.setup();
+    const binding = adapters.bindOrtToContext(ort, ctx);
+    const pointersBefore = ctx.stats().livePointers;
+    const owner = await testkit.gpuTensor(ctx, [1, 2, 3, 4], [4]);
+    const lent = ctx.registerGPUBuffer(ctx.gpuPointerToBuffer(owner.data), { readOnly: true });
+    const t = webdlpack.Tensor.webgpu({ pointer: lent, deviceId: 0, dtype: "float32", shape: [4] }); // no flag
+    const never = await testkit.failure(() => binding.tensorToOrt(t, { mayWrite: true, copy: "never" }));
+    const written = await binding.tensorToOrt(t, { mayWrite: true });
+    const read = await binding.tensorToOrt(t);
+    const ownersOwn = await binding.tensorToOrt(owner, { mayWrite: true });
+    const infos = [written, read, ownersOwn].map((o) => adapters.handoffInfo(o));
+    for (const o of [written, read, ownersOwn]) o.dispose();
+    t.dispose();
+    ctx.freeWebGPU(lent);
+    owner.dispose();
+    return {
+      never: `${never.code} ${never.field}`,
+      infos,
+      leftoverPointers: ctx.stats().livePointers - pointersBefore,
+    };
+  });
+  const shared = { zeroCopy: true, isCopied: false, reason: null };
+  expect(r.never).toBe("COPY_REQUIRED tensor.flags.readOnly");
+  expect(r.infos).toEqual([
+    { zeroCopy: false, isCopied: true, reason: "the tensor is READ_ONLY and ORT may write its input" },
+    shared, // a reader gets the very buffer
+    shared, // the owner's own pointer is writable
+  ]);
+  expect(r.leftoverPointers).toBe(0);
+});

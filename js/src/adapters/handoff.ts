@@ -78,6 +78,14 @@ export function readOnlyRefusal(name: string): WebDLPackError {
   );
 }
 
+/**
+ * True when `tensor`'s pointer is a read-only one (context/pointers/read-only.ts: lent read-only, e.g. a READ_ONLY
+ * export's, wrapped again without the flag): a consumer that may write gets it only as a READ_ONLY tensor would be.
+ */
+function lentReadOnly(tensor: Tensor, ctx: WebDLPackContext): boolean {
+  return (ctx.gpuPointerInfo(tensor.data) as { readOnly?: boolean }).readOnly === true;
+}
+
 /** A hand-off's `copy` option: share when possible ("auto"), share or refuse ("never"), or copy ("always"). */
 export type CopyMode = "auto" | "never" | "always";
 
@@ -91,8 +99,8 @@ export interface GPUHandoff<T extends object> {
   inPlace(loc: GPUTensorLocation): string | null;
   /**
    * True when the framework may write through what it is given (a tvmjs in-place function, an ORT pre-allocated
-   * output): a READ_ONLY tensor is then never lent — copied, or refused with `copy: "never"` (DLPack: the consumer
-   * of a READ_ONLY tensor must not write it).
+   * output): a READ_ONLY tensor, or one over a read-only pointer, is then never lent — copied, or refused with
+   * `copy: "never"` (DLPack: the consumer of a READ_ONLY tensor must not write it).
    */
   readonly mayWrite: boolean;
   /** What a copy does to the elements (default "copy"; TF.js's bool: "bool8-to-u32"). */
@@ -132,7 +140,7 @@ export async function handOffGPUTensor<T extends object>(
 ): Promise<T> {
   const loc = await locateCheckedGPUTensor(tensor, ctx);
   const blocker = h.copy === "always" ? "copy: 'always'" : h.inPlace(loc);
-  const readOnly = blocker === null && h.mayWrite && tensor.flags.readOnly;
+  const readOnly = blocker === null && h.mayWrite && (tensor.flags.readOnly || lentReadOnly(tensor, ctx));
   if (blocker === null && !readOnly) {
     const release = once(tensor.retain());
     let out: T;
