@@ -15,7 +15,8 @@
  * and timed against the hand-written readback into a reused array (one kept MAP_READ buffer per size; uploads:
  * writeBuffer + wait) in the same rounds, interleaved in rotating order — and against the same readback through two
  * kept buffers in turn ("raw, 2 buffers in turn": never the buffer just used), what landing on a colder buffer
- * costs by itself. Medians µs per size and class; if the
+ * costs by itself; and through a 64 KiB buffer (the class setup keeps, which serves the ring's smaller readbacks),
+ * what a larger staging buffer costs. `DeviceTransfers.read` (readOne, below the pointer lookup) splits the rest. Medians µs per size and class; if the
  * "other"/"new" classes are rare or no slower than "same", the ring's choice of buffer is not where small transfers
  * lose time.
  *
@@ -39,6 +40,7 @@ const { values: args } = parseArgs({
 const { create, globals } = await import("webgpu");
 Object.assign(globalThis, globals);
 const webdlpack = await import("../../js/dist/index.js");
+const { transfersFor } = await import("../../js/dist/context/transfers/index.js");
 const { ReadRing, WriteRing } = await import("../../js/dist/context/transfers/staging.js");
 
 // Record the buffers a ring hands out during a call (a readback split into pieces takes several).
@@ -87,8 +89,9 @@ async function sizeEnv(n) {
   const buffer = ctx.gpuPointerToBuffer(ptr);
   device.queue.writeBuffer(buffer, 0, new Uint8Array(n).fill(7));
   const staging = device.createBuffer({ size: n, usage: MAP_READ | COPY_DST });
+  const big = device.createBuffer({ size: Math.max(n, 65536), usage: MAP_READ | COPY_DST });
   const pair = [0, 1].map(() => device.createBuffer({ size: n, usage: MAP_READ | COPY_DST }));
-  return { n, ptr, buffer, staging, pair, turn: 0, out: new Uint8Array(n), host: new Uint8Array(n).fill(9) };
+  return { n, ptr, buffer, staging, big, pair, turn: 0, out: new Uint8Array(n), host: new Uint8Array(n).fill(9) };
 }
 const envs = new Map();
 for (const n of [...small, ...large]) envs.set(n, await sizeEnv(n));
@@ -107,6 +110,9 @@ const calls = {
   raw: (e) => readThrough(e, e.staging),
   // Never the buffer just used: what a ring that always handed out another (colder) buffer would cost.
   "raw, 2 buffers in turn": (e) => readThrough(e, e.pair[e.turn++ % 2]),
+  // The class setup keeps (64 KiB) serving a smaller readback, as the ring's 1 KiB readbacks are served.
+  "raw, 64 KiB staging": (e) => readThrough(e, e.big),
+  "DeviceTransfers.read": (e) => transfersFor(device).read(e.buffer, 0, e.n, (b, at) => e.out.set(b, at)),
   "ctx.readbackInto": (e) => ctx.readbackInto(e.ptr, e.out),
   "writeBuffer + wait": async (e) => {
     device.queue.writeBuffer(e.buffer, 0, e.host);
@@ -117,7 +123,7 @@ const calls = {
     await device.queue.onSubmittedWorkDone();
   },
 };
-const KIND = { "ctx.readbackInto": "read", "ctx.upload + wait": "write" };
+const KIND = { "DeviceTransfers.read": "read", "ctx.readbackInto": "read", "ctx.upload + wait": "write" };
 
 /** samples[n][variant][class] = µs[] */
 const samples = new Map(small.map((n) => [n, {}]));
@@ -164,14 +170,16 @@ for (const [n, byVariant] of samples) {
   }
   const raw = row.variants.raw.all.medianUs;
   const turn = row.variants["raw, 2 buffers in turn"].all.medianUs;
+  const big = row.variants["raw, 64 KiB staging"].all.medianUs;
   const wb = row.variants["writeBuffer + wait"].all.medianUs;
   const line = (name, anchor) =>
     Object.entries(row.variants[name])
       .map(([cls, s]) => `${cls} ${s.count}× ${s.medianUs.toFixed(1)} µs (${(anchor / s.medianUs).toFixed(2)}×)`)
       .join(", ");
   console.log(
-    `${n} B: raw ${raw.toFixed(1)} µs; 2 buffers in turn ${turn.toFixed(1)} µs (${(raw / turn).toFixed(2)}×)`,
+    `${n} B: raw ${raw.toFixed(1)} µs; 2 buffers in turn ${turn.toFixed(1)} µs (${(raw / turn).toFixed(2)}×), 64 KiB staging ${big.toFixed(1)} µs (${(raw / big).toFixed(2)}×)`,
   );
+  console.log(`${" ".repeat(String(n).length)}    DeviceTransfers.read ${line("DeviceTransfers.read", raw)}`);
   console.log(`${" ".repeat(String(n).length)}    readbackInto ${line("ctx.readbackInto", raw)}`);
   console.log(
     `${" ".repeat(String(n).length)}    writeBuffer + wait ${wb.toFixed(1)} µs; upload ${line("ctx.upload + wait", wb)}`,
