@@ -12,6 +12,7 @@ import { DEFAULT_TRANSFER_PLAN } from "../../js/src/context/transfers/device-tra
 import { Inflight } from "../../js/src/context/transfers/inflight.js";
 import { ReadRing, WriteRing } from "../../js/src/context/transfers/staging.js";
 import { writeRange } from "../../js/src/context/transfers/write.js";
+import { WebDLPackError } from "../../js/src/errors.js";
 import { asGPU, DEFAULT_LIMITS, FakeAdapter, FakeDevice, FakeGPU } from "./context-fakes.js";
 
 const MiB = 2 ** 20;
@@ -255,4 +256,52 @@ test("a first upload no kept buffer takes whole goes in pieces of the one setup 
   assert.equal(mixed, "mixed");
   assert.deepEqual(made().slice(before), [], "no new staging: the 4 MiB left went through writeBuffer");
   assert.deepEqual(target.data.subarray(0, n), bytes);
+});
+
+test("a first upload's rest: a budget refusing its once-used staging sends it through writeBuffer; other errors throw", async () => {
+  const device = new FakeDevice([], { maxBufferSize: GiB });
+  const inflight = new Inflight(asGPU<GPUDevice>(device), "fake");
+  const plan = {
+    ...DEFAULT_TRANSFER_PLAN.write,
+    classes: [{ fromBytes: 8 * MiB, cold: "staging", warm: "staging" } as const],
+    minPieceBytes: 256 * MiB,
+    makeStaging: true,
+  };
+  const forty = new Uint8Array(40 * MiB);
+  for (let i = 0; i < forty.length; i += 4099) forty[i] = (i * 5 + 3) & 0xff;
+  // The once-used buffer for the rest (24 MiB, mapped at creation) is what the device refuses here.
+  const real = device.createBuffer.bind(device);
+  const refuseRestWith = (error: Error) => {
+    device.createBuffer = ((d: GPUBufferDescriptor) => {
+      if (d.size === 24 * MiB && d.mappedAtCreation === true) throw error;
+      return real(d);
+    }) as typeof device.createBuffer;
+  };
+  const upload = async () => {
+    const ring = new WriteRing(asGPU<GPUDevice>(device), (b) => b.destroy(), 288 * MiB);
+    await ring.prepare(16 * MiB, 1);
+    const large = device.createBuffer({ size: 40 * MiB, usage });
+    const path = writeRange(
+      asGPU<GPUDevice>(device),
+      ring,
+      inflight,
+      plan,
+      { warm: 0 },
+      asGPU<GPUBuffer>(large),
+      0,
+      forty,
+    );
+    return { path, large };
+  };
+  refuseRestWith(new WebDLPackError("OUT_OF_MEMORY", "past the budget", { field: "size", value: 24 * MiB }));
+  const refused = await upload();
+  assert.equal(refused.path, "mixed", "the kept buffer's part staged, the rest through writeBuffer");
+  assert.deepEqual(refused.large.data, forty);
+  refuseRestWith(new TypeError("a bug, not the budget"));
+  await assert.rejects(upload, (err: unknown) => {
+    assert.ok(err instanceof WebDLPackError);
+    assert.equal(err.code, "GPU_ERROR"); // the upload's typed failure, naming the cause: not hidden by a fallback
+    assert.match(err.message, /a bug, not the budget/);
+    return true;
+  });
 });

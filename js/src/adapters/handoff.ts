@@ -83,6 +83,7 @@ export function readOnlyRefusal(name: string): WebDLPackError {
  * export's, wrapped again without the flag): a consumer that may write gets it only as a READ_ONLY tensor would be.
  */
 function lentReadOnly(tensor: Tensor, ctx: WebDLPackContext): boolean {
+  // `readOnly` may be missing: the page's context can be an older copy's, made before read-only pointers.
   return (ctx.gpuPointerInfo(tensor.data) as { readOnly?: boolean }).readOnly === true;
 }
 

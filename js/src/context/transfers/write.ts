@@ -231,8 +231,9 @@ function writeOnce(device: GPUDevice, target: GPUBuffer, offset: number, bytes: 
       },
       WEBDLPACK_OWNER,
     );
-  } catch {
-    return false;
+  } catch (err) {
+    if (err instanceof WebDLPackError && err.code === "OUT_OF_MEMORY") return false; // the budget: writeBuffer instead
+    throw err;
   }
   try {
     new Uint8Array(staging.getMappedRange(0, padded)).set(bytes); // the padding: zeros, as mapped at creation
