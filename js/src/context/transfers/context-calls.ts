@@ -202,10 +202,9 @@ function readInto(
   range: ByteRange | undefined,
 ): Promise<void> {
   // Not async: the caller (ctx.readbackInto) turns a throw here into its rejection; one async frame less.
-  const sink = sinkInto(target);
   if (range === undefined && ArrayBuffer.isView(target) && target.byteLength <= source.size) {
     // The common call, a whole view from byte 0: nothing to resolve (the sink checks the view per piece).
-    return transfers.readKnown(source, 0, target.byteLength, sink);
+    return transfers.readKnown(source, 0, target.byteLength, sinkInto(target));
   }
   const length = range?.byteLength ?? hostLength(target, "readbackInto");
   let offset = 0;
@@ -215,22 +214,35 @@ function readInto(
     offset = resolveRange(whole, source.size, length).offset;
   }
   hostView(target, length); // refuse a bad target before queueing work
-  return transfers.readKnown(source, offset, length, sink);
+  return transfers.readKnown(source, offset, length, sinkInto(target));
 }
 
 /**
- * Where a readback's pieces land in `target`: a Uint8Array takes them as they are (no view made per piece), after
- * the same size check {@link hostView} makes (it throws the typed error: a detached or shrunk view); other targets
- * through a view made per piece (wasm memory may grow between pieces).
+ * Where a readback's pieces land in `target` (checked by {@link hostView} already): a Uint8Array takes them as they
+ * are; a WebAssembly.Memory range through a view of its current buffer made per piece (memory may grow between
+ * pieces, never shrink: the range checked stays inside it), the memory and address as they were at the call; other
+ * targets through {@link hostView} per piece, which checks again.
  */
 function sinkInto(target: HostBytes): ReadSink {
-  if (target instanceof Uint8Array) {
-    return (bytes, at) => {
-      if (target.byteLength < at + bytes.byteLength) hostView(target, bytes.byteLength, at);
-      target.set(bytes, at);
-    };
+  if (target instanceof Uint8Array) return viewSink(target);
+  if (
+    !ArrayBuffer.isView(target) &&
+    typeof WebAssembly !== "undefined" &&
+    target.memory instanceof WebAssembly.Memory
+  ) {
+    const memory = target.memory;
+    const start = target.address >>> 0;
+    return (bytes, at) => new Uint8Array(memory.buffer, start + at, bytes.byteLength).set(bytes);
   }
   return (bytes, at) => hostView(target, bytes.byteLength, at).set(bytes);
+}
+
+/** The sink of a Uint8Array target: the bytes as they are, after the size check {@link hostView} makes (a detached or shrunk view throws its typed error). */
+function viewSink(target: Uint8Array): ReadSink {
+  return (bytes, at) => {
+    if (target.byteLength < at + bytes.byteLength) hostView(target, bytes.byteLength, at);
+    target.set(bytes, at);
+  };
 }
 
 /** ctx.upload: the bytes of `source` into `target` at range.byteOffset, taken before this returns (also the warm-up). */

@@ -167,9 +167,12 @@ export class DeviceTransfers {
     this.#directBelow = directBelow(plan.write.classes, this.#uploads);
   }
 
-  /** Read `length` bytes at `offset` of `source` into `sink`, piece by piece, after all submitted work. */
-  read(source: GPUBuffer, offset: number, length: number, sink: ReadSink, whileWaiting?: () => void): Promise<void> {
-    return readFrom(this.#env, this.#plan.read, bufferFacts(source), offset, length, sink, whileWaiting);
+  /**
+   * Read `length` bytes at `offset` of `source` into `sink`, piece by piece, after all submitted work. When this
+   * returns, the GPU work is queued: what the caller does then overlaps it.
+   */
+  read(source: GPUBuffer, offset: number, length: number, sink: ReadSink): Promise<void> {
+    return readFrom(this.#env, this.#plan.read, bufferFacts(source), offset, length, sink);
   }
 
   /** {@link read} of a buffer whose size and usage are at hand (a pointer's entry). */
@@ -186,27 +189,27 @@ export class DeviceTransfers {
     return this.readNewKnown(bufferFacts(source), offset, length);
   }
 
-  /** {@link readNew} of a buffer whose size and usage are at hand (a pointer's entry). */
+  /**
+   * {@link readNew} of a buffer whose size and usage are at hand (a pointer's entry). The array is made, or its pages
+   * touched, right after the read is queued — not in a callback the read makes: a callback that differs from call to
+   * call made the optimized small readback (readOne) give up its machine code (V8: "wrong feedback cell"), and the
+   * readbacks after that ran unoptimized (Node, SwiftShader; `node --trace-deopt`).
+   */
   readNewKnown(known: KnownBuffer, offset: number, length: number): Promise<ArrayBuffer> {
+    const small = length < this.#plan.touchFreshMinBytes;
     let out: Uint8Array | undefined;
-    let whileWaiting: () => void;
-    if (length < this.#plan.touchFreshMinBytes) {
-      whileWaiting = () => {
-        out = new Uint8Array(length);
-      };
-    } else {
+    if (!small) {
       try {
         out = new Uint8Array(length);
       } catch (err) {
         return Promise.reject(err);
       }
-      const made = out;
-      whileWaiting = () => touchPages(made);
     }
     const sink: ReadSink = (bytes, at) => out!.set(bytes, at);
-    return readFrom(this.#env, this.#plan.read, known, offset, length, sink, whileWaiting).then(
-      () => (out ?? new Uint8Array(0)).buffer as ArrayBuffer,
-    );
+    const read = readFrom(this.#env, this.#plan.read, known, offset, length, sink);
+    if (small) out = new Uint8Array(length);
+    else touchPages(out!);
+    return read.then(() => out!.buffer as ArrayBuffer);
   }
 
   /**

@@ -39,6 +39,20 @@ export class Inflight {
     return this.#pending;
   }
 
+  /**
+   * Count a transfer as started, for a caller that calls {@link end} exactly once (the small readback: no closure
+   * made per call). Throws DEVICE_LOST after a loss.
+   */
+  start(): void {
+    if (this.lostError !== undefined) throw this.lostError;
+    this.#pending += 1;
+  }
+
+  /** Count a transfer {@link start}ed as finished. */
+  end(): void {
+    this.#pending -= 1;
+  }
+
   /** Count a transfer as started; returns the function that counts it finished (idempotent). */
   begin(): () => void {
     if (this.lostError !== undefined) throw this.lostError;

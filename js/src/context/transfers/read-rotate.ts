@@ -30,7 +30,6 @@ export interface TurnJob {
   lead: number;
   length: number;
   sink: (bytes: Uint8Array, at: number) => void;
-  whileWaiting: (() => void) | undefined;
 }
 
 /**
@@ -95,7 +94,6 @@ export async function readInTurn(job: TurnJob, buffers: GPUBuffer[], chunk: numb
     throw inflight.failure(err, "readback");
   }
   try {
-    job.whileWaiting?.();
     await checkAllocated(allocated, length, `a snapshot of ${span} bytes`);
     await checkCopied(refused, device, source);
   } catch (err) {

@@ -106,9 +106,9 @@ export function checkReadable(source: KnownBuffer, offset: number, length: numbe
 
 /**
  * Read `length` bytes at `offset` of `source`, ordered after all submitted
- * work; `sink` gets each piece while its staging buffer is mapped.
- * `whileWaiting` runs once the GPU work is queued (e.g. to touch fresh memory
- * the bytes will land in, overlapping the page faults with the GPU).
+ * work; `sink` gets each piece while its staging buffer is mapped. When this
+ * returns, the GPU work is queued and every map asked for: work the caller does
+ * then (making or touching the memory the bytes will land in) overlaps the GPU's.
  * Rejects with DEVICE_LOST if the device is lost before the bytes arrive,
  * GPU_ERROR if mapping fails otherwise; staging buffers never leak.
  */
@@ -121,10 +121,9 @@ export function readRange(
   offset: number,
   length: number,
   sink: ReadSink,
-  whileWaiting?: () => void,
 ): Promise<void> {
   const env: ReadEnv = { device, queue: device.queue, ring, inflight };
-  return readFrom(env, plan, bufferFacts(source), offset, length, sink, whileWaiting);
+  return readFrom(env, plan, bufferFacts(source), offset, length, sink);
 }
 
 /** {@link readRange} of a buffer whose size and usage are at hand, on the device of `env`. */
@@ -135,12 +134,11 @@ export function readFrom(
   offset: number,
   length: number,
   sink: ReadSink,
-  whileWaiting?: () => void,
 ): Promise<void> {
   const end = offset + length;
   // The common small readback from byte 0 of a 4-byte multiple, readable (checkReadable's conditions): straight on.
   if (offset === 0 && length > 0 && length % 4 === 0 && length <= plan.singleBytes && length <= source.size) {
-    if ((source.usage & GPUUsage.COPY_SRC) !== 0) return readOne(env, source, 0, length, 0, length, sink, whileWaiting);
+    if ((source.usage & GPUUsage.COPY_SRC) !== 0) return readOne(env, source, 0, length, 0, length, sink);
   }
   try {
     checkReadable(source, offset, length);
@@ -152,7 +150,7 @@ export function readFrom(
   const lead = offset - start;
   const span = Math.ceil(end / 4) * 4 - start;
   // Not async itself: the one-piece case (small readbacks) is readOne's promise, with no extra async frame.
-  if (span <= plan.singleBytes) return readOne(env, source, start, span, lead, length, sink, whileWaiting);
+  if (span <= plan.singleBytes) return readOne(env, source, start, span, lead, length, sink);
   const { device, ring, inflight } = env;
   const job: ReadJob = {
     device,
@@ -164,7 +162,6 @@ export function readFrom(
     lead,
     length,
     sink,
-    whileWaiting,
   };
   const planned = planPieces(span, plan);
   if (plan.turnBytes > 0 && !ring.hasReady(planned[0]![1])) {
@@ -193,7 +190,7 @@ interface ReadJob extends TurnJob {
 
 /** The pieces case of {@link readRange} (see the file comment). */
 async function readPieces(job: ReadJob, plan: ReadPlan): Promise<void> {
-  const { device, ring, inflight, source, start, span, lead, length, sink, whileWaiting } = job;
+  const { device, ring, inflight, source, start, span, lead, length, sink } = job;
   const pieces = planPieces(span, plan);
   const done = inflight.begin();
   const staging: GPUBuffer[] = [];
@@ -230,7 +227,6 @@ async function readPieces(job: ReadJob, plan: ReadPlan): Promise<void> {
     throw inflight.failure(err, "readback");
   }
   try {
-    whileWaiting?.();
     await checkAllocated(allocated, length, `${pieces.length} staging buffer(s) for ${span} bytes`);
     await checkCopied(refused, device, source);
   } catch (err) {
@@ -279,16 +275,14 @@ function readOne(
   lead: number,
   length: number,
   sink: ReadSink,
-  whileWaiting: (() => void) | undefined,
 ): Promise<void> {
   const { device, ring, inflight } = env;
-  let done: () => void;
   let staging: GPUBuffer | undefined;
   let mapped: Promise<undefined>;
   /** The validation scope's answer, when the copy ran in one (below). */
   let scope: ScopeAnswer | undefined;
   try {
-    done = inflight.begin();
+    inflight.start(); // ended exactly once below (inflight.end), on every path
   } catch (err) {
     return Promise.reject(err);
   }
@@ -307,10 +301,9 @@ function readOne(
       scope = scopedCopy(env, source.buffer, start, staging, span);
     }
     mapped = staging.mapAsync(MAP_MODE_READ, 0, span);
-    whileWaiting?.();
   } catch (err) {
     if (staging !== undefined) ring.discard(staging);
-    done();
+    inflight.end();
     return failed(inflight, err);
   }
   const buffer = staging;
@@ -321,7 +314,7 @@ function readOne(
       if (scope.refused === undefined) return scope.arriving.then(copyOut);
       if (scope.refused !== null) {
         ring.discard(buffer);
-        done();
+        inflight.end();
         const refused = scope.refused.message;
         return bufferUseError("readback", device, source.buffer, refused).then((error) => failed(inflight, error));
       }
@@ -330,16 +323,16 @@ function readOne(
       sink(new Uint8Array(buffer.getMappedRange(0, span), lead, length), 0);
     } catch (err) {
       ring.discard(buffer);
-      done();
+      inflight.end();
       return failed(inflight, err);
     }
     ring.giveMapped(buffer); // unmapped in a later task, not between the GPU's answer and the caller
-    done();
+    inflight.end();
     return undefined;
   };
   return mapped.then(copyOut, (err: unknown) => {
     ring.discard(buffer);
-    done();
+    inflight.end();
     return failed(inflight, err);
   });
 }
