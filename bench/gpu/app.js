@@ -5,8 +5,11 @@
 //          destination from a synchronous `ctx.allocWebGPU`, no other work between (the hand-written variants: the
 //          first call on a fresh device, the destination made just before); `firstReps` devices per variant and size;
 //   long:  one long-lived device for every size: each round runs the sizes in a new seeded shuffled order (up and
-//          down: 1 KiB right after 256 MiB and back) and, at each size, every variant once in a shuffled order; the
-//          first round (every size's first call on the device) is not kept;
+//          down: 1 KiB right after 256 MiB and back), the small ones (up to `idleMaxBytes`) `smallRepeats` times each
+//          at shuffled places among the large ones, and at each place every variant once in a shuffled order; the
+//          first round (every size's first call on the device) is not kept. A small call's time spreads ±25 % from
+//          call to call on the H200 (interquartile range of 1 KiB readbacks, 20 rounds), so with one sample a round
+//          two identical code paths differed by 10–20 %: small sizes get more samples at little cost;
 //   idle:  on that device, the small sizes with the queue drained and a timer of `idleMs` before every call.
 // Rows carry phase "first" | "long" | "idle"; report.mjs draws their ratios like the cold/warm ones.
 import { pattern, row } from "./measure.js";
@@ -20,7 +23,8 @@ const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * @param {{newDevice: () => Promise<{device: GPUDevice, info: GPUAdapterInfo}>, webdlpack: object, sizes: number[],
- *   firstReps?: number, longRounds?: number, idleRounds?: number, idleMs?: number, idleMaxBytes?: number,
+ *   firstReps?: number, longRounds?: number, smallRepeats?: number, idleRounds?: number, idleMs?: number,
+ *   idleMaxBytes?: number,
  *   log?: (s: string) => void}} opts
  */
 export async function runAppBench({
@@ -29,7 +33,8 @@ export async function runAppBench({
   sizes,
   firstReps = 3,
   longRounds = 20,
-  idleRounds = 40,
+  smallRepeats = 4,
+  idleRounds = 100,
   idleMs = 5,
   idleMaxBytes = MiB,
   log = () => {},
@@ -107,8 +112,9 @@ export async function runAppBench({
     if (env.variants[k].ctx && env.variants[k].direction === "upload")
       env.paths.push(ctx.transferStats(0).lastUploadPath);
   };
+  const places = sizes.flatMap((n) => Array(n <= idleMaxBytes ? smallRepeats : 1).fill(n));
   for (let round = 0; round <= longRounds; round++) {
-    for (const n of shuffled([...sizes], random)) {
+    for (const n of shuffled([...places], random)) {
       const env = envs.get(n);
       for (const k of shuffled([...env.insts.keys()], random)) await call(env, k, round > 0);
     }
@@ -130,7 +136,9 @@ export async function runAppBench({
   };
   collect("long");
   const stagingAfterLong = ctx.transferStats(0);
-  say(`long-lived device, ${longRounds} rounds of ${sizes.length} sizes in shuffled order`);
+  say(
+    `long-lived device, ${longRounds} rounds of ${sizes.length} sizes in shuffled order (small ones ${smallRepeats}×)`,
+  );
 
   const small = sizes.filter((n) => n <= idleMaxBytes);
   for (let round = 0; round < idleRounds; round++) {
@@ -168,7 +176,15 @@ export async function runAppBench({
   const staging = (s) => ({ read: s.read, write: s.write });
   return {
     rows,
-    app: { firstReps, longRounds, idleRounds, idleMs, afterLong: staging(stagingAfterLong), atEnd: staging(stats) },
+    app: {
+      firstReps,
+      longRounds,
+      smallRepeats,
+      idleRounds,
+      idleMs,
+      afterLong: staging(stagingAfterLong),
+      atEnd: staging(stats),
+    },
   };
 }
 

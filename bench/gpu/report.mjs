@@ -209,7 +209,7 @@ export function markdownReport(out) {
   if (out.app)
     md +=
       `\nThe long-lived device's staging after its rounds: read ${ringText(out.app.afterLong.read)}; write ` +
-      `${ringText(out.app.afterLong.write)} (${out.app.longRounds} rounds; idle: ${out.app.idleRounds} rounds, ` +
+      `${ringText(out.app.afterLong.write)} (${out.app.longRounds} rounds${out.app.smallRepeats > 1 ? `, the small sizes ${out.app.smallRepeats} times a round` : ""}; idle: ${out.app.idleRounds} rounds, ` +
       `${out.app.idleMs} ms between calls).\n`;
   for (const phase of PHASES) {
     for (const dir of ["upload", "readback", "anchor"]) {
