@@ -119,41 +119,44 @@ for (const [mode, cycles] of [
 ] as const) {
   test(`${cycles} alloc/free cycles of 16 MiB survive in ${mode} mode`, async ({ jsPage }) => {
     test.setTimeout(180_000);
-    const result = await jsPage.evaluate(async ([mode, cycles]) => {
-      const { ctx, device } = await (window as unknown as HarnessWindow).testkit.setup({ cacheMode: mode });
-      let lost = "";
-      void device.lost.then((info) => {
-        lost = `${info.reason}: ${info.message}`;
-      });
-      const size = 16 * 2 ** 20;
-      const t0 = performance.now();
-      for (let i = 0; i < cycles; i++) {
-        const ptr = await ctx.allocWebGPUChecked(size, { owner: "cycler" });
-        if (i % 100 === 0) device.queue.writeBuffer(ctx.gpuPointerToBuffer(ptr), 0, new Uint32Array([i]));
-        ctx.freeWebGPU(ptr);
-      }
-      const loopMs = performance.now() - t0;
-      await ctx.flush();
-      // The device still works: a fresh allocation round-trips data.
-      const check = await ctx.allocWebGPUChecked(16);
-      device.queue.writeBuffer(ctx.gpuPointerToBuffer(check), 0, new Uint32Array([1, 2, 3, 4]));
-      const values = Array.from(new Uint32Array(await ctx.readback(check)));
-      ctx.freeWebGPU(check);
-      await ctx.flush();
-      const d = ctx.stats().devices[0]!;
-      return {
-        lost,
-        loopMs,
-        values,
-        hits: d.hits,
-        misses: d.misses,
-        peak: d.peakPendingBytes,
-        markers: d.destroyMarkers,
-        destroyed: d.destroyed,
-        pending: d.pendingDestroyBytes,
-        live: ctx.stats().livePointers,
-      };
-    }, [mode, cycles] as const);
+    const result = await jsPage.evaluate(
+      async ([mode, cycles]) => {
+        const { ctx, device } = await (window as unknown as HarnessWindow).testkit.setup({ cacheMode: mode });
+        let lost = "";
+        void device.lost.then((info) => {
+          lost = `${info.reason}: ${info.message}`;
+        });
+        const size = 16 * 2 ** 20;
+        const t0 = performance.now();
+        for (let i = 0; i < cycles; i++) {
+          const ptr = await ctx.allocWebGPUChecked(size, { owner: "cycler" });
+          if (i % 100 === 0) device.queue.writeBuffer(ctx.gpuPointerToBuffer(ptr), 0, new Uint32Array([i]));
+          ctx.freeWebGPU(ptr);
+        }
+        const loopMs = performance.now() - t0;
+        await ctx.flush();
+        // The device still works: a fresh allocation round-trips data.
+        const check = await ctx.allocWebGPUChecked(16);
+        device.queue.writeBuffer(ctx.gpuPointerToBuffer(check), 0, new Uint32Array([1, 2, 3, 4]));
+        const values = Array.from(new Uint32Array(await ctx.readback(check)));
+        ctx.freeWebGPU(check);
+        await ctx.flush();
+        const d = ctx.stats().devices[0]!;
+        return {
+          lost,
+          loopMs,
+          values,
+          hits: d.hits,
+          misses: d.misses,
+          peak: d.peakPendingBytes,
+          markers: d.destroyMarkers,
+          destroyed: d.destroyed,
+          pending: d.pendingDestroyBytes,
+          live: ctx.stats().livePointers,
+        };
+      },
+      [mode, cycles] as const,
+    );
     console.log(
       `${mode}: ${cycles} × 16 MiB in ${result.loopMs.toFixed(0)} ms; hits ${result.hits}, misses ${result.misses}, ` +
         `destroyed ${result.destroyed}, markers ${result.markers}, peak pending ${(result.peak / 2 ** 20).toFixed(0)} MiB`,
