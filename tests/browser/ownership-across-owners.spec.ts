@@ -6,26 +6,31 @@
  * its await, so disposing the source meanwhile neither corrupts the copy nor leaks.
  * Runs on tests/browser/examples.html (import map for "pyodide", "webdlpack", "webdlpack/adapters").
  */
-import { test, expect } from "@playwright/test";
+import { test, expect, type Page } from "@playwright/test";
 
-test.beforeEach(async ({ page }) => {
+/**
+ * Open the page with its context set up; with `python`, also a Pyodide with webdlpack as window.pyodide (only
+ * the tests where C or Python own memory need it: its start is most of a test's time).
+ */
+async function openExamplesPage(page: Page, python: boolean): Promise<void> {
   page.on("pageerror", (err) => console.log(`[page error] ${err.message}`));
   await page.goto("/tests/browser/examples.html");
   await page.waitForFunction(() => (window as unknown as { examplesReady?: boolean }).examplesReady === true);
-  // The page's context with a device, and a Pyodide with webdlpack, as window.pyodide.
-  await page.evaluate(async () => {
-    const { loadPyodide } = await import("pyodide" as string);
+  await page.evaluate(async (python) => {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const w = window as any;
     await w.webdlpack.getContext().setup();
+    if (!python) return;
+    const { loadPyodide } = await import("pyodide" as string);
     w.pyodide = await loadPyodide({ indexURL: "/node_modules/pyodide/" });
     await w.webdlpack.loadWebDLPack(w.pyodide);
-  });
-});
+  }, python);
+}
 
 test("a JS ctx.scope() does not free C's or Python's GPU allocations made while it is open; C's free still works after it", async ({
   page,
 }) => {
+  await openExamplesPage(page, true);
   const r = await page.evaluate(async () => {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const { webdlpack, pyodide } = window as any;
@@ -78,6 +83,7 @@ wdl15.wdl_webgpu_alloc(0, 4000, 0)`) as number;
 test("lib.dispose() releases the tensors C published that JS never took, while C can still free their GPU buffers", async ({
   page,
 }) => {
+  await openExamplesPage(page, true);
   const r = await page.evaluate(async () => {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const { webdlpack, pyodide } = window as any;
@@ -104,6 +110,7 @@ example15.example_gpu_tensor()`) as number;
 test("copyGPUTensor holds its source across its await: disposing the source meanwhile still gives the right copy, and nothing leaks", async ({
   page,
 }) => {
+  await openExamplesPage(page, false);
   const r = await page.evaluate(async () => {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const webdlpack = (window as any).webdlpack;
@@ -149,6 +156,7 @@ test("copyGPUTensor holds its source across its await: disposing the source mean
 test("packed sub-byte GPU tensors are refused by the adapters' copy and readback with a typed error, nothing allocated", async ({
   page,
 }) => {
+  await openExamplesPage(page, false);
   const r = await page.evaluate(async () => {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const webdlpack = (window as any).webdlpack;
