@@ -10,13 +10,14 @@
  * read back), values are checked against NumPy (tests/data/tvm_chain_reference.json), and at the end
  * nothing is left alive: pointers, adapter tensors, Python exports, lent table slots, ledger leaks.
  */
-import { test, expect } from "@playwright/test";
+import { test, expect, type Page } from "@playwright/test";
 import { countGpuReads, openFrameworksPage } from "./fixtures.js";
 
-test.beforeEach(async ({ page }) => {
-  await openFrameworksPage(page, "?pyodide=1");
+/** Open frameworks.html (with Pyodide when the chain has Python in it) and count GPU reads from then on. */
+async function openChainPage(page: Page, python: boolean): Promise<void> {
+  await openFrameworksPage(page, python ? "?pyodide=1" : "");
   await countGpuReads(page);
-});
+}
 
 /** Python's first step: the input from a Python buffer, uploaded to webgpu:0 and handed to JS. */
 const PYTHON_FIRST_STEP = `
@@ -43,6 +44,7 @@ info
 test("Python → tvmjs → ORT-web → TF.js → Python: the same GPUBuffer at every hand-off, no read back until Python, values match NumPy", async ({
   page,
 }) => {
+  await openChainPage(page, true);
   const r = await page.evaluate(
     async ({ first, last }) => {
       // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -175,6 +177,7 @@ test("Python → tvmjs → ORT-web → TF.js → Python: the same GPUBuffer at e
 test("tvmjs → LiteRT.js: the tvmjs output's GPUBuffer is LiteRT's input, values match NumPy, nothing left alive", async ({
   page,
 }) => {
+  await openChainPage(page, false);
   const r = await page.evaluate(async () => {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const { webdlpack, adapters, litert, loadLiteRtLocal, loadTvmModels, createTvmVm } = window as any;
