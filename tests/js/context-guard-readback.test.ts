@@ -138,6 +138,31 @@ test("readback errors: bounds, usage, target, stale pointer, lost device", async
     isCode("OUT_OF_BOUNDS", /outside wasm memory/),
   );
   await assert.rejects(ctx.readbackInto(p, {} as never), isCode("INVALID_ARGUMENT", /target/));
+  // Wasm targets the whole-target shortcut does not take get the general path's typed errors.
+  const memory = new WebAssembly.Memory({ initial: 1 });
+  await assert.rejects(
+    ctx.readbackInto(p, { memory, address: 8.5, byteLength: 16 }),
+    isCode("INVALID_ARGUMENT", /address/),
+  );
+  await assert.rejects(
+    ctx.readbackInto(p, { memory, address: -16, byteLength: 16 }),
+    isCode("OUT_OF_BOUNDS", /outside wasm memory/),
+  );
+  await assert.rejects(
+    ctx.readbackInto(p, { memory, address: 0, byteLength: 1.5 }),
+    isCode("INVALID_ARGUMENT", /byteLength/),
+  );
+  await assert.rejects(
+    ctx.readbackInto(p, { memory, address: 0, byteLength: 4096 }),
+    isCode("OUT_OF_BOUNDS", /outside the 256-byte buffer/),
+  );
+  // A {buffer}-holder that is not a WebAssembly.Memory still works, through the general path.
+  ctx.upload(p, new Uint8Array(16).fill(9));
+  const holder = { buffer: new ArrayBuffer(64) };
+  await ctx.readbackInto(p, { memory: holder, address: 16, byteLength: 16 });
+  assert.deepEqual([...new Uint8Array(holder.buffer, 12, 24)], [0, 0, 0, 0, ...Array(16).fill(9), 0, 0, 0, 0]);
+  await ctx.readbackInto(p, { memory, address: 32, byteLength: 16 });
+  assert.deepEqual([...new Uint8Array(memory.buffer, 28, 24)], [0, 0, 0, 0, ...Array(16).fill(9), 0, 0, 0, 0]);
   ctx.freeWebGPU(noCopy);
   await assert.rejects(ctx.readback(noCopy), isCode("STALE_POINTER"));
   device.destroy();
