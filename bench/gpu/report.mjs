@@ -81,7 +81,9 @@ export const COMPARISONS = [
   {
     what: "readback into wasm memory",
     ours: "ctx.readbackInto wasm memory",
-    anchors: ["readback into a reused array (raw)"],
+    // The hand-written way that puts the bytes where this call puts them (until session 12: a reused array's, a
+    // different task — bytes that still had to be copied into wasm memory).
+    anchors: ["readback into wasm memory (raw)"],
   },
   {
     what: "readback, a fresh array",

@@ -6,8 +6,8 @@
 // call on a fresh device is its cold call.
 //   upload:   writeBuffer + wait; a new mappedAtCreation staging buffer per call; one kept staging buffer mapped
 //             again after each use (the best hand-written upload); ctx.upload + wait
-//   readback: one kept MAP_READ buffer read into a reused array, or into a fresh array; ctx.readbackInto a reused
-//             TypedArray or wasm memory; ctx.readback (a fresh array)
+//   readback: one kept MAP_READ buffer read into a reused array, into wasm memory, or into a fresh array;
+//             ctx.readbackInto a reused TypedArray or wasm memory; ctx.readback (a fresh array)
 //   anchor:   empty submit + onSubmittedWorkDone (the queue round trip; at small sizes)
 import { checkSame } from "./measure.js";
 
@@ -144,6 +144,18 @@ export const VARIANTS = [
       staging.unmap();
     },
     reusedArray,
+  ),
+  readback(
+    "readback into wasm memory (raw)",
+    "anchor",
+    async (env, state) => {
+      const staging = readStaging(env, state);
+      const mapped = new Uint8Array(await copyAndMap(env.device, env.src, staging, env.n));
+      const { memory, address } = state.target;
+      new Uint8Array(memory.buffer, address, env.n).set(mapped);
+      staging.unmap();
+    },
+    wasmTarget,
   ),
   readback("readback into a fresh array (raw)", "anchor", async (env, state) => {
     const staging = readStaging(env, state);
