@@ -38,6 +38,12 @@ const GiB = 2 ** 30;
 const N = 2 * MiB; // the uploads: of the class from 1 MiB
 const usage = 0x80 | 0x4 | 0x8; // STORAGE | COPY_SRC | COPY_DST
 
+/** The GPU work queued so far done, and the task that makes staging after it (Ring.prepareSoon) run. */
+async function idle(device: FakeDevice): Promise<void> {
+  await device.queue.onSubmittedWorkDone();
+  await new Promise((r) => setImmediate(r));
+}
+
 /**
  * One device's uploads of N bytes through writeRange, the class's ways set up as `setupWarm` (cold: `setupCold`).
  * Each writeBuffer call takes `cost.writeBuffer` ms of the test's clock, each staged submit `cost.staging`.
@@ -80,8 +86,8 @@ function rig(setupWarm: UploadWay, plan: Partial<WritePlan> = {}, setupCold: Upl
     const path = writeRange(asGPU(device), ring, inflight, writePlan, history, asGPU(target), 0, bytes);
     assert.equal(target.data[0], fill, "the bytes arrived");
     assert.equal(target.data[N - 1], fill);
-    await new Promise((r) => setTimeout(r, 3)); // staging made for the next upload (prepareSoon), and mapped again
-    await ring.settled();
+    await idle(device);
+    await ring.settled(); // and mapped again
     return path;
   };
   const run = async (n: number): Promise<string[]> => {
@@ -163,15 +169,26 @@ test("probes lose: spacing doubles up to 256; a way that holds resets it to 16, 
     "at most every 256th",
   );
   assert.equal(ways.view(0)!.every, MAX_EVERY);
-  // writeBuffer turns fast (0.3; staging 0.4, a close loss): its next probe still loses (the median of its last three
-  // samples holds two slow ones), the one after wins and the class switches; once writeBuffer held for 16 uploads K
-  // is 16 again, and staging is probed every 16th upload.
+  // writeBuffer turns fast (0.3; staging 0.4, a close loss): its next probe wins and the class switches; once
+  // writeBuffer held for 16 uploads K is 16 again, and staging is probed every 16th upload.
   t = { writeBuffer: 0.3, staging: 0.4 };
   probes = [];
-  for (let i = 2001; i <= 2400; i++) step(i);
+  for (let i = 2001; i <= 2401; i++) step(i);
   assert.equal(ways.inUse(0), "writeBuffer");
   assert.equal(ways.view(0)!.every, MIN_EVERY);
-  assert.deepEqual(probes, [2032, 2288, 2305, 2321, 2337, 2353, 2369, 2385]);
+  assert.deepEqual(probes, [2032, ...Array.from({ length: 23 }, (_, j) => 2049 + MIN_EVERY * j)]);
+  // A pause makes two calls of the way in use slow: the class leaves it for the other way's last probe, and probes
+  // the way left again within 16 uploads, not K: back on writeBuffer at once.
+  t = { writeBuffer: 3, staging: 0.4 };
+  step(2402);
+  assert.equal(ways.inUse(0), "writeBuffer", "one slow call moves nothing");
+  step(2403);
+  assert.equal(ways.inUse(0), "staging", "writeBuffer left on its second slow call");
+  t = { writeBuffer: 0.3, staging: 0.4 };
+  probes = [];
+  for (let i = 2404; i <= 2425; i++) step(i);
+  assert.deepEqual(probes, [2419]);
+  assert.equal(ways.inUse(0), "writeBuffer");
   // A way that only looked faster on its probe and is left within 16 uploads: K doubles, not reset.
   const flip = new WarmWays(() => 0);
   for (let i = 1; i < MIN_EVERY; i++) flip.record(0, flip.pick(0, "staging"), 0.47, 1);
@@ -236,7 +253,7 @@ test("DeviceTransfers: a class set up for writeBuffer is probed through staging;
     t.upload(known, 0, bytes);
     paths.push(t.stats().lastUploadPath!);
     assert.equal(target.data[MiB - 1], i + 1);
-    await new Promise((r) => setTimeout(r, 3));
+    await idle(device);
     await t.settleStaging();
   }
   assert.deepEqual(where(paths, "staging"), [MIN_EVERY], "the 16th warm upload probed staging, and said so");

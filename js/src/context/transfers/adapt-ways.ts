@@ -10,22 +10,23 @@
  * call (the GPU copy after it takes the same time either way), so the call's time is what is compared. In a browser
  * the GPU process does writeBuffer's work after the call returns: its time says nothing there, and nothing adapts.
  *
- * Per class (from {@link ADAPT_FROM_BYTES}; below it the timer and per-call overhead dominate): the median of the
- * last {@link SAMPLES} synchronous times per byte of each way. The class's warm way starts as setup measured it.
- * Every K-th warm upload of the class takes the other way once (a probe; K from {@link MIN_EVERY}): where the
- * other way's estimate is then {@link SWITCH_MARGIN} faster the class switches to it; a probe that loses by
+ * Per class (from {@link ADAPT_FROM_BYTES}; below it the timer and per-call overhead dominate), synchronous times per
+ * byte: of the way in use the median of its last {@link SAMPLES} calls, of the other way its last probe. The class's
+ * warm way starts as setup measured it. Every K-th warm upload of the class takes the other way once (a probe; K
+ * from {@link MIN_EVERY}): where it is {@link SWITCH_MARGIN} faster the class switches to it; a probe that loses by
  * {@link LOSS} or more doubles K, up to {@link MAX_EVERY}. A way switched to resets K to {@link MIN_EVERY} once it
  * held for that many calls of its own; left before that (it only looked faster), K doubles instead, so two ways
  * that take turns being fast for a call or two are probed ever less often, not every 16 calls. The way in use
  * updates its estimate on every call and is left on the call whose estimate is {@link SWITCH_MARGIN} slower than the
- * other way's last one (a way that turned slow: the application began uploading other sizes).
+ * other way's last one (a way that turned slow: the application began uploading other sizes); the way left is then
+ * probed again within {@link MIN_EVERY} uploads.
  */
 /** The two ways of an upload: one queue.writeBuffer, or pieces through mapped staging buffers. */
 export type UploadWay = "writeBuffer" | "staging";
 
 /** Classes starting here or above adapt: the class of 1 MiB, from the geometric middle to 256 KiB, and larger. */
 export const ADAPT_FROM_BYTES = 512 * 1024;
-/** Samples per way in an estimate (their median: one slow call, a pause or a collection, moves nothing). */
+/** Calls of the way in use in its estimate (their median: one slow call, a pause or a collection, moves nothing). */
 export const SAMPLES = 3;
 /** Probe spacing: every K-th warm upload, K from this … */
 export const MIN_EVERY = 16;
@@ -58,7 +59,7 @@ interface ClassWays {
   every: number;
   /** Calls the way in use has held since a probe switched to it (-1: not switched by a probe, or confirmed). */
   held: number;
-  /** The last samples of each way (ms per byte), oldest first. */
+  /** The last samples of each way (ms per byte), oldest first: the way in use's last calls, the other's last probe. */
   samples: Record<UploadWay, number[]>;
 }
 
@@ -96,25 +97,34 @@ export class WarmWays {
   record(k: number, way: UploadWay, ms: number, bytes: number): void {
     const c = this.#classes[k];
     if (c === undefined || bytes <= 0) return;
-    const samples = c.samples[way];
-    samples.push(ms / bytes);
-    if (samples.length > SAMPLES) samples.shift();
-    const mine = estimate(samples)!;
-    const theirs = estimate(c.samples[other(way)]);
+    const sample = ms / bytes;
     if (way !== c.way) {
-      // A probe.
+      // A probe: the way's estimate is its sample (what it measured before is from another pattern of calls).
+      c.samples[way] = [sample];
+      const theirs = estimate(c.samples[c.way]);
       if (theirs === undefined) return;
-      if (mine * SWITCH_MARGIN < theirs) {
+      if (sample * SWITCH_MARGIN < theirs) {
         c.way = way;
         c.held = 0;
-      } else if (mine >= LOSS * theirs) {
+      } else if (sample >= LOSS * theirs) {
         c.every = Math.min(2 * c.every, MAX_EVERY);
       }
       return;
     }
-    if (theirs !== undefined && theirs * SWITCH_MARGIN < mine) {
-      // The way in use turned slow: leave it. Left before it held, the probe that chose it only looked faster.
-      if (c.held >= 0) c.every = Math.min(2 * c.every, MAX_EVERY);
+    const samples = c.samples[way];
+    samples.push(sample);
+    if (samples.length > SAMPLES) samples.shift();
+    const theirs = estimate(c.samples[other(way)]);
+    if (theirs !== undefined && theirs * SWITCH_MARGIN < estimate(samples)!) {
+      // The way in use turned slow: leave it. Left before it held, the probe that chose it only looked faster: probe
+      // less often. Else the pattern changed: the way left is probed again within MIN_EVERY uploads (a pause that
+      // made two calls slow does not leave the class on the slower way for K uploads).
+      if (c.held >= 0) {
+        c.every = Math.min(2 * c.every, MAX_EVERY);
+      } else {
+        c.every = MIN_EVERY;
+        c.calls = 0;
+      }
       c.way = other(way);
       c.held = -1;
       return;
