@@ -289,7 +289,6 @@ async function measure(t: CalibrationTarget): Promise<Calibrated> {
       ...t.write,
       classes: [{ fromBytes: 0, cold: "staging", warm: "staging" }],
       makeStaging: true,
-      adaptWarm: false, // each way timed as it is, none picked for it
     };
     let kept: { bytes: number; count: number } | undefined; // the largest size's pieces, as setup keeps them
     for (const n of UPLOAD_SIZES) {

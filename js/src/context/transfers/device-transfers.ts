@@ -11,7 +11,6 @@ import { Inflight } from "./inflight.js";
 import { readFrom, type ReadEnv, type ReadPlan, type ReadSink } from "./read.js";
 import { ReadRing, WriteRing, type RingStats } from "./staging.js";
 import { type UploadClass, writeRange, type UploadHistory, type UploadPath, type WritePlan } from "./write.js";
-import { ADAPT_FROM_BYTES } from "./adapt-ways.js";
 import { calibrate, type Calibration } from "./calibrate.js";
 import { bufferFacts, type KnownBuffer } from "../ground/buffer-facts.js";
 
@@ -46,7 +45,6 @@ export const DEFAULT_TRANSFER_PLAN: Readonly<TransferPlan> = Object.freeze({
     makeStaging: true,
     minPieceBytes: 4 * MiB,
     maxPieces: 8,
-    adaptWarm: false,
   }),
   // A 256 MiB transfer's staging and up to half of that again for every smaller size an application runs on the same
   // device (64 + 16 + 4 + 1 MiB …: 341 MiB a ring). With 288 MiB, 256 MiB transfers in Node evicted and re-made a
@@ -70,8 +68,7 @@ export const DEFAULT_TRANSFER_PLAN: Readonly<TransferPlan> = Object.freeze({
  *   16 MiB one buffer 1.86 ms vs 4 pieces 2.31; 256 MiB 24.9 ms vs 4 pieces of 64 MiB 29.1, 2 pieces 31.0, a
  *   hand-written buffer 25.0; 64 MiB 8.53 vs hand-written 8.41), and readbacks of 128 MiB or more in one piece
  *   too (256 MiB: one buffer 24.1 ms vs 8 pieces 33.5, 4 pieces 31.7, hand-written 23.7; at 64 MiB pieces still
- *   win, 8 pieces 6.55 ms vs one 7.62); there too, the warm ways of the classes from 1 MiB follow the synchronous
- *   time of uploads while the device is used (`adaptWarm`, adapt-ways.ts: in a browser the call's time says nothing).
+ *   win, 8 pieces 6.55 ms vs one 7.62).
  */
 export function planFor(
   adapter: { vendor: string; architecture: string; description: string } | null,
@@ -82,7 +79,7 @@ export function planFor(
   if (!software && !inProcess) return DEFAULT_TRANSFER_PLAN;
   const write = software
     ? { ...DEFAULT_TRANSFER_PLAN.write, classes: [], makeStaging: false }
-    : { ...DEFAULT_TRANSFER_PLAN.write, minPieceBytes: 256 * MiB, adaptWarm: true };
+    : { ...DEFAULT_TRANSFER_PLAN.write, minPieceBytes: 256 * MiB };
   const read = software ? DEFAULT_TRANSFER_PLAN.read : { ...DEFAULT_TRANSFER_PLAN.read, wholeFromBytes: 128 * MiB };
   return Object.freeze({ ...DEFAULT_TRANSFER_PLAN, write: Object.freeze(write), read: Object.freeze(read) });
 }
@@ -167,7 +164,7 @@ export class DeviceTransfers {
 
   set plan(plan: Readonly<TransferPlan>) {
     this.#plan = plan;
-    this.#directBelow = directBelow(plan.write.classes, this.#uploads, plan.write.adaptWarm);
+    this.#directBelow = directBelow(plan.write.classes, this.#uploads);
   }
 
   /**
@@ -257,7 +254,7 @@ export class DeviceTransfers {
       offset,
       bytes,
     );
-    this.#directBelow = directBelow(this.#plan.write.classes, this.#uploads, this.#plan.write.adaptWarm);
+    this.#directBelow = directBelow(this.#plan.write.classes, this.#uploads);
     return this.#lastUploadPath;
   }
 
@@ -284,7 +281,7 @@ export class DeviceTransfers {
           touchFreshMinBytes: found.touchFreshMinBytes,
         });
         this.#uploads = { warm: 0 }; // the classes are new: every one is cold on this device
-        this.#directBelow = directBelow(this.plan.write.classes, this.#uploads, this.plan.write.adaptWarm);
+        this.#directBelow = directBelow(this.plan.write.classes, this.#uploads);
       },
       () => undefined, // a device lost meanwhile: the defaults stay, the transfers report the loss
     );
@@ -352,17 +349,15 @@ export class DeviceTransfers {
 
 /**
  * Where the direct writeBuffer path ends: the `fromBytes` of the first class whose next upload may stage — its warm way
- * is staging, or it has had no upload on the device (`history`) and its cold way is staging, or its warm way adapts
- * (`adaptWarm`, from {@link ADAPT_FROM_BYTES}: write.ts times and probes it). A class whose ways are
+ * is staging, or it has had no upload on the device (`history`) and its cold way is staging. A class whose ways are
  * writeBuffer once warm goes direct too, with no class lookup: measured on the H200 in Node, where a blip made the
  * 64 KiB class stage cold (a first writeBuffer timed at 2.2 ms) and every later 256 KiB upload then went through the
  * class path, 0.065 ms against writeBuffer's 0.051 (0.78×; 1.00× through the direct path in the run before).
  */
-export function directBelow(classes: readonly UploadClass[], history: UploadHistory, adaptWarm = false): number {
+export function directBelow(classes: readonly UploadClass[], history: UploadHistory): number {
   for (let k = 0; k < classes.length; k++) {
     const c = classes[k]!;
     if (c.warm === "staging" || (c.cold === "staging" && (history.warm & (1 << k)) === 0)) return c.fromBytes;
-    if (adaptWarm && c.fromBytes >= ADAPT_FROM_BYTES) return c.fromBytes;
   }
   return Number.POSITIVE_INFINITY;
 }

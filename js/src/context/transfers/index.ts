@@ -4,7 +4,6 @@
  *   device-transfers.ts  DeviceTransfers: upload, readback, copy, clear of one device; the plan (measured defaults)
  *   read.ts              GPU → CPU in one submit, split into pieces copied out in order
  *   write.ts             CPU → GPU through writeBuffer or mapped MAP_WRITE staging, by size
- *   adapt-ways.ts        in-process: a class's warm upload way follows the calls' measured time while in use
  *   copy.ts              GPU → GPU copyBufferToBuffer and clearBuffer, checked first
  *   staging.ts           the read ring (handed out unmapped) and the write ring (handed out mapped)
  *   ring.ts              what both rings share: size classes, byte budget, what is out

@@ -6,9 +6,7 @@
  * after all work already submitted. Which way an upload goes is decided per
  * size class (the plan's `classes`, measured on the device at setup:
  * calibrate.ts): the first upload of a class on a device takes the class's
- * `cold` way, later ones its `warm` way (where WebGPU runs in-process on a GPU,
- * the warm way of a class from 1 MiB follows the calls' measured time while the
- * device is used: adapt-ways.ts) — one `queue.writeBuffer`, or the bytes
+ * `cold` way, later ones its `warm` way — one `queue.writeBuffer`, or the bytes
  * in pieces (see pieceSize) through kept MAP_WRITE staging buffers that are
  * already mapped (one submit per piece, so the GPU copy of piece k overlaps the
  * CPU fill of piece k + 1). Below the smallest class: writeBuffer. A staged
@@ -31,9 +29,9 @@ import { bufferFacts } from "../ground/buffer-facts.js";
 import { createBufferAs, WEBDLPACK_OWNER } from "../ground/meter.js";
 import type { Inflight } from "./inflight.js";
 import type { WriteRing } from "./staging.js";
-import { ADAPT_FROM_BYTES, type UploadWay, WarmWays } from "./adapt-ways.js";
 
-export type { UploadWay } from "./adapt-ways.js";
+/** The two ways of an upload: one queue.writeBuffer, or pieces through mapped staging buffers. */
+export type UploadWay = "writeBuffer" | "staging";
 
 /** One size class of uploads: from `fromBytes` up to the next class's, its way cold and warm. */
 export interface UploadClass {
@@ -60,11 +58,6 @@ export interface WritePlan {
   minPieceBytes: number;
   /** … and at most this many (fewer, larger pieces for large uploads: fewer maps, measured faster from 64 MiB). */
   maxPieces: number;
-  /**
-   * The warm way of each class from {@link ADAPT_FROM_BYTES} follows the synchronous time of uploads while the
-   * device is used (adapt-ways.ts): true only where WebGPU runs in-process on a GPU; absent, false.
-   */
-  adaptWarm?: boolean;
 }
 
 /** Which path the last upload took (for the benchmark report): "mixed" when some pieces had no staging ready. */
@@ -105,12 +98,9 @@ export function classIndex(classes: readonly UploadClass[], length: number): num
   return k;
 }
 
-/** What a device's uploads have shown so far. */
+/** The classes of a device's plan that have had an upload (one bit per class index): their next one is warm. */
 export interface UploadHistory {
-  /** The classes of the plan that have had an upload (one bit per class index): their next one is warm. */
   warm: number;
-  /** Where the plan adapts (`adaptWarm`): the classes' warm ways in use (made at the first warm upload). */
-  ways?: WarmWays;
 }
 
 /**
@@ -140,11 +130,7 @@ export function writeRange(
     const bit = 1 << k;
     const cold = (history.warm & bit) === 0;
     history.warm |= bit;
-    const { cold: coldWay, warm: warmWay, pieceBytes: warmPiece = 0, fromBytes } = plan.classes[k]!;
-    const adapts = plan.adaptWarm === true && fromBytes >= ADAPT_FROM_BYTES;
-    if (adapts && !cold && history.ways === undefined) history.ways = new WarmWays();
-    const ways = adapts && !cold ? history.ways : undefined;
-    const way = ways === undefined ? (cold ? coldWay : warmWay) : ways.pick(k, warmWay);
+    const { cold: coldWay, warm: warmWay, pieceBytes: warmPiece = 0 } = plan.classes[k]!;
     const planPiece = pieceSize(length, plan);
     // Later uploads of a class stage in its measured pieces (a multiple of 4), its first in the plan's — or, where no
     // kept buffer takes a piece that size but the largest kept one takes at least half the upload, in pieces of that
@@ -163,29 +149,10 @@ export function writeRange(
     // new staging is made inline, and for a class's first upload in one piece (in-process) where it is.
     const skipKept = plan.makeStaging && !(cold && piece >= length);
     const kept = skipKept || ring.hasReady(ceil4(Math.min(piece, length))) ? 0 : ring.largestReady();
-    const t0 = ways?.clock() ?? 0;
-    const made = ring.created;
-    let sample = ways !== undefined; // the upload went the whole way it picked, with staging kept (adapt-ways.ts)
-    if (way === "writeBuffer") {
+    if ((cold ? coldWay : warmWay) === "writeBuffer") {
       writeDirect(device, target, offset, bytes);
       lacking = 1;
-    } else if (ways !== undefined && (way !== warmWay || way !== ways.inUse(k))) {
-      // Staging setup did not measure for the class, or a probe of it: only kept buffers of the class's own pieces,
-      // never new ones (a memory budget refuses webdlpack's own staging: it is made after, within the budget, below)
-      // nor a larger class's (setup's ready staging stays for the first uploads it serves); else writeBuffer.
-      for (let at = 0; at < length; at += piece) {
-        const part = bytes.subarray(at, at + piece);
-        const [staging] = ring.takeKept(ceil4(part.byteLength), 1);
-        if (staging !== undefined) {
-          writePiece(device, ring, target, offset + at, part, staging);
-          staged += 1;
-        } else {
-          writeDirect(device, target, offset + at, part);
-          lacking += 1;
-        }
-      }
     } else if (kept > 0 && kept < length) {
-      sample = false; // a kept buffer's part and the rest: not the class's warm way
       // Staging wins at this size and none of its own is ready: the largest kept buffer takes the first part; the
       // rest goes through new staging of the rest's exact size used once (makeStaging, a class's first upload) or one
       // writeBuffer; the class's own staging is made after (below). Node on the H200, first upload right after setup
@@ -213,13 +180,9 @@ export function writeRange(
         }
       }
     }
-    // A sample where it went the whole way: every piece staged through staging kept before (none made in the call).
-    if (sample && (way === "writeBuffer" || (lacking === 0 && ring.created === made))) {
-      ways!.record(k, way, ways!.clock() - t0, length);
-    }
-    // Later uploads of the class stage (or may: it adapts): staging of its own size class and pieces (this one may
-    // have lacked it, or taken a larger buffer) is made for them once this upload's GPU work is done.
-    if (warmWay === "staging" || adapts) {
+    // Later uploads of the class stage: staging of its own size class and pieces (this one may have lacked it, or
+    // taken a larger buffer) is made for them once this upload's GPU work is done.
+    if (warmWay === "staging") {
       const warmPieces = warmPiece > 0 ? warmPiece : planPiece;
       const pieceBytes = ceil4(Math.min(warmPieces, length));
       const count = Math.ceil(length / warmPieces);
@@ -287,19 +250,10 @@ function writeOnce(device: GPUDevice, target: GPUBuffer, offset: number, bytes: 
   return true;
 }
 
-/**
- * One piece through a mapped staging buffer (`staging`, taken from the ring; by default one {@link WriteRing.take}
- * gives): fill, unmap, copy, submit, map it again in the background.
- */
-function writePiece(
-  device: GPUDevice,
-  ring: WriteRing,
-  target: GPUBuffer,
-  offset: number,
-  piece: Uint8Array,
-  staging: GPUBuffer = ring.take(ceil4(piece.byteLength)),
-): void {
+/** One piece through a mapped staging buffer: fill, unmap, copy, submit, map it again in the background. */
+function writePiece(device: GPUDevice, ring: WriteRing, target: GPUBuffer, offset: number, piece: Uint8Array): void {
   const padded = ceil4(piece.byteLength);
+  const staging = ring.take(padded);
   try {
     const mapped = new Uint8Array(staging.getMappedRange(0, padded));
     mapped.set(piece);
