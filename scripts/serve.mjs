@@ -88,15 +88,25 @@ export async function startServer(options = {}) {
     }
     try {
       if (statSync(path).isDirectory()) path = join(path, "index.html");
-      const size = statSync(path).size;
+      const { size, mtimeMs } = statSync(path);
+      // Cacheable, but every use asks again (no-cache): a rebuilt file is always served new, an unchanged one is a
+      // 304 and the browser keeps its compiled code (the browser tests share one context per worker for this).
+      const etag = `"${size.toString(16)}-${Math.floor(mtimeMs).toString(16)}"`;
       const headers = {
         "content-type": MIME[extname(path)] ?? "application/octet-stream",
         "content-length": String(size),
-        "cache-control": "no-store",
+        "cache-control": "no-cache",
+        etag,
       };
       if (options.isolated || isolatedRoute) {
         headers["cross-origin-opener-policy"] = "same-origin";
         headers["cross-origin-embedder-policy"] = "require-corp";
+      }
+      if (req.headers["if-none-match"] === etag) {
+        delete headers["content-length"];
+        res.writeHead(304, headers);
+        res.end();
+        return;
       }
       res.writeHead(200, headers);
       createReadStream(path).pipe(res);

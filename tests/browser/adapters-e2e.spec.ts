@@ -6,8 +6,8 @@
  * READ mapping adds its byte count. Hand-offs must add nothing; only the final
  * read back does.
  */
-import { test, expect, type Page } from "@playwright/test";
-import { countGpuReads, openAdaptersPage } from "./fixtures.js";
+import type { Page } from "@playwright/test";
+import { cachedTest as test, countGpuReads, expect, openAdaptersPage } from "./fixtures.js";
 
 /** Open the adapters page, then count bytes mapped for reading (GPU → CPU) from there on. */
 async function openCountingPage(page: Page): Promise<void> {

@@ -3,8 +3,7 @@
  * webdlpack bridge, comes back as a DLPack tensor and feeds TF.js — the same
  * GPUBuffer all the way, nothing read back until the end.
  */
-import { test, expect } from "@playwright/test";
-import { openAdaptersPage } from "./fixtures.js";
+import { cachedTest as test, expect, openAdaptersPage } from "./fixtures.js";
 
 test("ORT output → Python (same GPU pointer) → back to JS → TF.js op → read back matches NumPy", async ({ page }) => {
   await openAdaptersPage(page, "?pyodide=1");

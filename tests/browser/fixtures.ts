@@ -8,7 +8,7 @@
  * `frameworksTest`: `test` whose `page` is frameworks.html, ready (ORT-web, TF.js,
  * Transformers.js, LiteRT.js, tvmjs).
  */
-import { test as base, expect, type Page } from "@playwright/test";
+import { test as base, expect, type BrowserContext, type Page } from "@playwright/test";
 import type * as WDL from "../../js/src/index.js";
 
 async function openHarness(page: Page, query: string): Promise<Page> {
@@ -95,8 +95,32 @@ export const test = base.extend<{ jsPage: Page }, { shared: Page }>({
   },
 });
 
+/**
+ * `test` whose `page` is a new page in one browser context per worker (closed after the test), so the pages of a
+ * worker share the HTTP cache and V8's code cache: Pyodide, ORT's and LiteRT's wasm and the frameworks' modules
+ * are compiled once per worker, not per test (scripts/serve.mjs answers `no-cache` with an ETag: every load still
+ * asks the server whether the file changed). For specs whose tests leave nothing in the context that another test
+ * could see (no service worker, no storage, no context-wide listeners or routes); every other spec keeps
+ * Playwright's fresh context per test.
+ */
+export const cachedTest = base.extend<object, { workerContext: BrowserContext }>({
+  workerContext: [
+    async ({ browser }, use, workerInfo) => {
+      const context = await browser.newContext({ baseURL: workerInfo.project.use.baseURL });
+      await use(context);
+      await context.close();
+    },
+    { scope: "worker" },
+  ],
+  page: async ({ workerContext }, use) => {
+    const page = await workerContext.newPage();
+    await use(page);
+    await page.close();
+  },
+});
+
 /** `test` whose `page` is tests/browser/frameworks.html, opened and ready ({@link openFrameworksPage}). */
-export const frameworksTest = base.extend({
+export const frameworksTest = cachedTest.extend({
   page: async ({ page }, use) => {
     await openFrameworksPage(page);
     await use(page);

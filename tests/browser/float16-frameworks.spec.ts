@@ -6,7 +6,7 @@
  * a float16 tensor is refused with a typed error. float16 arithmetic in ORT (half_affine.onnx) needs the
  * device's `shader-f16`: where it is missing ORT's run fails with its own error and webdlpack keeps nothing.
  */
-import { expect, test } from "@playwright/test";
+import { cachedTest as test, expect } from "./fixtures.js";
 import { openRealModelsPage, type RealModelsWindow } from "./real-models-page.js";
 
 test.setTimeout(300_000);

@@ -4,8 +4,7 @@
  * device LiteRT gets, copies where LiteRT cannot read in place, output leases,
  * and every refusal as a typed error naming its field.
  */
-import { test, expect } from "@playwright/test";
-import { openFrameworksPage } from "./fixtures.js";
+import { cachedTest as test, expect, openFrameworksPage } from "./fixtures.js";
 
 test.beforeEach(async ({ page }) => {
   await openFrameworksPage(page);

@@ -11,8 +11,7 @@
  * scripts wrote, and at the end nothing is left alive (pointers, adapter
  * tensors, Python exports, ledger leaks, framework tensors).
  */
-import { test, expect } from "@playwright/test";
-import { countGpuReads, openFrameworksPage } from "./fixtures.js";
+import { cachedTest as test, countGpuReads, expect, openFrameworksPage } from "./fixtures.js";
 
 test.beforeEach(async ({ page }) => {
   await openFrameworksPage(page, "?pyodide=1");

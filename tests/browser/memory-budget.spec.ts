@@ -11,8 +11,8 @@
  *   first, nothing is refused, the values are right, and at every step `ctx.memory()`'s bytes by owner
  *   add up to what the device holds (tallied independently by the capacity wrapper).
  */
-import { test, expect, type Page } from "@playwright/test";
-import { openAdaptersPage } from "./fixtures.js";
+import type { Page } from "@playwright/test";
+import { cachedTest as test, expect, openAdaptersPage } from "./fixtures.js";
 
 const MiB = 2 ** 20;
 /** The device's capacity: above what the run needs live, below its peak with every cache full. */
