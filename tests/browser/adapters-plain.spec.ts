@@ -3,8 +3,7 @@
  * dtypes and layouts, ORT CPU tensors, and lifetimes across DLPack exports —
  * in real Chromium with WebGPU (SwiftShader), on tests/browser/adapters.html.
  */
-import { test, expect } from "@playwright/test";
-import { openAdaptersPage } from "./fixtures.js";
+import { cachedTest as test, expect, openAdaptersPage } from "./fixtures.js";
 
 test.beforeEach(async ({ page }) => {
   await openAdaptersPage(page);

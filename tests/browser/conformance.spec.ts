@@ -5,7 +5,7 @@
  * check: warns) for at least one deliberately broken context, getContext, producer or consumer
  * (tests/browser/conformance-variants.js, with the variants in conformance-variants-{context,exchange}.js).
  */
-import { test, expect } from "@playwright/test";
+import { cachedTest as test, expect } from "./fixtures.js";
 
 interface Row {
   check: string;

@@ -3,7 +3,7 @@
  * zero-copy, what the page shows agrees with `window.modelsDemoResult`, and after the run webdlpack holds
  * nothing but what it held before (the panel's ledger lists no tensor or export of the pipeline).
  */
-import { expect, test } from "@playwright/test";
+import { cachedTest as test, expect } from "./fixtures.js";
 
 test.setTimeout(480_000);
 

@@ -5,7 +5,8 @@
  * safety net), a screenshot as artifact, and the message without WebGPU.
  */
 import { readFileSync } from "node:fs";
-import { test, expect, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { cachedTest as test, expect } from "./fixtures.js";
 
 interface Step {
   index: number;

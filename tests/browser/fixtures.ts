@@ -81,20 +81,6 @@ export async function countGpuReads(page: Page): Promise<void> {
   });
 }
 
-export const test = base.extend<{ jsPage: Page }, { shared: Page }>({
-  shared: [
-    async ({ browser }, use) => {
-      const page = await browser.newPage();
-      await use(await openHarness(page, ""));
-      await page.close();
-    },
-    { scope: "worker", timeout: 120_000 },
-  ],
-  jsPage: async ({ page }, use) => {
-    await use(await openHarness(page, "?pyodide=0"));
-  },
-});
-
 /**
  * `test` whose `page` is a new page in one browser context per worker (closed after the test), so the pages of a
  * worker share the HTTP cache and V8's code cache: Pyodide, ORT's and LiteRT's wasm and the frameworks' modules
@@ -116,6 +102,20 @@ export const cachedTest = base.extend<object, { workerContext: BrowserContext }>
     const page = await workerContext.newPage();
     await use(page);
     await page.close();
+  },
+});
+
+export const test = cachedTest.extend<{ jsPage: Page }, { shared: Page }>({
+  shared: [
+    async ({ browser }, use) => {
+      const page = await browser.newPage();
+      await use(await openHarness(page, ""));
+      await page.close();
+    },
+    { scope: "worker", timeout: 120_000 },
+  ],
+  jsPage: async ({ page }, use) => {
+    await use(await openHarness(page, "?pyodide=0"));
   },
 });
 

@@ -4,8 +4,7 @@
  * returns bytes that are not the buffer's — before, `readTensor` returned 0,0,0,0 for a buffer of 7s.
  * Also: a buffer its maker destroyed after adoption makes a readback reject instead of returning zeros.
  */
-import { test, expect } from "@playwright/test";
-import { openAdaptersPage } from "./fixtures.js";
+import { cachedTest as test, expect, openAdaptersPage } from "./fixtures.js";
 
 test.beforeEach(async ({ page }) => {
   await openAdaptersPage(page);

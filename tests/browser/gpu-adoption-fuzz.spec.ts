@@ -3,8 +3,7 @@
  * and destroyed GPUBuffers adopted and read every way, in Chromium (SwiftShader). Long mode: `make fuzz` runs it
  * for FUZZ_MINUTES (WEBDLPACK_FUZZ_SECONDS and WEBDLPACK_FUZZ_SEED here) and reads the JSON line it prints.
  */
-import { test, expect } from "@playwright/test";
-import { openAdaptersPage } from "./fixtures.js";
+import { cachedTest as test, expect, openAdaptersPage } from "./fixtures.js";
 
 const seconds = Number(process.env["WEBDLPACK_FUZZ_SECONDS"] ?? 0);
 const seed = Number(process.env["WEBDLPACK_FUZZ_SEED"] ?? 21);

@@ -6,8 +6,7 @@
  * - a registered buffer its owner destroyed: every read, write, copy and hand-off refuses it with DISPOSED and no
  *   framework gets it.
  */
-import { frameworksTest as test, expect } from "./fixtures.js";
-import { openFrameworksPage } from "./fixtures.js";
+import { expect, frameworksTest as test, openFrameworksPage } from "./fixtures.js";
 
 test("READ_ONLY: ORT inputs, TF.js and LiteRT.js read it in place; an ORT pre-allocated output is a copy ORT writes, the source unchanged", async ({
   page,

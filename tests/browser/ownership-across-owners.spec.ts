@@ -6,7 +6,8 @@
  * its await, so disposing the source meanwhile neither corrupts the copy nor leaks.
  * Runs on tests/browser/examples.html (import map for "pyodide", "webdlpack", "webdlpack/adapters").
  */
-import { test, expect, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { cachedTest as test, expect } from "./fixtures.js";
 
 /**
  * Open the page with its context set up; with `python`, also a Pyodide with webdlpack as window.pyodide (only

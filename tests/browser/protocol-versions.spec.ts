@@ -6,7 +6,7 @@
  * finding a newer context uses it, and its calls (allocWebGPUSync, await allocWebGPU) still work.
  */
 import { spawnSync } from "node:child_process";
-import { test, expect } from "@playwright/test";
+import { cachedTest as test, expect } from "./fixtures.js";
 
 test.beforeAll(() => {
   const run = spawnSync(process.execPath, ["tests/protocol/build-copies.mjs"], { encoding: "utf8" });

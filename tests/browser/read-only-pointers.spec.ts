@@ -5,8 +5,7 @@
  * while the owner keeps writing through its pointer and the consumer reads what it wrote; TF.js's shared buffer is
  * read-only to everyone.
  */
-import { expect } from "./fixtures.js";
-import { openFrameworksPage, frameworksTest as test } from "./fixtures.js";
+import { expect, frameworksTest as test, openFrameworksPage } from "./fixtures.js";
 
 test("Python and C get a read-only pointer to a READ_ONLY tensor: their uploads refused, the owner's work, reads see them", async ({
   page,

@@ -5,8 +5,8 @@
  * ("webdlpack", "webdlpack/adapters", "pyodide", ORT, TF.js, Transformers.js) to local files. tests/js/readme-examples.test.ts proves the README shows
  * exactly these files.
  */
-import { test, expect, type Page } from "@playwright/test";
-import { openFrameworksPage } from "./fixtures.js";
+import type { Page } from "@playwright/test";
+import { cachedTest as test, expect, openFrameworksPage } from "./fixtures.js";
 
 async function openExamplesPage(page: Page): Promise<void> {
   page.on("pageerror", (err) => console.log(`[page error] ${err.message}`));

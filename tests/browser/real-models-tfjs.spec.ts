@@ -6,8 +6,7 @@
  * equal TF.js's own run on the GPUDevice it makes itself, with nothing mapped for reading but the final
  * keypoints, nothing alive after dispose, and no console error.
  */
-import { expect, test } from "@playwright/test";
-import { countGpuReads } from "./fixtures.js";
+import { cachedTest as test, countGpuReads, expect } from "./fixtures.js";
 import { openRealModelsPage, type RealModelsWindow } from "./real-models-page.js";
 
 test.setTimeout(480_000);

@@ -10,8 +10,8 @@
  * read back), values are checked against NumPy (tests/data/tvm_chain_reference.json), and at the end
  * nothing is left alive: pointers, adapter tensors, Python exports, lent table slots, ledger leaks.
  */
-import { test, expect, type Page } from "@playwright/test";
-import { countGpuReads, openFrameworksPage } from "./fixtures.js";
+import type { Page } from "@playwright/test";
+import { cachedTest as test, countGpuReads, expect, openFrameworksPage } from "./fixtures.js";
 
 /** Open frameworks.html (with Pyodide when the chain has Python in it) and count GPU reads from then on. */
 async function openChainPage(page: Page, python: boolean): Promise<void> {
