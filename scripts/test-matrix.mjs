@@ -130,6 +130,7 @@ function allocatorInNode() {
     "",
     quick ? {} : { WEBDLPACK_EVERY_PYODIDE: "1" },
   );
+  writeFileSync(join(OUT, "allocator-node.log"), r.stdout); // every later run() overwrites output.log
   const result = {};
   for (const m of r.stdout.matchAll(/^(ok|not ok) \d+ - Pyodide (\S+):/gm))
     result[m[2]] = m[1] === "ok" ? "ok" : "FAIL";
