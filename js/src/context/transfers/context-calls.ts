@@ -234,7 +234,14 @@ function wholeWasmSink(target: HostBytes, sourceSize: number): ReadSink | null {
   if (!Number.isSafeInteger(byteLength) || byteLength < 0 || byteLength > sourceSize) return null;
   const start = address >>> 0;
   if (start + byteLength > memory.buffer.byteLength) return null;
-  // Memory may grow between pieces, never shrink: the range checked stays inside it; a view of its buffer per piece.
+  return memorySink(memory, start);
+}
+
+/**
+ * The sink into wasm memory from `start`, a range already checked: a view of the memory's current buffer per piece
+ * (memory may grow between pieces, never shrink, so the range stays inside it).
+ */
+function memorySink(memory: WebAssembly.Memory, start: number): ReadSink {
   return (bytes, at) => new Uint8Array(memory.buffer, start + at, bytes.byteLength).set(bytes);
 }
 
@@ -251,9 +258,7 @@ function sinkInto(target: HostBytes): ReadSink {
     typeof WebAssembly !== "undefined" &&
     target.memory instanceof WebAssembly.Memory
   ) {
-    const memory = target.memory;
-    const start = target.address >>> 0;
-    return (bytes, at) => new Uint8Array(memory.buffer, start + at, bytes.byteLength).set(bytes);
+    return memorySink(target.memory, target.address >>> 0);
   }
   return (bytes, at) => hostView(target, bytes.byteLength, at).set(bytes);
 }
