@@ -1,6 +1,8 @@
 // Statistics, targets and the Markdown report of one GPU transfer run (Node on dawn.node or Chromium).
 // Every ratio divides two medians measured in the same run.
 
+import { ratioInterval } from "./interval.mjs";
+
 const KiB = 1024,
   MiB = 1024 * 1024;
 
@@ -93,26 +95,28 @@ export const COMPARISONS = [
 ];
 
 /** Per size, phase and comparison: webdlpack's median, the best anchor's, and best ÷ webdlpack (≥ 1: as fast or faster). */
-function targetsFor(out) {
+export function targetsFor(out) {
   const t = [];
   for (const n of out.sizes) {
     for (const phase of PHASES) {
       for (const c of COMPARISONS) {
-        const ours = pick(out, c.ours, n, phase)?.medianMs;
-        const anchors = c.anchors
-          .map((a) => [a, pick(out, a, n, phase)?.medianMs])
-          .filter(([, ms]) => ms !== undefined);
+        const ours = pick(out, c.ours, n, phase);
+        const anchors = c.anchors.map((a) => pick(out, a, n, phase)).filter((row) => row !== undefined);
         if (ours === undefined || anchors.length === 0) continue;
-        const [best, bestMs] = anchors.reduce((x, y) => (y[1] < x[1] ? y : x));
+        const best = anchors.reduce((x, y) => (y.medianMs < x.medianMs ? y : x));
+        const interval = ratioInterval(ours.samples, best.samples);
         t.push({
           nbytes: n,
           phase,
           what: c.what,
-          oursMs: ours,
-          best,
-          bestMs,
-          ratio: bestMs / ours,
-          met: bestMs / ours >= 1,
+          oursMs: ours.medianMs,
+          best: best.name,
+          bestMs: best.medianMs,
+          ratio: best.medianMs / ours.medianMs,
+          met: best.medianMs / ours.medianMs >= 1,
+          // The ratio's 95 % bootstrap interval (interval.mjs; null: too few samples).
+          low: interval?.low ?? null,
+          high: interval?.high ?? null,
         });
       }
     }
@@ -156,6 +160,27 @@ function targetTable(out) {
   return table(["size", ...whats], rows);
 }
 
+/**
+ * The cells below 1 with their ratio's 95 % bootstrap interval (interval.mjs), and how many below 0.9 stay below it
+ * over the whole interval: a sentence ("" when every cell is ≥ 1 or no interval was taken).
+ */
+export function intervalText(targets) {
+  const below = targets.filter((t) => !t.met && t.low !== null && t.low !== undefined);
+  if (below.length === 0) return "";
+  const under = below.filter((t) => t.ratio < 0.9);
+  const sure = under.filter((t) => t.high < 0.9).length;
+  const tied = below.filter((t) => t.high >= 1).length;
+  const cells = below.map(
+    (t) =>
+      `${sizeLabel(t.nbytes)} ${t.phase} ${t.what} ${t.ratio.toFixed(2)} (${t.low.toFixed(2)}–${t.high.toFixed(2)})`,
+  );
+  return (
+    `\nThe cells below 1 with their ratio's 95 % bootstrap interval (the rounds resampled 2000 times, both sides of a ` +
+    `round drawn together; bench/gpu/interval.mjs): ${cells.join("; ")}. Of the ${under.length} below 0.9, ${sure} ` +
+    `stay below 0.9 over the whole interval; of the ${below.length} below 1, ${tied} reach 1 within it.\n`
+  );
+}
+
 /** The report as Markdown: the per-size table, then every row's median (min) by direction and phase. */
 export function markdownReport(out) {
   const a = out.adapter;
@@ -175,7 +200,8 @@ export function markdownReport(out) {
     "ms of webdlpack / ms of the fastest hand-written variant of the same size and phase in this run = their ratio " +
     `(≥ 1: webdlpack as fast or faster). ${out.targets.length - missed} of ${out.targets.length} cells ≥ 1` +
     `${missed ? `; below 1 in bold` : ""}.\n\n` +
-    targetTable(out);
+    targetTable(out) +
+    intervalText(out.targets);
   const empty = pick(out, "empty submit + onSubmittedWorkDone (raw)", 1024);
   const small = pick(out, "ctx.readback (a fresh array)", 1024);
   if (empty && small)

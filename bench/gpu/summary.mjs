@@ -9,11 +9,13 @@
  *   node bench/gpu/summary.mjs bench/results-gpu-chromium-nvidia-h100-80gb-hbm3.json bench/results-gpu-nvidia-….json …
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { COMPARISONS, sizeLabel } from "./report.mjs";
+import { COMPARISONS, intervalText, sizeLabel, targetsFor } from "./report.mjs";
 
 const files = process.argv.slice(2);
 if (files.length === 0) throw new Error("usage: node bench/gpu/summary.mjs results-gpu-….json …");
 const runs = files.map((f) => ({ file: f, out: JSON.parse(readFileSync(f, "utf8")) }));
+// The targets again from the rows (the same medians), with the ratios' intervals runs from before them lack.
+for (const r of runs) r.out.targets = targetsFor(r.out);
 
 /** "Chromium 156, H100" / "Node, SwiftShader (device host)" from a run's record and file name. */
 function title({ file, out }) {
@@ -66,6 +68,7 @@ const md =
   "queue drained and a timer before each. Runs: " +
   runs.map((r) => `\`${r.file.split("/").pop()}\` (${r.out.date.slice(0, 10)})`).join(", ") +
   ".\n\n" +
-  [...fresh, ...app].join("\n");
+  [...fresh, ...app].join("\n") +
+  runs.map((r) => `\n### ${title(r)}: how sure the cells below 1 are\n${intervalText(r.out.targets)}`).join("");
 writeFileSync("bench/results-gpu-summary.md", md);
 console.log(md);
