@@ -156,6 +156,29 @@ test("pressure gives the staging back, buffers out in a transfer when it came to
   ctx.freeWebGPU(ptr);
 });
 
+test("staging asked for before a ring was cleared is not made after it (pressure's trim stays until new demand)", async () => {
+  const device = asGPU<GPUDevice>(new FakeDevice([], { maxBufferSize: GiB }));
+  const settle = async (): Promise<void> => {
+    for (let i = 0; i < 10; i++) await new Promise((resolve) => setTimeout(resolve, 0));
+  };
+  for (const ring of [
+    new ReadRing(device, (b) => b.destroy(), 64 * MiB),
+    new WriteRing(device, (b) => b.destroy(), 64 * MiB),
+  ]) {
+    ring.prepareSoon(4 * MiB, 2); // a transfer that lacked staging asks for it, once the GPU work so far is done
+    ring.clear(); // memory pressure comes first
+    await settle();
+    assert.equal(
+      ring.stats().kept + ring.stats().inUse,
+      0,
+      `${ring.constructor.name}: ${JSON.stringify(ring.stats())}`,
+    );
+    ring.prepareSoon(4 * MiB, 2); // asked for after the clear: made
+    await settle();
+    assert.equal(ring.stats().kept, 2, `${ring.constructor.name}: ${JSON.stringify(ring.stats())}`);
+  }
+});
+
 test("a ring cleared while buffers are out destroys them when they come back", async () => {
   const device = asGPU<GPUDevice>(new FakeDevice([], { maxBufferSize: GiB }));
   const destroyed: GPUBuffer[] = [];

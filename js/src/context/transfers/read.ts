@@ -170,8 +170,9 @@ export function readFrom(
       // The next readback of the size takes its own staging (its pieces, or one buffer of the whole span), made once
       // this one is done: making and touching it meanwhile would take the CPU the turns' copies need.
       const [bytes, count] = span < plan.wholeFromBytes ? [planned[0]![1], planned.length] : [span, 1];
+      const since = ring.generation; // memory pressure meanwhile: none made
       return readInTurn(job, buffers, plan.turnBytes).then(() => {
-        if (stagingClass(bytes) * count <= ring.maxKeptBytes) ring.prepareSoon(bytes, count);
+        if (stagingClass(bytes) * count <= ring.maxKeptBytes) ring.prepareSoon(bytes, count, since);
       });
     }
   }
@@ -192,6 +193,7 @@ interface ReadJob extends TurnJob {
 async function readPieces(job: ReadJob, plan: ReadPlan): Promise<void> {
   const { device, ring, inflight, source, start, span, lead, length, sink } = job;
   const pieces = planPieces(span, plan);
+  const since = ring.generation; // the whole buffer for the next readback: none where memory pressure came meanwhile
   const done = inflight.begin();
   const staging: GPUBuffer[] = [];
   let maps: Promise<void>[] = [];
@@ -249,7 +251,7 @@ async function readPieces(job: ReadJob, plan: ReadPlan): Promise<void> {
       if (job.wholeLater === true) ring.discard(staging[k]!);
       else ring.give(staging[k]!, true);
     }
-    if (job.wholeLater === true) ring.prepareSoon(span, 1);
+    if (job.wholeLater === true) ring.prepareSoon(span, 1, since);
   } catch (err) {
     for (let j = k; j < staging.length; j++) ring.discard(staging[j]!);
     throw await inflight.settle(err, "readback");

@@ -199,19 +199,28 @@ export abstract class Ring {
 
   /** Size classes a {@link prepareSoon} is pending for. */
   readonly #preparing = new Set<number>();
+  /** How many times the ring was {@link clear}ed (memory pressure): staging asked for before a clear is not made. */
+  #clears = 0;
+
+  /** The ring's clear count now: a transfer takes it when it starts and hands it to {@link prepareSoon} after. */
+  get generation(): number {
+    return this.#clears;
+  }
 
   /**
    * {@link prepare} once the GPU work queued so far is done, in a task of its own: making and touching staging
-   * (tens of ms for 64 MiB on a CPU device) never delays the transfer that lacked it, which the caller awaits.
+   * (tens of ms for 64 MiB on a CPU device) never delays the transfer that lacked it, which the caller awaits. Not
+   * made where the ring was cleared since `since` (the {@link generation} when the transfer asking started): memory
+   * pressure gave the staging back, and only a transfer after it asks again.
    */
-  prepareSoon(bytes: number, count: number): void {
+  prepareSoon(bytes: number, count: number, since = this.#clears): void {
     const size = stagingClass(bytes);
-    if (this.#preparing.has(size)) return;
+    if (since !== this.#clears || this.#preparing.has(size)) return;
     this.#preparing.add(size);
     const soon = (): void =>
       later(() => {
         this.#preparing.delete(size);
-        void this.prepare(bytes, count);
+        if (since === this.#clears) void this.prepare(bytes, count);
       });
     this.device.queue.onSubmittedWorkDone().then(soon, soon);
   }
@@ -320,6 +329,7 @@ export abstract class Ring {
 
   /** Destroy what is kept, and what is out once it comes back; the ring stays open. */
   clear(): void {
+    this.#clears += 1;
     for (const b of this.out) this.dropOnReturn.add(b);
     this.#destroyKept(() => true);
   }
