@@ -8,10 +8,10 @@
  *   node bench/gpu/chromium.mjs --from raw.json [--machine m.json]
  *        report a result collected elsewhere (the device machine: cdp.py saves window.__result)
  */
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { parseArgs } from "node:util";
+import { plotRun } from "./plot-run.mjs";
 import { adapterLabel, finish, markdownReport } from "./report.mjs";
 
 const { values: args } = parseArgs({
@@ -56,6 +56,5 @@ const base = `${args.out}/results-gpu-chromium-${out.adapterLabel}`;
 writeFileSync(`${base}.json`, JSON.stringify(out, null, 1) + "\n");
 writeFileSync(`${base}.md`, markdownReport(out));
 console.log(markdownReport(out));
-if (existsSync(".venv/bin/python"))
-  execFileSync(".venv/bin/python", ["bench/gpu/plot.py", `${base}.json`], { stdio: "inherit" });
+plotRun(`${base}.json`);
 console.log(`bench: wrote ${base}.json/.md`);

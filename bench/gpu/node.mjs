@@ -11,13 +11,13 @@
  *   node bench/gpu/node.mjs [--sizes 1024,1048576,...] [--cold-reps 5] [--only fresh|app] [--long-rounds 20]
  *                           [--out DIR] [--no-plot]
  */
-import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { parseArgs } from "node:util";
 import { KiB, MiB } from "./measure.js";
 import { runTransferBench } from "./suite.js";
 import { runAppBench } from "./app.js";
+import { plotRun } from "./plot-run.mjs";
 import { adapterLabel, finish, markdownReport } from "./report.mjs";
 
 const { values: args } = parseArgs({
@@ -101,8 +101,6 @@ finish(out, "node");
 writeFileSync(`${base}.json`, JSON.stringify(out, null, 1) + "\n");
 writeFileSync(`${base}.md`, markdownReport(out));
 console.log(markdownReport(out));
-if (!args["no-plot"] && existsSync(".venv/bin/python")) {
-  execFileSync(".venv/bin/python", ["bench/gpu/plot.py", `${base}.json`], { stdio: "inherit" });
-}
+if (!args["no-plot"]) plotRun(`${base}.json`);
 console.log(`bench-gpu: wrote ${base}.json/.md in ${out.totalSeconds.toFixed(0)} s`);
 process.exit(0);
