@@ -156,7 +156,7 @@ test("pressure gives the staging back, buffers out in a transfer when it came to
   ctx.freeWebGPU(ptr);
 });
 
-test("staging asked for before a ring was cleared is not made after it (pressure's trim stays until new demand)", async () => {
+test("staging asked for before a ring was cleared is never made: pressure's trim stays until new demand", async () => {
   const device = asGPU<GPUDevice>(new FakeDevice([], { maxBufferSize: GiB }));
   const settle = async (): Promise<void> => {
     for (let i = 0; i < 10; i++) await new Promise((resolve) => setTimeout(resolve, 0));
