@@ -82,5 +82,6 @@ test("the report names each cell below 1 with its interval and counts those sure
     text,
     /Of the 2 below 0\.9, 1 stay below 0\.9 over the whole interval; of the 3 below 1, 1 reach 1 within it\./,
   );
-  assert.equal(intervalText([cell(1024, 1.2, 1.1, 1.3)]), "");
+  const allMet = [cell(1024, 1.2, 1.1, 1.3)];
+  assert.equal(intervalText(allMet), "", "every cell at least 1: no sentence");
 });
