@@ -176,6 +176,13 @@ test("staging asked for before a ring was cleared is never made: pressure's trim
     ring.prepareSoon(4 * MiB, 2); // asked for after the clear: made
     await settle();
     assert.equal(ring.stats().kept, 2, `${ring.constructor.name}: ${JSON.stringify(ring.stats())}`);
+    // Asked for again after another clear while the earlier ask is still pending: the later ask is not lost.
+    ring.prepareSoon(8 * MiB, 1);
+    ring.clear();
+    ring.prepareSoon(8 * MiB, 1);
+    await settle();
+    assert.equal(ring.stats().kept, 1, `${ring.constructor.name}: ${JSON.stringify(ring.stats())}`);
+    assert.equal(ring.stats().keptBytes, 8 * MiB);
   }
 });
 

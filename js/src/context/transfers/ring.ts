@@ -197,8 +197,8 @@ export abstract class Ring {
   /** New buffers of `bytes`' class, made ready and kept, `count` of them (within the budget): staging ready before use. */
   abstract prepare(bytes: number, count: number): Promise<void>;
 
-  /** Size classes a {@link prepareSoon} is pending for. */
-  readonly #preparing = new Set<number>();
+  /** Size classes a {@link prepareSoon} is pending for, each with the clear count its ask was made under. */
+  readonly #preparing = new Map<number, number>();
   /** How many times the ring was {@link clear}ed (memory pressure): staging asked for before a clear is not made. */
   #clears = 0;
 
@@ -215,11 +215,12 @@ export abstract class Ring {
    */
   prepareSoon(bytes: number, count: number, since = this.#clears): void {
     const size = stagingClass(bytes);
-    if (since !== this.#clears || this.#preparing.has(size)) return;
-    this.#preparing.add(size);
+    // An ask pending from before a clear does not hold back one made after it (it makes nothing when it runs).
+    if (since !== this.#clears || this.#preparing.get(size) === since) return;
+    this.#preparing.set(size, since);
     const soon = (): void =>
       later(() => {
-        this.#preparing.delete(size);
+        if (this.#preparing.get(size) === since) this.#preparing.delete(size);
         if (since === this.#clears) void this.prepare(bytes, count);
       });
     this.device.queue.onSubmittedWorkDone().then(soon, soon);
