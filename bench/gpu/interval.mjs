@@ -1,8 +1,8 @@
 // How sure a ratio of two medians is: a percentile bootstrap interval from the samples behind them.
 import { seeded } from "./suite.js";
 
-/** The median as the report takes it (the upper middle of an even count). */
-function median(values) {
+/** The median as the reports take it (the upper middle of an even count). */
+export function median(values) {
   const sorted = Float64Array.from(values).sort();
   return sorted[Math.floor(sorted.length / 2)];
 }

@@ -1,7 +1,7 @@
 // Statistics, targets and the Markdown report of one GPU transfer run (Node on dawn.node or Chromium).
 // Every ratio divides two medians measured in the same run.
 
-import { ratioInterval } from "./interval.mjs";
+import { median, ratioInterval } from "./interval.mjs";
 
 const KiB = 1024,
   MiB = 1024 * 1024;
@@ -13,8 +13,7 @@ export function sizeLabel(n) {
 
 /** Median, min and count of `samples` (ms). */
 function summarize(samples) {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return { median: sorted[Math.floor(sorted.length / 2)], min: sorted[0], runs: sorted.length };
+  return { median: median(samples), min: Math.min(...samples), runs: samples.length };
 }
 
 /** A short file-name label for an adapter: "swiftshader", "nvidia-h100-80gb-hbm3", … */
