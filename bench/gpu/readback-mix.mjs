@@ -21,6 +21,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { median } from "./interval.mjs";
 import { pattern } from "./measure.js";
 import { fillOnGPU, seeded, shuffled } from "./suite.js";
 import { variantsAt } from "./variants.js";
@@ -90,11 +91,6 @@ async function open(n) {
   await device.queue.onSubmittedWorkDone();
   return { env, info: adapter.info };
 }
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[s.length >> 1];
-};
 
 /**
  * One mix at `n` bytes: medians (µs) of the three readbacks over `rounds` seeded rounds, after `warmRounds` + 1 rounds
